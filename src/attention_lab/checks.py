@@ -1,0 +1,118 @@
+"""Self-checked exercises: ✓ for a right answer, a hint naming the likely mistake otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .examples import cats_chase_mice
+from .loop import attend_one
+from .matrix import softmax
+from .notation import from_column_convention
+from .sources import source_000
+
+TOLERANCE = 5e-3   # answers rounded to 2 decimals still count
+
+
+@dataclass(frozen=True)
+class Result:
+    """Outcome of a check: status is 'correct', 'unanswered', 'mistake' or 'wrong'."""
+    status: str
+    message: str
+    mistake: str | None = None
+
+
+@dataclass
+class Exercise:
+    """An exercise with its right answer and the typical wrong answers, each with its hint."""
+    key: str
+    question: str
+    solution: Callable[[], np.ndarray]
+    mistakes: dict[str, tuple[Callable[[], np.ndarray], str]] = field(default_factory=dict)
+    fallback: str = "Not right yet: go through the steps of the lesson again, one at a time."
+
+    def evaluate(self, answer) -> Result:
+        """Compare an answer with the solution and with each known mistake."""
+        if answer is None or answer is Ellipsis:
+            return Result("unanswered", f"Exercise {self.key}: not answered yet.")
+        expected = np.asarray(self.solution(), dtype=float)
+        try:
+            got = np.array(answer, dtype=float)
+        except (TypeError, ValueError):
+            return Result("wrong", f"Exercise {self.key}: expected numbers of shape "
+                                   f"{expected.shape}, got {type(answer).__name__} {answer!r}.")
+        if got.shape != expected.shape:
+            return Result("wrong", f"Exercise {self.key}: expected shape {expected.shape}, got "
+                                   f"{got.shape}. One number per token or per component.")
+        if not np.isfinite(got).all():
+            return Result("wrong", f"Exercise {self.key}: your answer contains NaN or inf; "
+                                   "did a softmax overflow? Subtract the maximum score first.")
+        if np.allclose(got, expected, rtol=0, atol=TOLERANCE):
+            return Result("correct", f"Exercise {self.key}: ✓ correct.")
+        for name, (wrong, hint) in self.mistakes.items():
+            if np.allclose(got, np.asarray(wrong(), dtype=float), rtol=0, atol=TOLERANCE):
+                return Result("mistake", f"Exercise {self.key}: not yet. Hint: {hint}", name)
+        return Result("wrong", f"Exercise {self.key}: {self.fallback}")
+
+    def check(self, answer) -> None:
+        """Print ✓, a hint, or 'not answered yet' (never raises, so the notebook keeps running)."""
+        print(self.evaluate(answer).message)
+
+
+def _lesson01():
+    ex = cats_chase_mice()
+    X, W_q, W_k, W_v = ex["X"], ex["W_q"], ex["W_k"], ex["W_v"]
+    src = source_000()
+    Wk_row = from_column_convention(src["W_k"])
+    return [
+        Exercise(
+            "01.1", "Without any W matrices, compute the weights w₃ⱼ of token 3 ('small').",
+            lambda: softmax(X @ X[2]),
+            {"raw scores": (lambda: X @ X[2],
+                            "these are the scores x₃·xⱼ; turn them into weights with softmax."),
+             "off by one (x₂)": (lambda: softmax(X @ X[1]),
+                                 "these are the weights of token 2; Python counts from 0, so "
+                                 "token 3 is X[2]."),
+             "off by one (x₄)": (lambda: softmax(X @ X[3]),
+                                 "these are the weights of token 4; Python counts from 0, so "
+                                 "token 3 is X[2], not X[3]."),
+             "no exp": (lambda: (X @ X[2]) / (X @ X[2]).sum(),
+                        "you divided the scores by their sum; softmax takes exp of each score "
+                        "first, then divides by the sum of the exps.")}),
+        Exercise(
+            "01.2", "With W_q, W_k, W_v of the lesson (no scaling), compute y₃ of token 'small'.",
+            lambda: attend_one(2, X, W_q, W_k, W_v, scale=1.0)[0],
+            {"forgot W_v": (lambda: softmax((X[2] @ W_q) @ (X @ W_k).T) @ X,
+                            "you averaged the tokens xⱼ; the weighted sum runs over the values "
+                            "vⱼ = xⱼ W_v."),
+             "scaled": (lambda: attend_one(2, X, W_q, W_k, W_v)[0],
+                        "you divided the scores by √d_k = 2; this lesson (like its source) does "
+                        "not scale yet: use scale=1."),
+             "transposed W": (lambda: attend_one(2, X, W_q.T, W_k.T, W_v.T, scale=1.0)[0],
+                              "you used W.T: in the row convention a token is a row and "
+                              "q = x @ W_q, not x @ W_q.T."),
+             "off by one": (lambda: attend_one(1, X, W_q, W_k, W_v, scale=1.0)[0],
+                            "that is y₂ of 'chase'; Python counts from 0, so token 3 is index 2.")}),
+        Exercise(
+            "01.3", "In our row convention, compute the key k₃ of the source's x₃ (source 000).",
+            lambda: src["x"][2] @ Wk_row,
+            {"no transpose": (lambda: src["x"][2] @ src["W_k"],
+                              "the source writes k = W_k x with column vectors; for a row x "
+                              "that is x @ W_k.T (from_column_convention(W_k))."),
+             "off by one": (lambda: src["x"][1] @ Wk_row,
+                            "that is k₂; Python counts from 0, so x₃ is x[2]."),
+             "query": (lambda: src["x"][2] @ from_column_convention(src["W_q"]),
+                       "you used W_q; the key comes from W_k.")}),
+    ]
+
+
+EXERCISES = {e.key: e for e in _lesson01()}
+
+
+def check(key: str, answer) -> None:
+    """Check the answer to exercise `key` (for example '01.2') and print ✓ or a hint."""
+    if key not in EXERCISES:
+        raise ValueError(f"no exercise {key!r}: the exercises are {sorted(EXERCISES)}")
+    EXERCISES[key].check(answer)

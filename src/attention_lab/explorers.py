@@ -1,0 +1,190 @@
+"""Slider explorers: ipywidgets 8 sliders drive heatmaps that are updated in place, not rebuilt."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import numpy as np
+from IPython.display import Image as IPyImage
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image as PILImage
+
+from ._validate import as_index, as_matrix
+from .loop import attend_one
+from .matrix import project
+from .plots import heatmap, subscript, update_heatmap
+
+
+@dataclass(frozen=True)
+class Control:
+    """One slider: its key, the label students see, start value and range."""
+    key: str
+    label: str
+    value: float
+    low: float = -3.0
+    high: float = 3.0
+    step: float = 0.1
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One heatmap of the explorer's figure, filled from compute()[key]."""
+    key: str
+    row_labels: list
+    col_labels: list
+    kind: str = "weights"
+    title: str | None = None
+    xlabel: str = "key"
+    ylabel: str = "query"
+    vmin: float | None = None
+    vmax: float | None = None
+
+
+class Explorer:
+    """Sliders -> compute(values) -> heatmaps updated in place -> one PNG in an Image widget."""
+
+    def __init__(self, controls, compute: Callable[[dict], dict], panels, *,
+                 describe: Callable[[dict, dict], str], figsize=(9.0, 2.6), dpi=100):
+        self.controls, self.panels = list(controls), list(panels)
+        self.compute, self.describe = compute, describe
+        self.sliders = {
+            c.key: widgets.FloatSlider(value=c.value, min=c.low, max=c.high, step=c.step,
+                                       description=c.label, continuous_update=True,
+                                       readout_format=".1f", style={"description_width": "7em"},
+                                       layout=widgets.Layout(width="26em"))
+            for c in self.controls}
+        self.reset_button = widgets.Button(description="Reset", icon="undo",
+                                           tooltip="Put every slider back where it started")
+        self.reset_button.on_click(lambda _: self.reset())
+        self.figure = Figure(figsize=figsize, dpi=dpi, layout="constrained")
+        self._canvas = FigureCanvasAgg(self.figure)
+        self.result = self.compute(self.values)
+        axes = self.figure.subplots(1, len(self.panels), squeeze=False,
+                                    width_ratios=[len(p.col_labels) + 1.5 for p in self.panels])[0]
+        self.axes = {}
+        for ax, p in zip(axes, self.panels):
+            self.axes[p.key] = heatmap(self.result[p.key], p.row_labels, p.col_labels, ax=ax,
+                                       kind=p.kind, title=p.title, xlabel=p.xlabel,
+                                       ylabel=p.ylabel, vmin=p.vmin, vmax=p.vmax)
+        # Blitting: draw everything static once, keep that background, and on every change
+        # repaint only the cells and their numbers (about 4x faster than a full draw).
+        self._animated = [a for ax in self.axes.values() for a in (ax.collections[0], *ax.texts)]
+        for artist in self._animated:
+            artist.set_animated(True)
+        self._canvas.draw()
+        self.figure.set_layout_engine("none")   # freeze the layout computed by that first draw
+        self._background = self._canvas.copy_from_bbox(self.figure.bbox)
+        self.image = widgets.Image(value=self._png(), format="png",
+                                   layout=widgets.Layout(width=f"{figsize[0] * dpi:.0f}px"))
+        self.numbers = widgets.HTML(self._numbers_html())
+        for s in self.sliders.values():
+            s.observe(self._on_change, names="value")
+        self._holding = False
+        self.widget = widgets.VBox([
+            widgets.HBox([widgets.VBox([*self.sliders.values(), self.reset_button]),
+                          self.numbers]),
+            self.image])
+        self.widget.add_class("attention-lab-explorer")
+
+    @property
+    def values(self) -> dict:
+        """Current slider values, by key."""
+        return {k: s.value for k, s in self.sliders.items()}
+
+    def _png(self) -> bytes:
+        self._canvas.restore_region(self._background)
+        for artist in self._animated:
+            artist.axes.draw_artist(artist)
+        buf = io.BytesIO()
+        PILImage.frombuffer("RGBA", self._canvas.get_width_height(), self._canvas.buffer_rgba()
+                            ).save(buf, format="png", compress_level=1)
+        return buf.getvalue()
+
+    def snapshot(self):
+        """The figure as it is now, as a static image (for the checked cell next to an explorer)."""
+        return IPyImage(data=self.image.value, format="png")
+
+    def _numbers_html(self) -> str:
+        text = self.describe(self.values, self.result)
+        return f"<pre style='font-size:15px; line-height:1.4; margin:0 1em'>{text}</pre>"
+
+    def _on_change(self, change) -> None:
+        if not self._holding:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute from the sliders and repaint the heatmaps in place."""
+        try:
+            self.result = self.compute(self.values)
+        except ValueError as exc:   # show the reason next to the sliders instead of failing silently
+            self.numbers.value = f"<pre style='color:#b00020; font-size:15px'>{exc}</pre>"
+            return
+        for p in self.panels:
+            update_heatmap(self.axes[p.key], self.result[p.key])
+        self.image.value = self._png()
+        self.numbers.value = self._numbers_html()
+
+    def set(self, **values) -> None:
+        """Move several sliders at once, then redraw once."""
+        unknown = set(values) - set(self.sliders)
+        if unknown:
+            raise ValueError(f"no slider called {sorted(unknown)}: the sliders are {list(self.sliders)}")
+        self._holding = True
+        try:
+            for k, v in values.items():
+                self.sliders[k].value = v
+        finally:
+            self._holding = False
+        self.refresh()
+
+    def reset(self) -> None:
+        """Every slider back to its start value."""
+        self.set(**{c.key: c.value for c in self.controls})
+
+    def summary(self) -> str:
+        """The numbers shown next to the sliders, as plain text (for a static, checked cell)."""
+        return self.describe(self.values, self.result)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def _fmt(v) -> str:
+    return np.array2string(np.asarray(v), precision=4, floatmode="fixed", suppress_small=True)
+
+
+def token_explorer(i, X, W_q, W_k, W_v, tokens, features, scale=None, low=-3.0, high=3.0):
+    """Sliders on the features of token i; heatmaps of its weights w_ij and of its output y_i."""
+    X = as_matrix(X, "X")
+    _, _, V = project(X, W_q, W_k, W_v)   # validates every shape
+    i = as_index(i, X.shape[0])
+    if len(tokens) != X.shape[0] or len(features) != X.shape[1]:
+        raise ValueError(f"X has shape {X.shape} but there are {len(tokens)} tokens and "
+                         f"{len(features)} features: expected one word per row and one name per column")
+    # y_i is a weighted average of the value rows, so |y_i| <= max |v_j|: that fixes the colour
+    # scale at the start (rounded up); colours then mean the same at every slider position.
+    bound = float(max(np.ceil(np.abs(V).max()), 1.0))
+    s = subscript(i + 1)
+    out_labels = list(features) if V.shape[1] == len(features) else [str(c) for c in range(V.shape[1])]
+
+    def compute(values):
+        Xi = X.copy()
+        Xi[i] = [values[f] for f in features]
+        y, w = attend_one(i, Xi, W_q, W_k, W_v, scale=scale)
+        return {"weights": w[None, :], "output": y[None, :], "x": Xi[i]}
+
+    def describe(values, r):
+        return (f"x{s} = {_fmt(r['x'])}\n"
+                f"w{s}ⱼ = {_fmt(r['weights'][0])}  (sum {r['weights'].sum():.4f})\n"
+                f"y{s} = {_fmt(r['output'][0])}")
+
+    controls = [Control(f, f"x{s}[{f}]", float(X[i, c]), low, high) for c, f in enumerate(features)]
+    panels = [Panel("weights", [f"{tokens[i]} (y{s})"], tokens, "weights",
+                    f"weights w{s}ⱼ: what y{s} listens to", "key token", "query"),
+              Panel("output", [f"y{s}"], out_labels, "value", f"output y{s}", "component", "",
+                    -bound, bound)]
+    return Explorer(controls, compute, panels, describe=describe, figsize=(11.0, 2.4))

@@ -1,0 +1,97 @@
+"""Heatmaps with token words on the axes, one colour per role, and a fixed 0-1 scale for weights."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+from matplotlib.colors import LinearSegmentedColormap
+
+from ._validate import as_matrix, shape_of
+
+# One colour per role across the whole collection (Okabe-Ito, readable by colour-blind students).
+ROLE_COLORS = {"query": "#0072B2", "key": "#D55E00", "value": "#009E73"}
+WEIGHTS_CMAP = "Purples"          # attention weights: always 0 (white) to 1 (dark purple)
+FONT = {"ticks": 13, "labels": 13, "title": 14, "annot": 14}   # sizes readable on a projector
+KINDS = ("weights", "scores", "query", "key", "value")
+
+
+def role_cmap(role: str) -> LinearSegmentedColormap:
+    """Diverging colour map for a role: grey (negative), white (0), the role's colour (positive)."""
+    if role not in ROLE_COLORS:
+        raise ValueError(f"role is {role!r}: expected one of {sorted(ROLE_COLORS)}")
+    return LinearSegmentedColormap.from_list(role, ["#6b6b6b", "#ffffff", ROLE_COLORS[role]])
+
+
+def _style(kind: str, values: np.ndarray, vmin, vmax):
+    """(cmap, vmin, vmax) for a kind of matrix; weights always use the fixed 0-1 scale."""
+    if kind not in KINDS:
+        raise ValueError(f"kind is {kind!r}: expected one of {KINDS}")
+    if kind == "weights":
+        if values.min() < -1e-12 or values.max() > 1 + 1e-12:
+            raise ValueError(f"weights range from {values.min():.3g} to {values.max():.3g}: "
+                             "attention weights lie in 0..1 (did you pass the scores? "
+                             "use kind='scores')")
+        return WEIGHTS_CMAP, 0.0, 1.0
+    bound = float(np.abs(values).max()) or 1.0
+    vmin = -bound if vmin is None else vmin
+    vmax = bound if vmax is None else vmax
+    cmap = "vlag" if kind == "scores" else role_cmap(kind)
+    return cmap, vmin, vmax
+
+
+def heatmap(values, row_labels, col_labels, *, ax=None, kind="weights", title=None,
+            xlabel="key", ylabel="query", fmt=".2f", vmin=None, vmax=None, cbar=True):
+    """Annotated heatmap of a 2-D array, labelled with token words; returns the Axes."""
+    values = as_matrix(values, "values", "(rows, columns)")
+    row_labels, col_labels = list(row_labels), list(col_labels)
+    if len(row_labels) != values.shape[0] or len(col_labels) != values.shape[1]:
+        raise ValueError(f"values have shape {shape_of(values)} but there are {len(row_labels)} "
+                         f"row labels and {len(col_labels)} column labels: expected one label "
+                         "per row and one per column")
+    cmap, vmin, vmax = _style(kind, values, vmin, vmax)
+    if ax is None:
+        width = 1.6 + 0.9 * values.shape[1] + (1.2 if cbar else 0)
+        _, ax = plt.subplots(figsize=(width, 1.2 + 0.7 * values.shape[0]), layout="constrained")
+    sns.heatmap(values, ax=ax, cmap=cmap, vmin=vmin, vmax=vmax, annot=True, fmt=fmt,
+                annot_kws={"fontsize": FONT["annot"]}, cbar=cbar, linewidths=1, linecolor="white",
+                xticklabels=col_labels, yticklabels=row_labels, square=False)
+    ax.tick_params(labelsize=FONT["ticks"], length=0)
+    if cbar:
+        ax.collections[0].colorbar.ax.tick_params(labelsize=FONT["ticks"] - 1)
+    ax.set_yticklabels(ax.get_yticklabels(), rotation=0)
+    ax.set_xlabel(xlabel, fontsize=FONT["labels"])
+    ax.set_ylabel(ylabel, fontsize=FONT["labels"])
+    if title:
+        ax.set_title(title, fontsize=FONT["title"])
+    ax._attention_lab_fmt = fmt  # remembered for update_heatmap
+    update_heatmap(ax, values)   # same text-contrast rule at creation as after every update
+    return ax
+
+
+def text_color(background) -> str:
+    """Dark or white annotation text, whichever has the higher WCAG contrast on `background`."""
+    lum = sns.utils.relative_luminance(background)
+    dark = 0.0194   # relative luminance of the dark text grey '.15'
+    return ".15" if (lum + 0.05) / (dark + 0.05) >= 1.05 / (lum + 0.05) else "w"
+
+
+def update_heatmap(ax, values) -> None:
+    """Put new values into an existing heatmap: cell colours, annotation text and its contrast."""
+    mesh = ax.collections[0]
+    old = mesh.get_array()
+    values = as_matrix(values, "values", "(rows, columns)")
+    if values.shape != old.shape:
+        raise ValueError(f"values have shape {shape_of(values)} but the heatmap shows {old.shape}: "
+                         "build a new heatmap for a new shape")
+    mesh.set_array(values)
+    fmt = getattr(ax, "_attention_lab_fmt", ".2f")
+    colours = mesh.cmap(mesh.norm(values.ravel()))
+    for text, value, colour in zip(ax.texts, values.ravel(), colours):
+        text.set_text(format(value, fmt))
+        text.set_color(text_color(colour))
+
+
+def subscript(n: int) -> str:
+    """12 -> '₁₂', for math names such as y₂ in labels."""
+    return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))

@@ -1,0 +1,110 @@
+"""The sources' worked examples: their inputs and the numbers they printed (for errata), as data.
+
+Each function returns fresh arrays, so a lesson may change them freely. Printed values are copied
+exactly as the source printed them, even where they are wrong: lessons recompute and compare.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+ORIGINS = {
+    "000": "a TensorFlow walkthrough notebook on the math of self-attention (author not given)",
+    "001": "a short NumPy notebook on self-attention (author not given)",
+    "002": "a notebook based on Denis Rothman, Transformers for NLP (2nd ed.), chapter 2, "
+           "'Multi_Head_Attention_Sub_Layer'",
+    "003": "StatQuest (Josh Starmer), 'Attention in Transformers: Concepts and Code in PyTorch'",
+    "004": "gnoejh/ict1022, Transformer/5_attention_equations.ipynb",
+}
+
+
+def source_000():
+    """y_2 of four 4-d tokens, column convention (q_i = W_q x_i), no scaling; float32 printout."""
+    x = np.array([[-0.20886648, 0.5476398, 0.72447395, -1.1310507],
+                  [0.1870852, -1.3414632, -1.1067361, -1.3406332],
+                  [-1.4844604, 0.60378075, 0.39966342, -0.7903915],
+                  [-0.39180905, -1.2203115, 1.0298591, -0.23658466]])
+    W_q = np.array([[0.0558263, -1.7287809, 0.06325671, 0.8925434],
+                    [0.44502732, 2.3946028, -0.7817421, -0.5631514],
+                    [0.8664166, 0.14898889, -1.2681427, -1.3942317],
+                    [-0.52701306, 0.6796619, 0.95935136, -0.8240369]])
+    W_k = np.array([[1.4865062, 0.53539854, 0.707822, -0.3496642],
+                    [-0.36981565, -0.43839103, 0.06208184, -0.34790948],
+                    [1.5218863, -1.1896831, 0.3180406, 1.2518362],
+                    [0.4551281, -1.190138, 1.8135393, 0.6393279]])
+    W_v = np.array([[-1.9406502, 0.35411984, -0.59085363, -0.40704426],
+                    [0.8450196, -0.21295227, 2.219851, -0.58515114],
+                    [1.1703489, 1.7554591, 1.4085048, -0.09804194],
+                    [0.40726846, -0.44613966, -0.89044726, 0.1120782]])
+    printed = {
+        "q_2": np.array([1.0629584, -1.5088519, 3.2348833, -0.9673554]),
+        "k": np.array([[0.8910108, 0.27564165, -2.154867, -0.1560781],
+                       [-0.75471485, 0.91660917, -0.14960161, -1.1825396],
+                       [-1.3241341, 0.5840812, -3.839819, -1.174716],
+                       [-0.42409754, 0.8261164, 0.8868669, 2.9904504]]),
+        "scores": np.array([-6.288555, -1.5252657, -13.573791, -1.7212026]),
+        # the source printed w_21, w_22, then (by a copy-paste slip) the raw scores w'_23, w'_24
+        "weights": np.array([0.00466374, 0.5462668, -13.573791, -1.7212026]),
+        "v": np.array([[0.63159657, 1.9769425, 1.8482281, -1.1012605],
+                       [0.3615104, -1.2285581, -3.5633335, 1.5099082],
+                       [3.1802108, -0.03328285, -0.03700471, -1.3184092],
+                       [-0.18396774, 2.3533535, -1.1270034, -0.55869323]]),
+        "y_2": np.array([0.11782318, 0.39491105, -2.4440105, 0.5687822]),
+    }
+    return {"x": x, "W_q": W_q, "W_k": W_k, "W_v": W_v, "printed": printed}
+
+
+def source_001():
+    """Two tokens X = I, W_q = W_k = I, W_v = [[1, 2], [3, 4]], scaled by sqrt(2)."""
+    eye = np.eye(2)
+    return {"X": eye.copy(), "W_q": eye.copy(), "W_k": eye.copy(),
+            "W_v": np.array([[1.0, 2.0], [3.0, 4.0]]),
+            "printed": {"output": np.array([[1.6604769, 2.6604769], [2.3395231, 3.3395231]])}}
+
+
+def source_002():
+    """Three 4-d inputs, 4x3 weights, not scaled (the source sets sqrt(d_k) to 1)."""
+    return {
+        "x": np.array([[1.0, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]]),
+        "W_q": np.array([[1.0, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]]),
+        "W_k": np.array([[0.0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]]),
+        "W_v": np.array([[0.0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]]),
+        "printed": {
+            "scores": np.array([[2.0, 4, 4], [4, 16, 12], [4, 12, 10]]),
+            "weights": np.array([[0.06337894, 0.46831053, 0.46831053],
+                                 [6.03366485e-06, 9.82007865e-01, 1.79861014e-02],
+                                 [2.95387223e-04, 8.80536902e-01, 1.19167711e-01]]),
+            "weights_row_1_rounded": np.array([0.06, 0.46, 0.46]),
+            "output_row_1": np.array([1.93662106, 6.68310531, 1.59506841]),
+            "sqrt_d_k": 1.75,
+        },
+    }
+
+
+def source_003():
+    """'Write a poem': 2-d encodings; weights in PyTorch layout (out x in), so Q = X @ W_q.T."""
+    return {
+        "tokens": ["Write", "a", "poem"],
+        "encodings": np.array([[1.16, 0.23], [0.57, 1.36], [4.41, -2.16]]),
+        "W_q_torch": np.array([[0.5406, 0.5869], [-0.1657, 0.6496]]),
+        "W_k_torch": np.array([[-0.1549, 0.1427], [-0.3443, 0.4153]]),
+        "W_v_torch": np.array([[0.6233, -0.5188], [0.6146, 0.1323]]),
+        "printed": {"scores_write": np.array([-0.09, 0.06, -0.61]),
+                    "weights_write": np.array([0.36, 0.40, 0.24]),
+                    "output_write_first": 1.0},
+    }
+
+
+def source_004():
+    """Identity weights, scaled by sqrt(2): a 3-token self-attention and a 2-query cross-attention."""
+    Z_enc = np.array([[1.0, 0], [0, 1], [1, 1]])
+    return {
+        "X": Z_enc.copy(), "Z_encoder": Z_enc, "Z_masked": np.eye(2), "W": np.eye(2),
+        "printed": {
+            "self_weights": np.array([[0.5, 0.183, 0.317], [0.183, 0.5, 0.317],
+                                      [0.211, 0.211, 0.578]]),
+            "self_output": np.array([[0.817, 0.317], [0.317, 0.817], [0.789, 0.789]]),
+            "cross_weights": np.array([[0.5, 0.183, 0.317], [0.183, 0.5, 0.317]]),
+            "cross_output": np.array([[0.817, 0.317], [0.317, 0.817]]),
+        },
+    }

@@ -1,0 +1,191 @@
+"""Known answers, each derived independently: by hand, from a source's printout, or another formula."""
+
+import math
+
+import numpy as np
+import pytest
+
+import attention_lab as al
+
+
+def test_softmax_hand_values():
+    # e^0 : e^{ln 3} = 1 : 3
+    assert np.allclose(al.softmax([0.0, math.log(3.0)]), [0.25, 0.75])
+    e = math.e   # along axis 0 each column is (1, 0) -> (e, 1) / (e + 1)
+    assert np.allclose(al.softmax([[1.0, 1.0], [0.0, 0.0]], axis=0),
+                       [[e / (e + 1), e / (e + 1)], [1 / (e + 1), 1 / (e + 1)]])
+
+
+def test_softmax_huge_logits_are_finite_and_correct():
+    w = al.softmax([1e4, -1e4, 1e4 - math.log(3.0)])
+    assert np.isfinite(w).all()
+    assert np.allclose(w, [0.75, 0.0, 0.25])
+
+
+def test_softmax_minus_inf_means_no_weight():
+    assert np.allclose(al.softmax([0.0, -np.inf, 0.0]), [0.5, 0.0, 0.5])
+
+
+def test_source_001_matches_its_printout():
+    s = al.source_001()
+    out, w = al.self_attention(s["X"], s["W_q"], s["W_k"], s["W_v"])
+    assert np.allclose(out, s["printed"]["output"], atol=1e-7)
+    a = 1 / math.sqrt(2)   # by hand: scores diag 1/sqrt2, off-diagonal 0
+    assert np.allclose(w[0], [math.exp(a) / (math.exp(a) + 1), 1 / (math.exp(a) + 1)])
+
+
+def test_source_002_unscaled_matches_its_printout():
+    s = al.source_002()
+    Q, K, _ = al.project(s["x"], s["W_q"], s["W_k"], s["W_v"])
+    assert np.array_equal(Q @ K.T, s["printed"]["scores"])
+    out, w = al.self_attention(s["x"], s["W_q"], s["W_k"], s["W_v"], scale=1.0)
+    assert np.allclose(w, s["printed"]["weights"], atol=1e-8)
+    assert np.allclose(out[0], s["printed"]["output_row_1"], atol=1e-8)
+
+
+def test_source_004_by_hand_not_its_printout():
+    s = al.source_004()
+    out, w = al.self_attention(s["X"], s["W"], s["W"], s["W"])
+    a = 1 / math.sqrt(2)
+    row0 = np.array([math.exp(a), 1.0, math.exp(a)]) / (2 * math.exp(a) + 1)   # scores a, 0, a
+    assert np.allclose(w[0], row0)
+    assert not np.allclose(w, s["printed"]["self_weights"], atol=1e-3)          # the erratum
+    out_c, w_c = al.cross_attention(s["Z_masked"], s["Z_encoder"], s["W"], s["W"], s["W"])
+    assert np.allclose(w_c, w[:2]) and np.allclose(out_c, out[:2])
+
+
+def test_source_000_y2_matches_its_printout():
+    s = al.source_000()
+    W = [al.from_column_convention(s[k]) for k in ("W_q", "W_k", "W_v")]
+    y2, w2 = al.attend_one(1, s["x"], *W, scale=1.0)
+    assert np.abs(y2 - s["printed"]["y_2"]).max() < 1e-6       # source computed in float32
+    assert np.allclose(w2[:2], s["printed"]["weights"][:2], atol=1e-7)
+    # column convention by hand for q_2: q = W_q x
+    assert np.allclose(s["W_q"] @ s["x"][1], s["printed"]["q_2"], atol=1e-6)
+
+
+def test_source_003_torch_layout():
+    s = al.source_003()
+    Wq, Wk, Wv = (al.from_torch_linear(s[k]) for k in ("W_q_torch", "W_k_torch", "W_v_torch"))
+    enc = s["encodings"]
+    out, w = al.self_attention(enc, Wq, Wk, Wv)
+    # nn.Linear computes x @ weight.T; written out for the first query and key by hand
+    q0 = [enc[0, 0] * 0.5406 + enc[0, 1] * 0.5869, enc[0, 0] * -0.1657 + enc[0, 1] * 0.6496]
+    k0 = [enc[0, 0] * -0.1549 + enc[0, 1] * 0.1427, enc[0, 0] * -0.3443 + enc[0, 1] * 0.4153]
+    assert np.isclose(al.project(enc, Wq, Wk, Wv)[0][0] @ al.project(enc, Wq, Wk, Wv)[1][0],
+                      np.dot(q0, k0))
+    assert np.allclose(np.round(w[0], 2), s["printed"]["weights_write"])   # 36 %, 40 %, 24 %
+    assert round(out[0, 0], 1) == s["printed"]["output_write_first"]
+
+
+def test_cats_chase_mice_by_hand():
+    ex = al.cats_chase_mice()
+    y2, w2 = al.attend_one(1, ex["X"], ex["W_q"], ex["W_k"], ex["W_v"], scale=1.0)
+    e2 = math.exp(2.0)     # scores q_2 . k_j = [2, 0, 0, 2]
+    big, small = e2 / (2 * e2 + 2), 1 / (2 * e2 + 2)
+    assert np.allclose(w2, [big, small, small, big])
+    # y_2 = big*v_cats + small*v_chase + small*v_small + big*v_mice, v = x @ diag(1, 1, 2, .5)
+    assert np.allclose(y2, [2 * big, small, 4 * big, 0.5 * small + 0.5 * big])
+
+
+def test_default_scale_is_one_over_sqrt_dk():
+    Q = np.array([[2.0, 0.0, 0.0, 0.0]])
+    K = np.array([[1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0]])
+    V = np.array([[1.0], [0.0]])
+    _, w = al.scaled_dot_product_attention(Q, K, V)     # scores 2/sqrt(4) = 1 and 0
+    assert np.allclose(w, [[math.e / (math.e + 1), 1 / (math.e + 1)]])
+
+
+def test_causal_mask_literal():
+    assert np.array_equal(al.causal_mask(3), [[True, False, False], [True, True, False], [True, True, True]])
+    assert al.causal_mask(1).tolist() == [[True]]
+
+
+def test_mask_renormalises_over_allowed_keys():
+    rng = np.random.default_rng(0)
+    Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
+    mask = np.array([[True, False, True, False, False]] * 3)
+    out, w = al.scaled_dot_product_attention(Q, K, V, mask=mask)
+    assert np.all(w[:, ~mask[0]] == 0.0)
+    sub_out, sub_w = al.scaled_dot_product_attention(Q, K[mask[0]], V[mask[0]])
+    assert np.allclose(out, sub_out) and np.allclose(w[:, mask[0]], sub_w)
+
+
+def test_causal_first_token_copies_its_value():
+    rng = np.random.default_rng(1)
+    X, Wq, Wk, Wv = rng.normal(size=(4, 3)), *rng.normal(size=(3, 3, 3))
+    out, w = al.self_attention(X, Wq, Wk, Wv, mask=al.causal_mask(4))
+    assert np.allclose(w[0], [1, 0, 0, 0]) and np.allclose(out[0], X[0] @ Wv)
+
+
+def _mha_by_loop(Xq, Xc, Wq, Wk, Wv, Wo, h):
+    """Independent formulation: one sdpa call per head on column blocks, then hstack and W_o."""
+    k = Xq.shape[1] // h
+    heads, weights = [], []
+    for i in range(h):
+        cols = slice(i * k, (i + 1) * k)
+        o, w = al.scaled_dot_product_attention(Xq @ Wq[:, cols], Xc @ Wk[:, cols], Xc @ Wv[:, cols])
+        heads.append(o)
+        weights.append(w)
+    return np.hstack(heads) @ Wo, np.array(weights)
+
+
+@pytest.mark.parametrize("h", [1, 2, 3, 6])
+def test_multi_head_equals_per_head_loop(h):
+    rng = np.random.default_rng(h)
+    Xq, Xc = rng.normal(size=(3, 6)), rng.normal(size=(5, 6))
+    Ws = rng.normal(size=(4, 6, 6))
+    out, w = al.multi_head_attention(Xq, Xc, *Ws, n_heads=h)
+    ref_out, ref_w = _mha_by_loop(Xq, Xc, *Ws, h)
+    assert out.shape == (3, 6) and w.shape == (h, 3, 5)
+    assert np.allclose(out, ref_out) and np.allclose(w, ref_w)
+
+
+def test_multi_head_head_order_matters():
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(3, 4))
+    Wq, Wk, Wv = rng.normal(size=(3, 4, 4))
+    Wo = np.eye(4)
+    out, _ = al.multi_head_attention(X, X, Wq, Wk, Wv, Wo, n_heads=2)
+    o0, _ = al.self_attention(X, Wq[:, :2], Wk[:, :2], Wv[:, :2])
+    o1, _ = al.self_attention(X, Wq[:, 2:], Wk[:, 2:], Wv[:, 2:])
+    assert np.allclose(out[:, :2], o0) and np.allclose(out[:, 2:], o1)
+
+
+def test_split_heads_columns():
+    M = np.arange(12.0).reshape(2, 6)
+    s = al.split_heads(M, 3)
+    assert s.shape == (3, 2, 2)
+    assert np.array_equal(s[1], [[2, 3], [8, 9]])
+
+
+def test_padding_mask():
+    assert al.padding_mask([2, 3], 3).tolist() == [[True, True, False], [True, True, True]]
+
+
+def test_array_likes_and_ints_give_the_same_answer():
+    X = [[1, 0], [0, 1], [1, 1]]
+    W = [[1, 0], [0, 1]]
+    a, wa = al.self_attention(X, W, W, W)
+    b, wb = al.self_attention(np.array(X, float), np.eye(2), np.eye(2), np.eye(2))
+    assert a.dtype == np.float64 and np.allclose(a, b) and np.allclose(wa, wb)
+
+
+def test_inputs_are_never_mutated():
+    rng = np.random.default_rng(3)
+    X, Wq, Wk, Wv, Wo = rng.normal(size=(4, 4)), *rng.normal(size=(4, 4, 4))
+    mask = al.causal_mask(4)
+    args = [X, Wq, Wk, Wv, Wo, mask]
+    before = [a.copy() for a in args]
+    al.self_attention(X, Wq, Wk, Wv, mask=mask)
+    al.cross_attention(X, X, Wq, Wk, Wv, mask=mask)
+    al.multi_head_attention(X, X, Wq, Wk, Wv, Wo, 2, mask=mask)
+    al.attend_one(2, X, Wq, Wk, Wv)
+    al.softmax(X)
+    al.from_column_convention(Wq)
+    al.split_heads(X, 2)
+    for a, b in zip(args, before):
+        assert np.array_equal(a, b)
+    out, _ = al.self_attention(X, Wq, Wk, Wv)
+    out[:] = 0   # results are fresh arrays, not views of the inputs
+    assert np.array_equal(X, before[0])

@@ -1,0 +1,96 @@
+"""Bad input gets a ValueError or TypeError that names the shapes or values and what was expected."""
+
+import numpy as np
+import pytest
+
+import attention_lab as al
+
+X = np.ones((3, 4))
+W = np.ones((4, 4))
+SQ = np.eye(4)
+
+
+def sdpa(**kw):
+    args = {"Q": np.ones((3, 4)), "K": np.ones((5, 4)), "V": np.ones((5, 2))}
+    args.update(kw)
+    return al.scaled_dot_product_attention(**args)
+
+
+@pytest.mark.parametrize("call, exc, message", [
+    # mismatched widths or lengths between any two arguments
+    (lambda: sdpa(K=np.ones((5, 3))), ValueError, r"Q has shape \(3, 4\) but K has shape \(5, 3\).*same width d_k"),
+    (lambda: sdpa(V=np.ones((4, 2))), ValueError, r"K has shape \(5, 4\) but V has shape \(4, 2\).*one value row per key"),
+    (lambda: al.self_attention(np.ones((3, 5)), W, W, W), ValueError, r"X has shape \(3, 5\) but W_q has shape \(4, 4\)"),
+    (lambda: al.self_attention(X, W, np.ones((5, 4)), W), ValueError, r"X has shape \(3, 4\) but W_k has shape \(5, 4\)"),
+    (lambda: al.self_attention(X, W, W, np.ones((3, 2))), ValueError, r"W_v has shape \(3, 2\)"),
+    (lambda: al.self_attention(X, W, np.ones((4, 3)), W), ValueError, r"W_q has shape \(4, 4\) but W_k has shape \(4, 3\)"),
+    (lambda: al.cross_attention(X, np.ones((2, 5)), W, W, W), ValueError, r"X_query has shape \(3, 4\) but X_context has shape \(2, 5\)"),
+    (lambda: al.multi_head_attention(X, np.ones((2, 3)), W, W, W, W, 2), ValueError, r"X_query has shape \(3, 4\) but X_context has shape \(2, 3\)"),
+    # 1-D or 3-D where 2-D is needed
+    (lambda: al.self_attention(np.ones(4), W, W, W), ValueError, r"X has shape \(4,\) \(1-D\): expected a 2-D array.*reshape"),
+    (lambda: sdpa(Q=np.ones((2, 3, 4))), ValueError, r"Q has shape \(2, 3, 4\) \(3-D\).*one sequence at a time"),
+    # empty sequences
+    (lambda: al.self_attention(np.ones((0, 4)), W, W, W), ValueError, r"X has shape \(0, 4\): expected at least one row"),
+    (lambda: al.softmax([]), ValueError, r"scores have shape \(0,\)"),
+    # NaN or inf
+    (lambda: al.self_attention([[1, np.nan, 0, 0]], W, W, W), ValueError, r"X contains nan at row 0, column 1"),
+    (lambda: sdpa(V=np.full((5, 2), np.inf)), ValueError, r"V contains inf at row 0, column 0"),
+    (lambda: al.softmax([0.0, np.nan]), ValueError, r"scores contain nan"),
+    (lambda: al.softmax([0.0, np.inf]), ValueError, r"scores contain inf"),
+    (lambda: al.softmax([-np.inf, -np.inf]), ValueError, r"all -inf.*NaN"),
+    # non-numeric, None, complex
+    (lambda: al.self_attention([["a", "b", "c", "d"]], W, W, W), TypeError, r"X has dtype <U1: expected real numbers"),
+    (lambda: al.self_attention(None, W, W, W), TypeError, r"X is None"),
+    (lambda: sdpa(K=None), TypeError, r"K is None"),
+    (lambda: sdpa(Q=np.ones((3, 4)) * 1j), TypeError, r"Q holds complex numbers"),
+    (lambda: al.softmax(["x"]), TypeError, r"scores have dtype <U1"),
+    (lambda: al.self_attention(np.ones((3, 4), bool), W, W, W), TypeError, r"X holds booleans.*mask"),
+    (lambda: al.self_attention([[1, 2], [3]], W, W, W), ValueError, r"X is not a rectangular array"),
+    # masks
+    (lambda: sdpa(mask=np.ones((3, 4), bool)), ValueError, r"mask has shape \(3, 4\): expected \(3, 5\)"),
+    (lambda: sdpa(mask=np.ones((3, 5))), TypeError, r"mask has dtype float64: expected booleans.*astype\(bool\)"),
+    (lambda: sdpa(mask=np.array([[True] * 5, [False] * 5, [True] * 5])), ValueError, r"mask row 1 allows no key"),
+    (lambda: al.self_attention(X, W, W, W, mask=~al.causal_mask(3)), ValueError, r"mask row 2 allows no key"),
+    # heads
+    (lambda: al.multi_head_attention(X, X, W, W, W, W, 0), ValueError, r"n_heads is 0: expected a whole number >= 1"),
+    (lambda: al.multi_head_attention(X, X, W, W, W, W, 3), ValueError, r"n_heads is 3 but d_model is 4.*\[1, 2, 4\]"),
+    (lambda: al.multi_head_attention(X, X, W, W, W, W, 2.0), TypeError, r"n_heads is 2.0 of type float"),
+    (lambda: al.multi_head_attention(X, X, W, W, W, np.ones((4, 3)), 2), ValueError, r"W_o has shape \(4, 3\): expected \(4, 4\)"),
+    (lambda: al.multi_head_attention(X, X, np.ones((4, 2)), W, W, W, 2), ValueError, r"W_q has shape \(4, 2\): expected \(4, 4\)"),
+    (lambda: al.split_heads(X, 3), ValueError, r"n_heads is 3 but d_model is 4"),
+    # scale
+    (lambda: sdpa(scale=0), ValueError, r"scale is 0: expected a positive finite number"),
+    (lambda: sdpa(scale=-1.0), ValueError, r"scale is -1.0"),
+    (lambda: sdpa(scale=float("inf")), ValueError, r"scale is inf"),
+    (lambda: sdpa(scale=float("nan")), ValueError, r"scale is nan"),
+    (lambda: sdpa(scale="2"), TypeError, r"scale is '2' of type str"),
+    (lambda: sdpa(scale=True), TypeError, r"scale is True of type bool"),
+    # token index
+    (lambda: al.attend_one(3, X, W, W, W), ValueError, r"token index i is 3 but X has 3 tokens: expected 0 <= i <= 2"),
+    (lambda: al.attend_one(-1, X, W, W, W), ValueError, r"token index i is -1"),
+    (lambda: al.attend_one(1.0, X, W, W, W), TypeError, r"token index i is 1.0 of type float"),
+    (lambda: al.attend_one(0, X, W, np.ones((3, 4)), W), ValueError, r"W_k has shape \(3, 4\)"),
+    # causal mask size
+    (lambda: al.causal_mask(0), ValueError, r"n \(number of tokens\) is 0: expected a whole number >= 1"),
+    (lambda: al.causal_mask(2.5), TypeError, r"n \(number of tokens\) is 2.5"),
+    (lambda: al.padding_mask([4], 3), ValueError, r"lengths\[0\] is 4 but the padded length n is 3"),
+    # softmax axis
+    (lambda: al.softmax(X, axis=2), ValueError, r"axis is 2 but scores have shape \(3, 4\)"),
+    # heatmap input
+    (lambda: al.heatmap(np.ones((1, 3)) * 2, ["a"], ["x", "y", "z"]), ValueError, r"weights range from 2 to 2.*scores"),
+    (lambda: al.heatmap(np.ones((1, 3)) / 3, ["a"], ["x", "y"]), ValueError, r"3 column labels|2 column labels"),
+])
+def test_bad_input_message(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
+def test_no_bare_numpy_error_for_any_pairwise_mismatch():
+    """Every pair of arguments of self_attention, broken in turn, gets our message, not NumPy's."""
+    good = {"X": X, "W_q": W, "W_k": W, "W_v": W}
+    for name in good:
+        bad = dict(good)
+        bad[name] = np.ones((2, 7))
+        with pytest.raises(ValueError) as info:
+            al.self_attention(**bad)
+        assert "has shape (2, 7)" in str(info.value) and "but" in str(info.value)

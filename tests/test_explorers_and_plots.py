@@ -1,0 +1,80 @@
+"""Headless sweeps: every slider across its whole range, with no exception, warning or NaN."""
+
+import numpy as np
+import pytest
+
+import attention_lab as al
+
+
+def lesson01_explorer():
+    ex = al.cats_chase_mice()
+    return al.token_explorer(1, ex["X"], ex["W_q"], ex["W_k"], ex["W_v"], ex["tokens"],
+                             ex["features"], scale=1.0)
+
+
+EXPLORERS = {"01 token_explorer": lesson01_explorer}
+
+
+def mesh_values(explorer):
+    return {k: np.array(ax.collections[0].get_array()) for k, ax in explorer.axes.items()}
+
+
+@pytest.mark.parametrize("make", EXPLORERS.values(), ids=EXPLORERS.keys())
+def test_sweep_every_slider(make):
+    explorer = make()   # warnings are errors (pyproject filterwarnings)
+    for key, slider in explorer.sliders.items():
+        start_png, start_mesh = explorer.image.value, mesh_values(explorer)
+        steps = round((slider.max - slider.min) / slider.step)
+        changed = False
+        for v in np.linspace(slider.min, slider.max, steps + 1):
+            slider.value = float(v)
+            for arr in mesh_values(explorer).values():
+                assert np.isfinite(arr).all(), f"{key}={v}: NaN or inf in a heatmap"
+            w = explorer.result["weights"]
+            assert np.allclose(w.sum(axis=-1), 1.0) and (w >= 0).all()
+            now = mesh_values(explorer)
+            changed |= any(not np.allclose(now[k], start_mesh[k]) for k in now)
+        assert changed, f"moving {key} over its range never changed any heatmap"
+        assert explorer.image.value != start_png
+        explorer.reset()
+
+
+def test_heatmap_text_follows_data_and_reset_restores():
+    explorer = lesson01_explorer()
+    start = explorer.summary()
+    explorer.set(verb=0.0)    # zero query: every score 0, weights 1/4 each (by hand)
+    assert np.allclose(explorer.result["weights"], 0.25)
+    assert [t.get_text() for t in explorer.axes["weights"].texts] == ["0.25"] * 4
+    explorer.reset()
+    assert explorer.summary() == start
+    assert explorer.snapshot().data == explorer.image.value
+
+
+def test_explorer_agrees_with_attend_one():
+    explorer = lesson01_explorer()
+    explorer.set(noun=1.5, verb=2.0, animal=-0.5, small=0.3)
+    ex = al.cats_chase_mice()
+    X = ex["X"].copy()
+    X[1] = [1.5, 2.0, -0.5, 0.3]
+    y, w = al.attend_one(1, X, ex["W_q"], ex["W_k"], ex["W_v"], scale=1.0)
+    assert np.allclose(explorer.result["output"][0], y)
+    assert np.allclose(explorer.axes["weights"].collections[0].get_array().ravel(), w)
+
+
+def test_set_unknown_slider_names_the_sliders():
+    with pytest.raises(ValueError, match=r"no slider called \['colour'\].*noun"):
+        lesson01_explorer().set(colour=1.0)
+
+
+def test_weights_always_on_fixed_scale_and_text_contrast():
+    ax = al.heatmap(np.array([[0.02, 0.96, 0.02]]), ["q"], ["a", "b", "c"])
+    mesh = ax.collections[0]
+    assert (mesh.norm.vmin, mesh.norm.vmax) == (0.0, 1.0)
+    assert [t.get_color() for t in ax.texts] == [".15", "w", ".15"]   # dark on light, white on dark
+    assert [t.get_text() for t in ax.texts] == ["0.02", "0.96", "0.02"]
+    assert ax.get_xticklabels()[1].get_text() == "b" and ax.get_yticklabels()[0].get_text() == "q"
+
+
+def test_role_colours_are_distinct():
+    assert len(set(al.ROLE_COLORS.values())) == 3
+    assert set(al.ROLE_COLORS) == {"query", "key", "value"}

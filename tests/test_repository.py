@@ -1,0 +1,61 @@
+"""The repository as a newcomer meets it: README commands, lesson map, requirements, lint."""
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def readme_commands():
+    return re.findall(r"```bash\n(.*?)\n```", README, flags=re.S)
+
+
+def test_readme_has_exactly_two_commands():
+    commands = readme_commands()
+    assert len(commands) == 2
+    assert all(len(c.strip().splitlines()) == 1 for c in commands)
+    setup, test = commands
+    assert "pip install -r requirements.txt" in setup and "jupyter lab" in setup
+    assert "pytest" in test
+
+
+def test_ci_runs_the_readme_commands():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "README.md" in ci   # .ci/run reads the commands from the README, it does not copy them
+
+
+def test_readme_maps_every_lesson_to_a_module():
+    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+        assert nb.name in README, f"{nb.name} missing from the README's lesson map"
+    for module in ("loop.py", "matrix.py", "heads.py", "masks.py"):
+        assert module in README
+        assert (ROOT / "src" / "attention_lab" / module).exists()
+
+
+def test_requirements_cover_the_package_dependencies():
+    reqs = (ROOT / "requirements.txt").read_text(encoding="utf-8").lower()
+    for name in ("jupyterlab", "numpy", "matplotlib", "seaborn", "ipywidgets", "nbval", "pytest"):
+        assert re.search(rf"^{name}\b", reqs, re.M), name
+    assert re.search(r"^-e \.", reqs, re.M)
+    for banned in ("torch", "tensorflow", "jax"):
+        assert banned not in reqs
+
+
+def test_binder_launch_configuration():
+    binder = ROOT / "binder"
+    assert (binder / "requirements.txt").exists() and (binder / "runtime.txt").exists()
+    assert re.fullmatch(r"python-3\.\d+\s*", (binder / "runtime.txt").read_text())
+
+
+@pytest.mark.skipif(shutil.which("ruff", path=str(Path(sys.executable).parent)) is None,
+                    reason="ruff is installed by requirements.txt; not found next to this Python")
+def test_ruff_is_clean():
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
+    result = subprocess.run([ruff, "check", "--no-cache", str(ROOT)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,65 @@
+"""Re-execute the lessons in place, top to bottom, so that their stored outputs are current.
+
+    python tools/run_notebooks.py                 # every notebooks/NN-*.ipynb
+    python tools/run_notebooks.py notebooks/01-*.ipynb
+
+Deterministic: fixed hash seed, no timing metadata, no widget state, widget views blanked
+(a stored widget id would show 'Error displaying widget: model not found' before a re-run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+WIDGET = "application/vnd.jupyter.widget-view+json"
+KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def lessons() -> list[Path]:
+    """Every numbered lesson, in order."""
+    return sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+
+
+def clean(nb) -> None:
+    """Keep only what students need and what is stable from run to run."""
+    nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+        cell.metadata.pop("collapsed", None)
+        cell.metadata.pop("scrolled", None)
+        for out in cell.get("outputs", []):
+            if WIDGET in out.get("data", {}):
+                out["data"][WIDGET]["model_id"] = ""   # hidden until the cell is run again
+
+
+def run(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, timeout=600, kernel_name="python3", record_timing=False,
+                            store_widget_state=False, resources={"metadata": {"path": str(path.parent)}})
+    client.execute()
+    clean(nb)
+    nbformat.validate(nb)
+    nbformat.write(nb, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="*", type=Path, help="notebooks (default: every lesson)")
+    args = parser.parse_args(argv)
+    os.environ["PYTHONHASHSEED"] = "0"   # inherited by the kernel: stable set/dict order
+    for path in args.paths or lessons():
+        print(f"executing {path.relative_to(ROOT) if path.is_absolute() else path}", flush=True)
+        run(path.resolve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
