@@ -12,7 +12,7 @@ def lesson01_explorer():
                              ex["features"], scale=1.0)
 
 
-EXPLORERS = {"01 token_explorer": lesson01_explorer}
+EXPLORERS = al.demo_explorers()
 
 
 def mesh_values(explorer):

@@ -6,7 +6,7 @@ Lesson -> module: 01 loop, 02 matrix, 03 heads, 04 masks; plots, explorers and c
 
 from .checks import EXERCISES, check
 from .examples import cats_chase_mice
-from .explorers import Control, Explorer, Panel, token_explorer
+from .explorers import Control, Explorer, Panel, demo_explorers, matrix_explorer, token_explorer
 from .heads import head_width, multi_head_attention, split_heads
 from .loop import attend_one
 from .masks import causal_mask, cross_attention, padding_mask
@@ -19,8 +19,9 @@ __version__ = "0.1.0"
 
 __all__ = [
     "EXERCISES", "ORIGINS", "ROLE_COLORS", "WEIGHTS_CMAP", "Control", "Explorer", "Panel",
-    "attend_one", "cats_chase_mice", "causal_mask", "check", "cross_attention",
-    "from_column_convention", "from_torch_linear", "head_width", "heatmap", "multi_head_attention",
+    "attend_one", "cats_chase_mice", "causal_mask", "check", "cross_attention", "demo_explorers",
+    "from_column_convention", "from_torch_linear", "head_width", "heatmap", "matrix_explorer",
+    "multi_head_attention",
     "padding_mask", "project", "role_cmap", "scaled_dot_product_attention", "self_attention",
     "softmax", "source_000", "source_001", "source_002", "source_003", "source_004",
     "split_heads", "subscript", "token_explorer", "update_heatmap",

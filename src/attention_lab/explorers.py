@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import ipywidgets as widgets
+import matplotlib as mpl
 import numpy as np
 from IPython.display import Image as IPyImage
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -15,8 +16,11 @@ from PIL import Image as PILImage
 
 from ._validate import as_index, as_matrix
 from .loop import attend_one
-from .matrix import project
+from .matrix import project, self_attention
 from .plots import heatmap, subscript, update_heatmap
+
+# Unhinted glyphs draw about a third faster, and at these sizes they look the same.
+_FAST_TEXT = {"text.hinting": "none"}
 
 
 @dataclass(frozen=True)
@@ -60,9 +64,27 @@ class Explorer:
         self.reset_button = widgets.Button(description="Reset", icon="undo",
                                            tooltip="Put every slider back where it started")
         self.reset_button.on_click(lambda _: self.reset())
-        self.figure = Figure(figsize=figsize, dpi=dpi, layout="constrained")
+        self.figure = Figure(figsize=figsize, dpi=dpi)
+        self.figure.set_layout_engine("constrained", w_pad=0.12, h_pad=0.08)   # inches of margin
         self._canvas = FigureCanvasAgg(self.figure)
         self.result = self.compute(self.values)
+        with mpl.rc_context(_FAST_TEXT):
+            self._build_figure()
+        self.image = widgets.Image(value=self._png(), format="png",
+                                   layout=widgets.Layout(width="100%", height="auto", margin="0px",
+                                                         max_width=f"{figsize[0] * dpi:.0f}px"))
+        self.numbers = widgets.HTML(self._numbers_html())
+        for s in self.sliders.values():
+            s.observe(self._on_change, names="value")
+        self._holding = False
+        self.widget = widgets.VBox([
+            widgets.HBox([widgets.VBox([*self.sliders.values(), self.reset_button]),
+                          self.numbers]),
+            self.image])
+        self.widget.add_class("attention-lab-explorer")
+
+    def _build_figure(self) -> None:
+        """Draw the panels once; keep the static background for blitting."""
         axes = self.figure.subplots(1, len(self.panels), squeeze=False,
                                     width_ratios=[len(p.col_labels) + 1.5 for p in self.panels])[0]
         self.axes = {}
@@ -78,17 +100,6 @@ class Explorer:
         self._canvas.draw()
         self.figure.set_layout_engine("none")   # freeze the layout computed by that first draw
         self._background = self._canvas.copy_from_bbox(self.figure.bbox)
-        self.image = widgets.Image(value=self._png(), format="png",
-                                   layout=widgets.Layout(width=f"{figsize[0] * dpi:.0f}px"))
-        self.numbers = widgets.HTML(self._numbers_html())
-        for s in self.sliders.values():
-            s.observe(self._on_change, names="value")
-        self._holding = False
-        self.widget = widgets.VBox([
-            widgets.HBox([widgets.VBox([*self.sliders.values(), self.reset_button]),
-                          self.numbers]),
-            self.image])
-        self.widget.add_class("attention-lab-explorer")
 
     @property
     def values(self) -> dict:
@@ -96,12 +107,13 @@ class Explorer:
         return {k: s.value for k, s in self.sliders.items()}
 
     def _png(self) -> bytes:
-        self._canvas.restore_region(self._background)
-        for artist in self._animated:
-            artist.axes.draw_artist(artist)
-        buf = io.BytesIO()
+        with mpl.rc_context(_FAST_TEXT):
+            self._canvas.restore_region(self._background)
+            for artist in self._animated:
+                artist.axes.draw_artist(artist)
+        buf = io.BytesIO()   # opaque figure: RGB is enough, and quicker to encode than RGBA
         PILImage.frombuffer("RGBA", self._canvas.get_width_height(), self._canvas.buffer_rgba()
-                            ).save(buf, format="png", compress_level=1)
+                            ).convert("RGB").save(buf, format="png", compress_level=1)
         return buf.getvalue()
 
     def snapshot(self):
@@ -187,4 +199,51 @@ def token_explorer(i, X, W_q, W_k, W_v, tokens, features, scale=None, low=-3.0, 
                     f"weights w{s}ⱼ: what y{s} listens to", "key token", "query"),
               Panel("output", [f"y{s}"], out_labels, "value", f"output y{s}", "component", "",
                     -bound, bound)]
-    return Explorer(controls, compute, panels, describe=describe, figsize=(11.0, 2.4))
+    return Explorer(controls, compute, panels, describe=describe, figsize=(10.0, 2.4))
+
+
+def matrix_explorer(X, W_q, W_k, W_v, tokens, features, edit=1, low=-3.0, high=3.0):
+    """Sliders on token `edit` and a temperature; heatmaps of all weights (n, n) and outputs (n, d_v)."""
+    X = as_matrix(X, "X")
+    _, _, V = project(X, W_q, W_k, W_v)   # validates every shape
+    edit = as_index(edit, X.shape[0])
+    if len(tokens) != X.shape[0] or len(features) != X.shape[1]:
+        raise ValueError(f"X has shape {X.shape} but there are {len(tokens)} tokens and "
+                         f"{len(features)} features: expected one word per row and one name per column")
+    d_k = as_matrix(W_q, "W_q").shape[1]
+    bound = float(max(np.ceil(np.abs(V).max()), 1.0))
+    s = subscript(edit + 1)
+
+    def compute(values):
+        Xe = X.copy()
+        Xe[edit] = [values[f] for f in features]
+        out, w = self_attention(Xe, W_q, W_k, W_v, scale=1.0 / (values["tau"] * np.sqrt(d_k)))
+        return {"weights": w, "output": out, "x": Xe[edit]}
+
+    def describe(values, r):
+        return (f"x{s} = {_fmt(r['x'])}\n"
+                f"scale = 1/(τ·√d_k) = {1.0 / (values['tau'] * np.sqrt(d_k)):.4f}\n"
+                f"row sums = {_fmt(r['weights'].sum(axis=1))}")
+
+    controls = [Control(f, f"x{s}[{f}]", float(X[edit, c]), low, high)
+                for c, f in enumerate(features)]
+    controls.append(Control("tau", "τ (temperature)", 1.0, 0.1, 3.0, 0.1))
+    out_labels = list(features) if V.shape[1] == len(features) else [str(c) for c in range(V.shape[1])]
+    panels = [Panel("weights", tokens, tokens, "weights", "weights: row = query, column = key",
+                    "key token", "query token"),
+              Panel("output", tokens, out_labels, "value", "outputs yᵢ (one row per token)",
+                    "component", "", -bound, bound)]
+    return Explorer(controls, compute, panels, describe=describe, figsize=(10.0, 3.6))
+
+
+def demo_explorers() -> dict:
+    """Every explorer the lessons use, built on the lessons' data (for sweeps and the benchmark)."""
+    from .examples import cats_chase_mice
+    ex = cats_chase_mice()
+    args = (ex["X"], ex["W_q"], ex["W_k"], ex["W_v"])
+    return {
+        "01 token_explorer (y₂, 1×4 + 1×4)":
+            lambda: token_explorer(1, *args, ex["tokens"], ex["features"], scale=1.0),
+        "02 matrix_explorer (4×4 + 4×4)":
+            lambda: matrix_explorer(*args, ex["tokens"], ex["features"]),
+    }

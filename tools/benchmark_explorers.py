@@ -1,0 +1,113 @@
+"""Benchmark: how long one slider step takes in the kernel, ours vs. the naive redraw, same run.
+
+    python tools/benchmark_explorers.py [--steps 60] [--browser]
+
+'ours'  : the explorer's own update (recompute, update heatmap artists in place, blit, PNG).
+'naive' : what ipywidgets.interact with a rebuilt sns.heatmap does on every change: a new figure,
+          new annotated heatmaps, rendered to PNG as the inline backend does (bbox_inches='tight').
+The two are interleaved step by step, so machine noise hits both alike. Medians are printed,
+with the ratio naive / ours. --browser also measures key press -> repainted heatmap in a real
+JupyterLab in headless Chromium (needs Chromium and Playwright). Nothing here asserts on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+
+import attention_lab as al
+
+TARGET_KERNEL_MS = 30.0
+
+
+def naive_redraw(explorer, values) -> bytes:
+    """Rebuild every panel from scratch with sns.heatmap and render it, as interact() would."""
+    result = explorer.compute(values)
+    fig, axes = plt.subplots(1, len(explorer.panels), figsize=explorer.figure.get_size_inches())
+    for ax, p in zip(np.atleast_1d(axes), explorer.panels):
+        data = result[p.key]
+        vmin, vmax = (0, 1) if p.kind == "weights" else (p.vmin, p.vmax)
+        sns.heatmap(data, ax=ax, annot=True, fmt=".2f", vmin=vmin, vmax=vmax,
+                    xticklabels=p.col_labels, yticklabels=p.row_labels)
+        ax.set_title(p.title or "")
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def kernel_side(steps: int) -> list[dict]:
+    rows = []
+    for name, make in al.demo_explorers().items():
+        explorer = make()
+        key, slider = next(iter(explorer.sliders.items()))
+        positions = np.linspace(slider.min, slider.max, 13)
+        ours, naive = [], []
+        for k in range(steps + 3):
+            v = float(positions[k % len(positions)])
+            t0 = time.perf_counter()
+            explorer.sliders[key].value = v
+            t1 = time.perf_counter()
+            naive_redraw(explorer, explorer.values)
+            t2 = time.perf_counter()
+            if k >= 3:   # the first steps warm caches up
+                ours.append(1000 * (t1 - t0))
+                naive.append(1000 * (t2 - t1))
+        rows.append({"explorer": name, "ours": statistics.median(ours),
+                     "ours_p90": float(np.percentile(ours, 90)),
+                     "naive": statistics.median(naive), "n": len(ours)})
+    return rows
+
+
+def browser_side() -> dict:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import lab_session
+    reason = lab_session.browser_missing_reason()
+    if reason:
+        print(f"browser measurement skipped: {reason}")
+        return {}
+    out = {}
+    with lab_session.jupyterlab() as (base, _), lab_session.chromium_page() as page:
+        for nb in sorted(p.name for p in (lab_session.ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+            shown = lab_session.open_and_run_all(page, base, nb)
+            for i in range(shown["explorers"]):
+                out[f"{nb} explorer {i}"] = lab_session.measure_explorer(page, i, steps_per_slider=6)
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=60, help="slider steps per explorer")
+    parser.add_argument("--browser", action="store_true", help="also measure in JupyterLab + Chromium")
+    args = parser.parse_args(argv)
+    print(f"kernel-side update per slider step, median of {args.steps} interleaved steps (ms)")
+    print(f"{'explorer':<36} {'ours':>7} {'p90':>7} {'naive':>7} {'naive/ours':>11}  target ≤ "
+          f"{TARGET_KERNEL_MS:.0f} ms and ≥ 2×")
+    for r in kernel_side(args.steps):
+        ratio = r["naive"] / r["ours"]
+        ok = "met" if r["ours"] <= TARGET_KERNEL_MS and ratio >= 2 else "NOT met"
+        print(f"{r['explorer']:<36} {r['ours']:7.1f} {r['ours_p90']:7.1f} {r['naive']:7.1f} "
+              f"{ratio:10.1f}×  {ok}")
+    if args.browser:
+        print("\nin JupyterLab + headless Chromium: key press -> repainted heatmap (ms)")
+        print(f"{'explorer':<44} {'median':>7} {'max':>7} {'burst of 20: final paint':>26}")
+        for name, m in browser_side().items():
+            print(f"{name:<44} {m['median_step_ms']:7.1f} {max(m['step_latencies_ms']):7.1f} "
+                  f"{m['burst_final_paint_after_last_key_ms']:26.1f}")
+        print("targets: median ≤ 100 ms (one heatmap) / ≤ 150 ms (several); burst final ≤ 200 ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

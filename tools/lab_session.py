@@ -1,0 +1,209 @@
+"""Drive a real JupyterLab in headless Chromium: used by tests/test_browser.py and the benchmark.
+
+JupyterLab runs on a free loopback port, without token, from a temporary copy of the repository,
+with news and update checks off. Chromium is Debian's (/usr/bin/chromium) driven by Playwright;
+no browser is downloaded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("ATTENTION_LAB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+EXPLORER = ".attention-lab-explorer"
+
+
+def browser_missing_reason() -> str | None:
+    """Why the browser tests cannot run here, or None if they can."""
+    if not Path(CHROMIUM).exists():
+        return f"Chromium not found at {CHROMIUM} (Debian: apt-get install chromium; .ci/run does it)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed (pip install -r requirements.txt)"
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def jupyterlab():
+    """Start JupyterLab on a copy of the repo; yields (base_url, copy_dir); stops it afterwards."""
+    with tempfile.TemporaryDirectory(prefix="attention-lab-") as tmp:
+        tmp = Path(tmp)
+        copy = tmp / "repo"
+        shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "__pycache__", ".ipynb_checkpoints", "*.egg-info"))
+        settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
+        settings.mkdir(parents=True)
+        (settings / "notification.jupyterlab-settings").write_text(
+            json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+        env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"),
+                   JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
+                   JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
+                   PYTHONHASHSEED="0")
+        port = _free_port()
+        log = open(tmp / "lab.log", "w")  # closed in the finally below
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--expose-app-in-browser",
+             "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+             "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.allow_root=True",
+             "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={copy}"],
+            cwd=copy, env=env, stdout=log, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 90
+            while True:
+                try:
+                    with urllib.request.urlopen(f"{base}/api/status", timeout=2) as r:
+                        if r.status == 200:
+                            break
+                except OSError:
+                    pass
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    raise RuntimeError("JupyterLab did not start:\n" + (tmp / "lab.log").read_text())
+                time.sleep(0.3)
+            yield base, copy
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            log.close()
+
+
+@contextlib.contextmanager
+def chromium_page(width=1400, height=1000):
+    """A Playwright page in headless Debian Chromium."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            yield page
+        finally:
+            browser.close()
+
+
+def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 120) -> dict:
+    """Open notebooks/<notebook>, run every cell, wait until done; returns what the page shows."""
+    page.goto(f"{base}/lab/tree/notebooks/{notebook}?reset", wait_until="domcontentloaded")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                           " && window.jupyterapp.shell.currentWidget.sessionContext"
+                           " && window.jupyterapp.shell.currentWidget.sessionContext.session"
+                           " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
+                           timeout=timeout_s * 1000)
+    before = page.evaluate("() => document.body.innerText.includes('Error displaying widget')")
+    ok = page.evaluate(
+        """async () => {
+            const nb = window.jupyterapp.shell.currentWidget;
+            await nb.sessionContext.ready;
+            return await window.jupyterapp.commands.execute('notebook:run-all-cells');
+        }""")
+    page.wait_for_function(
+        """() => { const nb = window.jupyterapp.shell.currentWidget;
+                   return nb.sessionContext.session.kernel.status === 'idle'
+                       && nb.content.widgets.every(c => c.model.type !== 'code'
+                              || c.model.executionCount !== null); }""",
+        timeout=timeout_s * 1000)
+    page.wait_for_timeout(500)   # let the last widget views render
+    return page.evaluate(
+        """(ok) => ({
+            ran_ok: ok,
+            stderr: [...document.querySelectorAll(
+                '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+                .map(e => e.innerText.slice(0, 500)),
+            widget_errors: document.body.innerText.split('\\n')
+                .filter(l => /Error displaying widget|Error rendering|Could not create view/.test(l)),
+            explorers: document.querySelectorAll('__EXPLORER__').length,
+            clipped_images: [...document.querySelectorAll('__EXPLORER__ img')].filter(img => {
+                const area = img.closest('.jp-OutputArea-output').getBoundingClientRect();
+                const r = img.getBoundingClientRect();
+                return r.right > area.right + 1 || r.width < 100; }).length,
+            code_cells: window.jupyterapp.shell.currentWidget.content.widgets
+                .filter(c => c.model.type === 'code').length,
+        })""".replace("__EXPLORER__", EXPLORER), ok) | {"widget_error_before_run": before}
+
+
+_INSTRUMENT = """(index) => {
+    const ex = document.querySelectorAll('__EXPLORER__')[index];
+    const img = ex.querySelector('img');
+    window.__al = {keys: [], paints: [], img};
+    document.addEventListener('keydown', e => window.__al.keys.push(performance.now()), true);
+    new MutationObserver(() => window.__al.paints.push(performance.now()))
+        .observe(img, {attributes: true, attributeFilter: ['src']});
+    return ex.querySelectorAll('.widget-slider').length;
+}""".replace("__EXPLORER__", EXPLORER)
+
+
+def measure_explorer(page, index: int, steps_per_slider: int = 4, burst: int = 20) -> dict:
+    """Slider steps by keyboard in explorer `index`: latency key -> new heatmap image, in ms."""
+    page.evaluate("() => { if (window.__al) window.__al = null; }")
+    n_sliders = page.evaluate(_INSTRUMENT, index)
+    explorer = page.locator(EXPLORER).nth(index)
+    explorer.scroll_into_view_if_needed()
+    readouts_before = explorer.locator(".widget-readout").all_inner_texts()
+    latencies, changed = [], []
+    for s in range(n_sliders):
+        handle = explorer.locator(".widget-slider .noUi-handle").nth(s)
+        handle.focus()
+        for k in range(steps_per_slider):
+            src_before = page.evaluate("() => window.__al.img.src")
+            n_paints = page.evaluate("() => window.__al.paints.length")
+            page.keyboard.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
+            page.wait_for_function(f"() => window.__al.paints.length > {n_paints}", timeout=10_000)
+            t_key = page.evaluate("() => window.__al.keys[window.__al.keys.length - 1]")
+            t_paint = page.evaluate(f"() => window.__al.paints[{n_paints}]")
+            latencies.append(t_paint - t_key)
+            changed.append(page.evaluate("() => window.__al.img.src") != src_before)
+    # a burst of rapid steps on the first slider: how long until the final position is painted?
+    handle = explorer.locator(".widget-slider .noUi-handle").first
+    handle.focus()
+    readout = explorer.locator(".widget-readout").first
+    start_value = float(readout.inner_text())
+    for _ in range(burst):
+        page.keyboard.press("ArrowRight", delay=0)
+    final_value = float(readout.inner_text())
+    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext"
+                           ".session.kernel.status === 'idle'", timeout=20_000)
+    page.wait_for_timeout(400)
+    t_last_key = page.evaluate("() => window.__al.keys[window.__al.keys.length - 1]")
+    t_last_paint = page.evaluate("() => window.__al.paints[window.__al.paints.length - 1]")
+    numbers = explorer.locator(".widget-html").first.inner_text()
+    explorer.locator("button", has_text="Reset").click()
+    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext"
+                           ".session.kernel.status === 'idle'", timeout=20_000)
+    page.wait_for_timeout(400)
+    readouts_after_reset = explorer.locator(".widget-readout").all_inner_texts()
+    return {
+        "sliders": n_sliders,
+        "step_latencies_ms": latencies,
+        "median_step_ms": statistics.median(latencies),
+        "every_step_changed_image": all(changed),
+        "burst_steps": burst,
+        "burst_start": start_value,
+        "burst_final": final_value,
+        "burst_final_paint_after_last_key_ms": t_last_paint - t_last_key,
+        "numbers_after_burst": numbers,
+        "reset_restored": readouts_after_reset == readouts_before,
+    }
