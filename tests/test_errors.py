@@ -94,3 +94,15 @@ def test_no_bare_numpy_error_for_any_pairwise_mismatch():
         with pytest.raises(ValueError) as info:
             al.self_attention(**bad)
         assert "has shape (2, 7)" in str(info.value) and "but" in str(info.value)
+
+
+@pytest.mark.parametrize("make", [al.token_explorer, lambda *a: al.matrix_explorer(*a[1:], edit=a[0])])
+def test_explorer_bad_input(make):
+    ex = al.cats_chase_mice()
+    args = (ex["X"], ex["W_q"], ex["W_k"], ex["W_v"])
+    with pytest.raises(ValueError, match=r"3 tokens and 4 features: expected one word per row"):
+        make(1, *args, ex["tokens"][:3], ex["features"])
+    with pytest.raises(ValueError, match=r"token index i is 4 but X has 4 tokens"):
+        make(4, *args, ex["tokens"], ex["features"])
+    with pytest.raises(ValueError, match=r"X has shape \(4, 4\) but W_q has shape \(3, 4\)"):
+        make(1, ex["X"], ex["W_q"][:3], ex["W_k"], ex["W_v"], ex["tokens"], ex["features"])

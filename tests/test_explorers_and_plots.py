@@ -78,3 +78,9 @@ def test_weights_always_on_fixed_scale_and_text_contrast():
 def test_role_colours_are_distinct():
     assert len(set(al.ROLE_COLORS.values())) == 3
     assert set(al.ROLE_COLORS) == {"query", "key", "value"}
+
+
+def test_every_explorer_factory_is_swept():
+    factories = {name for name in dir(al) if name.endswith("_explorer")}
+    swept = {name for name in factories if any(name in key for key in EXPLORERS)}
+    assert factories and swept == factories, f"not in demo_explorers(): {factories - swept}"

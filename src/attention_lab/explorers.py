@@ -169,19 +169,25 @@ def _fmt(v) -> str:
     return np.array2string(np.asarray(v), precision=4, floatmode="fixed", suppress_small=True)
 
 
-def token_explorer(i, X, W_q, W_k, W_v, tokens, features, scale=None, low=-3.0, high=3.0):
-    """Sliders on the features of token i; heatmaps of its weights w_ij and of its output y_i."""
+def _prepare(X, W_q, W_k, W_v, i, tokens, features):
+    """Checked inputs of a lesson explorer -> (X, i, colour bound of the outputs, output labels)."""
     X = as_matrix(X, "X")
     _, _, V = project(X, W_q, W_k, W_v)   # validates every shape
     i = as_index(i, X.shape[0])
     if len(tokens) != X.shape[0] or len(features) != X.shape[1]:
         raise ValueError(f"X has shape {X.shape} but there are {len(tokens)} tokens and "
                          f"{len(features)} features: expected one word per row and one name per column")
-    # y_i is a weighted average of the value rows, so |y_i| <= max |v_j|: that fixes the colour
+    # Outputs are weighted averages of the value rows, so |y| <= max |v_j|: that fixes the colour
     # scale at the start (rounded up); colours then mean the same at every slider position.
     bound = float(max(np.ceil(np.abs(V).max()), 1.0))
+    labels = list(features) if V.shape[1] == len(features) else [str(c) for c in range(V.shape[1])]
+    return X, i, bound, labels
+
+
+def token_explorer(i, X, W_q, W_k, W_v, tokens, features, scale=None, low=-3.0, high=3.0):
+    """Sliders on the features of token i; heatmaps of its weights w_ij and of its output y_i."""
+    X, i, bound, out_labels = _prepare(X, W_q, W_k, W_v, i, tokens, features)
     s = subscript(i + 1)
-    out_labels = list(features) if V.shape[1] == len(features) else [str(c) for c in range(V.shape[1])]
 
     def compute(values):
         Xi = X.copy()
@@ -204,14 +210,8 @@ def token_explorer(i, X, W_q, W_k, W_v, tokens, features, scale=None, low=-3.0, 
 
 def matrix_explorer(X, W_q, W_k, W_v, tokens, features, edit=1, low=-3.0, high=3.0):
     """Sliders on token `edit` and a temperature; heatmaps of all weights (n, n) and outputs (n, d_v)."""
-    X = as_matrix(X, "X")
-    _, _, V = project(X, W_q, W_k, W_v)   # validates every shape
-    edit = as_index(edit, X.shape[0])
-    if len(tokens) != X.shape[0] or len(features) != X.shape[1]:
-        raise ValueError(f"X has shape {X.shape} but there are {len(tokens)} tokens and "
-                         f"{len(features)} features: expected one word per row and one name per column")
+    X, edit, bound, out_labels = _prepare(X, W_q, W_k, W_v, edit, tokens, features)
     d_k = as_matrix(W_q, "W_q").shape[1]
-    bound = float(max(np.ceil(np.abs(V).max()), 1.0))
     s = subscript(edit + 1)
 
     def compute(values):
@@ -228,7 +228,6 @@ def matrix_explorer(X, W_q, W_k, W_v, tokens, features, edit=1, low=-3.0, high=3
     controls = [Control(f, f"x{s}[{f}]", float(X[edit, c]), low, high)
                 for c, f in enumerate(features)]
     controls.append(Control("tau", "τ (temperature)", 1.0, 0.1, 3.0, 0.1))
-    out_labels = list(features) if V.shape[1] == len(features) else [str(c) for c in range(V.shape[1])]
     panels = [Panel("weights", tokens, tokens, "weights", "weights: row = query, column = key",
                     "key token", "query token"),
               Panel("output", tokens, out_labels, "value", "outputs yᵢ (one row per token)",
