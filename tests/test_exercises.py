@@ -18,6 +18,13 @@ SOLUTIONS = {
     "01.2": al.self_attention(ex["X"], ex["W_q"], ex["W_k"], ex["W_v"], scale=1.0)[0][2],
     # column convention k = W_k x, by hand
     "01.3": al.source_000()["W_k"] @ al.source_000()["x"][2],
+    # weights by the loop form, one query at a time
+    "02.1": np.array([al.attend_one(i, ex["X"], ex["W_q"], ex["W_k"], ex["W_v"])[1] for i in range(4)]),
+    # scores [2, 4, 4] (the source's, verified) over sqrt 3, by hand
+    "02.2": np.exp(np.array([2, 4, 4]) / math.sqrt(3)) / np.exp(np.array([2, 4, 4]) / math.sqrt(3)).sum(),
+    # by hand: for rows 1-2 weights (e^a, 1, e^a)/(2e^a + 1), a = 1/sqrt2 ... via the loop form
+    "02.3": np.array([al.attend_one(i, [[1, 0], [0, 1], [1, 1]], np.eye(2), np.eye(2), np.eye(2))[0]
+                      for i in range(3)]),
 }
 
 

@@ -84,3 +84,13 @@ def test_every_explorer_factory_is_swept():
     factories = {name for name in dir(al) if name.endswith("_explorer")}
     swept = {name for name in factories if any(name in key for key in EXPLORERS)}
     assert factories and swept == factories, f"not in demo_explorers(): {factories - swept}"
+
+
+def test_numbers_are_stamped_with_the_slider_state():
+    import html
+    import json
+    import re
+    explorer = lesson01_explorer()
+    explorer.set(verb=2.5)
+    stamp = re.search(r'data-state="([^"]*)"', explorer.numbers.value).group(1)
+    assert json.loads(html.unescape(stamp)) == explorer.values

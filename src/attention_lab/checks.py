@@ -9,9 +9,9 @@ import numpy as np
 
 from .examples import cats_chase_mice
 from .loop import attend_one
-from .matrix import softmax
+from .matrix import project, scaled_dot_product_attention, softmax
 from .notation import from_column_convention
-from .sources import source_000
+from .sources import source_000, source_002, source_004
 
 TOLERANCE = 5e-3   # answers rounded to 2 decimals still count
 
@@ -108,7 +108,54 @@ def _lesson01():
     ]
 
 
-EXERCISES = {e.key: e for e in _lesson01()}
+def _lesson02():
+    ex = cats_chase_mice()
+    Q, K, _ = project(ex["X"], ex["W_q"], ex["W_k"], ex["W_v"])
+    s2 = source_002()
+    S2 = s2["x"] @ s2["W_q"] @ (s2["x"] @ s2["W_k"]).T
+    s4 = source_004()
+    X4, I2 = s4["X"], s4["W"]
+    printed4 = s4["printed"]["self_output"]
+    return [
+        Exercise(
+            "02.1", "Compute the weight matrix A = softmax(Q Kᵀ / √d_k) of the lesson's example.",
+            lambda: softmax(Q @ K.T / 2.0),
+            {"no scaling": (lambda: softmax(Q @ K.T),
+                            "you forgot to divide the scores by √d_k = 2 before the softmax."),
+             "wrong axis": (lambda: softmax(Q @ K.T / 2.0, axis=0),
+                            "your columns sum to 1, not your rows: the softmax runs along each "
+                            "row (axis=-1), one row per query."),
+             "no transpose": (lambda: softmax(Q @ K / 2.0),
+                              "you multiplied Q @ K; the scores are Q @ K.T (every query row "
+                              "with every key row)."),
+             "divided by d_k": (lambda: softmax(Q @ K.T / 4.0),
+                                "you divided by d_k = 4; divide by its square root, √d_k = 2."),
+             "no softmax": (lambda: Q @ K.T / 2.0,
+                            "these are the scaled scores; apply softmax to each row to get weights.")}),
+        Exercise(
+            "02.2", "Source 002 with scaling: the weights of input 1 (first row), dividing by √3.",
+            lambda: softmax(S2[0] / np.sqrt(3)),
+            {"unscaled": (lambda: softmax(S2[0]),
+                          "these are the source's unscaled weights; divide the scores by √d_k = √3 "
+                          "first."),
+             "divided by d_k": (lambda: softmax(S2[0] / 3),
+                                "you divided by d_k = 3; divide by √3 ≈ 1.732."),
+             "wrong row": (lambda: softmax(S2[1] / np.sqrt(3)),
+                           "that is the row of input 2; input 1 is row 0.")}),
+        Exercise(
+            "02.3", "Source 004's self-attention example: compute the output A V (3×2).",
+            lambda: scaled_dot_product_attention(X4 @ I2, X4 @ I2, X4 @ I2)[0],
+            {"source's printout": (lambda: printed4,
+                                   "that is what the source printed, and it is wrong: recompute "
+                                   "the softmax of each row of Q Kᵀ / √2."),
+             "wrong axis": (lambda: softmax(X4 @ X4.T / np.sqrt(2), axis=0) @ X4,
+                            "your softmax ran down the columns; it must run along each row."),
+             "no scaling": (lambda: softmax(X4 @ X4.T) @ X4,
+                            "you forgot to divide the scores by √d_k = √2.")}),
+    ]
+
+
+EXERCISES = {e.key: e for e in (*_lesson01(), *_lesson02())}
 
 
 def check(key: str, answer) -> None:

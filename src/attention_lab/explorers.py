@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import io
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,9 +16,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image as PILImage
 
-from ._validate import as_index, as_matrix
+from ._validate import as_count, as_index, as_matrix
 from .loop import attend_one
-from .matrix import project, self_attention
+from .matrix import project, self_attention, softmax
 from .plots import heatmap, subscript, update_heatmap
 
 # Unhinted glyphs draw about a third faster, and at these sizes they look the same.
@@ -32,6 +34,7 @@ class Control:
     low: float = -3.0
     high: float = 3.0
     step: float = 0.1
+    integer: bool = False
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,17 @@ class Panel:
     vmax: float | None = None
 
 
+def _slider(c: Control):
+    """An ipywidgets 8 slider for a Control, updating while it is dragged."""
+    common = {"description": c.label, "continuous_update": True,
+              "style": {"description_width": "7em"}, "layout": widgets.Layout(width="26em")}
+    if c.integer:
+        return widgets.IntSlider(value=int(c.value), min=int(c.low), max=int(c.high),
+                                 step=int(c.step), **common)
+    return widgets.FloatSlider(value=c.value, min=c.low, max=c.high, step=c.step,
+                               readout_format=".1f", **common)
+
+
 class Explorer:
     """Sliders -> compute(values) -> heatmaps updated in place -> one PNG in an Image widget."""
 
@@ -55,12 +69,7 @@ class Explorer:
                  describe: Callable[[dict, dict], str], figsize=(9.0, 2.6), dpi=100):
         self.controls, self.panels = list(controls), list(panels)
         self.compute, self.describe = compute, describe
-        self.sliders = {
-            c.key: widgets.FloatSlider(value=c.value, min=c.low, max=c.high, step=c.step,
-                                       description=c.label, continuous_update=True,
-                                       readout_format=".1f", style={"description_width": "7em"},
-                                       layout=widgets.Layout(width="26em"))
-            for c in self.controls}
+        self.sliders = {c.key: _slider(c) for c in self.controls}
         self.reset_button = widgets.Button(description="Reset", icon="undo",
                                            tooltip="Put every slider back where it started")
         self.reset_button.on_click(lambda _: self.reset())
@@ -121,8 +130,11 @@ class Explorer:
         return IPyImage(data=self.image.value, format="png")
 
     def _numbers_html(self) -> str:
-        text = self.describe(self.values, self.result)
-        return f"<pre style='font-size:15px; line-height:1.4; margin:0 1em'>{text}</pre>"
+        """The numbers, stamped with the slider values they were computed from (for browser tests)."""
+        text = html.escape(self.describe(self.values, self.result))
+        state = html.escape(json.dumps(self.values), quote=True)
+        return (f"<pre class='al-numbers' data-state=\"{state}\" "
+                f"style='font-size:15px; line-height:1.4; margin:0 1em'>{text}</pre>")
 
     def _on_change(self, change) -> None:
         if not self._holding:
@@ -133,7 +145,7 @@ class Explorer:
         try:
             self.result = self.compute(self.values)
         except ValueError as exc:   # show the reason next to the sliders instead of failing silently
-            self.numbers.value = f"<pre style='color:#b00020; font-size:15px'>{exc}</pre>"
+            self.numbers.value = f"<pre style='color:#b00020; font-size:15px'>{html.escape(str(exc))}</pre>"
             return
         for p in self.panels:
             update_heatmap(self.axes[p.key], self.result[p.key])
@@ -235,6 +247,33 @@ def matrix_explorer(X, W_q, W_k, W_v, tokens, features, edit=1, low=-3.0, high=3
     return Explorer(controls, compute, panels, describe=describe, figsize=(10.0, 3.6))
 
 
+def dk_explorer(n_keys=8, max_dk=128, seed=0):
+    """Slider on d_k: weights of one random query over random keys, unscaled and divided by sqrt(d_k)."""
+    n_keys = as_count(n_keys, "n_keys", minimum=2)
+    max_dk = as_count(max_dk, "max_dk", minimum=2)
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal(max_dk)               # (max_dk,) unit-variance entries
+    K = rng.standard_normal((n_keys, max_dk))     # (n_keys, max_dk)
+    keys = [f"k{subscript(j + 1)}" for j in range(n_keys)]
+
+    def compute(values):
+        d_k = int(values["d_k"])
+        scores = K[:, :d_k] @ q[:d_k]             # (n_keys,) first d_k features only
+        return {"weights": np.vstack([softmax(scores), softmax(scores / np.sqrt(d_k))]),
+                "scores": scores, "d_k": d_k}
+
+    def describe(values, r):
+        w = r["weights"]
+        return (f"d_k = {r['d_k']}, √d_k = {np.sqrt(r['d_k']):.2f}\n"
+                f"spread (std) of the scores q·kⱼ = {r['scores'].std():.2f}\n"
+                f"largest weight: unscaled {w[0].max():.2f}, scaled {w[1].max():.2f}")
+
+    controls = [Control("d_k", "d_k", min(16, max_dk), 1, max_dk, 1, integer=True)]
+    panels = [Panel("weights", ["÷ 1 (unscaled)", "÷ √d_k (scaled)"], keys, "weights",
+                    "weights of one query over random keys", "key", "")]
+    return Explorer(controls, compute, panels, describe=describe, figsize=(9.0, 2.4))
+
+
 def demo_explorers() -> dict:
     """Every explorer the lessons use, built on the lessons' data (for sweeps and the benchmark)."""
     from .examples import cats_chase_mice
@@ -245,4 +284,5 @@ def demo_explorers() -> dict:
             lambda: token_explorer(1, *args, ex["tokens"], ex["features"], scale=1.0),
         "02 matrix_explorer (4×4 + 4×4)":
             lambda: matrix_explorer(*args, ex["tokens"], ex["features"]),
+        "02 dk_explorer (2×8)": dk_explorer,
     }

@@ -14,6 +14,8 @@ ROLE_COLORS = {"query": "#0072B2", "key": "#D55E00", "value": "#009E73"}
 WEIGHTS_CMAP = "Purples"          # attention weights: always 0 (white) to 1 (dark purple)
 FONT = {"ticks": 13, "labels": 13, "title": 14, "annot": 14}   # sizes readable on a projector
 KINDS = ("weights", "scores", "query", "key", "value")
+# Lines that are not a role (e.g. 'unscaled' vs 'scaled') use these, never a role colour.
+LINE_COLORS = ("#333333", "#CC79A7")
 
 
 def role_cmap(role: str) -> LinearSegmentedColormap:
@@ -95,3 +97,49 @@ def update_heatmap(ax, values) -> None:
 def subscript(n: int) -> str:
     """12 -> '₁₂', for math names such as y₂ in labels."""
     return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+def plot_scaling(table):
+    """Two panels: score spread vs d_k, and how peaked the softmax gets, with and without 1/sqrt(d_k)."""
+    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
+    d = table["d_k"]
+    a.plot(d, table["std_unscaled"], "o-", color=LINE_COLORS[0], label="q·k (unscaled)")
+    a.plot(d, table["std_scaled"], "s-", color=LINE_COLORS[1], label="q·k / √d_k")
+    a.plot(d, np.sqrt(d), ":", color="0.4", label="√d_k")
+    a.set(xscale="log", yscale="log", xlabel="d_k", ylabel="spread (std) of the scores")
+    b.plot(d, table["max_weight_unscaled"], "o-", color=LINE_COLORS[0], label="unscaled")
+    b.plot(d, table["max_weight_scaled"], "s-", color=LINE_COLORS[1], label="scaled by 1/√d_k")
+    b.set(xscale="log", ylim=(0, 1.02), xlabel="d_k", ylabel="largest softmax weight (mean)")
+    for ax, title in ((a, "scores grow like √d_k"), (b, "unscaled softmax becomes one-hot")):
+        ax.set_title(title, fontsize=FONT["title"])
+        ax.legend(fontsize=FONT["ticks"] - 1)
+        ax.tick_params(labelsize=FONT["ticks"] - 1)
+        ax.xaxis.label.set_size(FONT["labels"])
+        ax.yaxis.label.set_size(FONT["labels"])
+    return fig
+
+
+def plot_cost(table):
+    """Seconds for all outputs vs n, loop form against matrix form, log-log."""
+    fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
+    ax.plot(table["n"], table["loop_s"], "o-", color=LINE_COLORS[0],
+            label="loop (attend_one per token)")
+    ax.plot(table["n"], table["matrix_s"], "s-", color=LINE_COLORS[1], label="matrix form")
+    ax.set(xscale="log", yscale="log", xlabel="number of tokens n", ylabel="seconds for all n outputs")
+    ax.set_title("the same numbers, computed two ways", fontsize=FONT["title"])
+    ax.legend(fontsize=FONT["ticks"] - 1)
+    ax.xaxis.label.set_size(FONT["labels"])
+    ax.yaxis.label.set_size(FONT["labels"])
+    return fig
+
+
+def heatmap_row(panels, row_labels, *, height=None):
+    """Several heatmaps side by side; panels = [(values, kind, title, column_labels), ...]."""
+    panels = list(panels)
+    widths = [as_matrix(v, "values").shape[1] + 0.6 for v, *_ in panels]
+    n_rows = len(list(row_labels))
+    fig, axes = plt.subplots(1, len(panels), figsize=(0.8 * sum(widths) + 1, height or 1.3 + 0.55 * n_rows),
+                             layout="constrained", width_ratios=widths, squeeze=False)
+    for ax, (values, kind, title, cols) in zip(axes[0], panels):   # numbers annotated: no colour bars
+        heatmap(values, row_labels, cols, ax=ax, kind=kind, title=title, xlabel="", ylabel="", cbar=False)
+    return fig
