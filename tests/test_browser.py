@@ -54,7 +54,7 @@ def test_lesson_in_jupyterlab(lab, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
     results = {}
     for i in range(shown["explorers"]):
-        m = lab_session.measure_explorer(page, i)
+        m = lab_session.measure_explorer(page, i, steps_per_slider=2)   # right, then back left
         assert m["sliders"] >= 1
         assert m["every_step_changed_image"], "a slider step did not change its heatmap"
         assert m["burst_final"] > m["burst_start"]
