@@ -11,6 +11,7 @@ from attention_lab.checks import TOLERANCE
 # Right answers derived independently of the checker (by hand or by the matrix form).
 e = math.e
 ex = al.cats_chase_mice()
+cat = al.the_cat_sat()
 SOLUTIONS = {
     # scores x_3 . x_j = [0, 0, 1, 1]
     "01.1": np.array([1, 1, e, e]) / (2 + 2 * e),
@@ -22,9 +23,15 @@ SOLUTIONS = {
     "02.1": np.array([al.attend_one(i, ex["X"], ex["W_q"], ex["W_k"], ex["W_v"])[1] for i in range(4)]),
     # scores [2, 4, 4] (the source's, verified) over sqrt 3, by hand
     "02.2": np.exp(np.array([2, 4, 4]) / math.sqrt(3)) / np.exp(np.array([2, 4, 4]) / math.sqrt(3)).sum(),
-    # by hand: for rows 1-2 weights (e^a, 1, e^a)/(2e^a + 1), a = 1/sqrt2 ... via the loop form
+    # the loop form, one token at a time
     "02.3": np.array([al.attend_one(i, [[1, 0], [0, 1], [1, 1]], np.eye(2), np.eye(2), np.eye(2))[0]
                       for i in range(3)]),
+    # multi_head_attention with W_O = I returns the concatenation itself
+    "03.1": al.multi_head_attention(cat["X"], cat["X"], cat["W_q"], cat["W_k"], cat["W_v"], np.eye(4), 2)[0],
+    "03.2": al.multi_head_attention(cat["X"], cat["X"], cat["W_q"], cat["W_k"], cat["W_v"],
+                                    al.exercise_03_output_weights(), 2)[0],
+    # head 2's own weight matrix W_q^(2), then X W_q^(2)
+    "03.3": cat["X"] @ al.split_weights(cat["W_q"], 2)[1],
 }
 
 
@@ -52,8 +59,9 @@ def test_each_mistake_gets_its_own_hint(key):
     assert len(exercise.mistakes) >= 2
     hints = set()
     for name, (wrong, _hint) in exercise.mistakes.items():
-        answer = wrong()
-        assert np.abs(np.asarray(answer) - SOLUTIONS[key]).max() > 2 * TOLERANCE, \
+        answer = np.asarray(wrong())
+        assert answer.shape != SOLUTIONS[key].shape or \
+            np.abs(answer - SOLUTIONS[key]).max() > 2 * TOLERANCE, \
             f"{key}: mistake {name!r} is indistinguishable from the right answer"
         result = exercise.evaluate(answer)
         assert result.status == "mistake" and result.mistake == name

@@ -19,21 +19,35 @@ def mesh_values(explorer):
     return {k: np.array(ax.collections[0].get_array()) for k, ax in explorer.axes.items()}
 
 
+def positions(slider, most=21):
+    """A slider's whole range, end to end: every option or step, or `most` evenly spaced steps."""
+    if hasattr(slider, "options"):                       # selection slider: every option
+        return [value for _, value in slider.options]
+    steps = round((slider.max - slider.min) / slider.step)
+    values = slider.min + slider.step * np.round(np.linspace(0, steps, min(steps + 1, most)))
+    return [int(v) for v in values] if isinstance(slider.value, int) else [float(v) for v in values]
+
+
+def changed_since(before, now):
+    return any(k not in before or before[k].shape != now[k].shape or not np.allclose(before[k], now[k])
+               for k in now)
+
+
 @pytest.mark.parametrize("make", EXPLORERS.values(), ids=EXPLORERS.keys())
 def test_sweep_every_slider(make):
     explorer = make()   # warnings are errors (pyproject filterwarnings)
     for key, slider in explorer.sliders.items():
         start_png, start_mesh = explorer.image.value, mesh_values(explorer)
-        steps = round((slider.max - slider.min) / slider.step)
         changed = False
-        for v in np.linspace(slider.min, slider.max, steps + 1):
-            slider.value = float(v)
+        for v in positions(slider):
+            slider.value = v
             for arr in mesh_values(explorer).values():
                 assert np.isfinite(arr).all(), f"{key}={v}: NaN or inf in a heatmap"
-            w = explorer.result["weights"]
-            assert np.allclose(w.sum(axis=-1), 1.0) and (w >= 0).all()
-            now = mesh_values(explorer)
-            changed |= any(not np.allclose(now[k], start_mesh[k]) for k in now)
+            for p in explorer.panels:
+                if p.kind == "weights":
+                    w = explorer.result[p.key]
+                    assert np.allclose(w.sum(axis=-1), 1.0) and (w >= 0).all() and (w <= 1).all()
+            changed |= changed_since(start_mesh, mesh_values(explorer))
         assert changed, f"moving {key} over its range never changed any heatmap"
         assert explorer.image.value != start_png
         explorer.reset()
@@ -94,3 +108,26 @@ def test_numbers_are_stamped_with_the_slider_state():
     explorer.set(verb=2.5)
     stamp = re.search(r'data-state="([^"]*)"', explorer.numbers.value).group(1)
     assert json.loads(html.unescape(stamp)) == explorer.values
+
+
+def heads_demo():
+    return al.demo_explorers()["03 heads_explorer (h × 6×6 + 6×4)"]()
+
+
+def test_heads_explorer_layout_follows_the_number_of_heads():
+    explorer = heads_demo()
+    for h in (1, 2, 4):
+        explorer.set(n_heads=h, head=h)
+        heads = [k for k in explorer.axes if k.startswith("head")]
+        assert len(heads) == h and explorer.sliders["head"].max == h
+        ex = al.the_cat_sat()
+        _, w = al.multi_head_attention(ex["X"], ex["X"], ex["W_q"], ex["W_k"], ex["W_v"], ex["W_o"], h)
+        assert np.allclose(explorer.axes["shown"].collections[0].get_array(), w[h - 1])
+        assert explorer.axes["shown"].get_title().startswith(f"head {h} of {h}")
+
+
+def test_heads_explorer_head_selector_is_clamped():
+    explorer = heads_demo()
+    explorer.set(n_heads=4, head=4)
+    explorer.set(n_heads=2)
+    assert explorer.values["head"] == 2 and "head 2 of 2" in explorer.axes["shown"].get_title()

@@ -156,6 +156,11 @@ _INSTRUMENT = """(index) => {
 }""".replace("__EXPLORER__", EXPLORER)
 
 
+def _number(text: str) -> float:
+    """A slider readout as a number (ipywidgets writes negatives with the Unicode minus sign)."""
+    return float(text.strip().replace("\u2212", "-"))
+
+
 def measure_explorer(page, index: int, steps_per_slider: int = 4, burst: int = 20) -> dict:
     """Slider steps by keyboard in explorer `index`: latency key -> new heatmap image, in ms."""
     page.evaluate("() => { if (window.__al) window.__al = null; }")
@@ -181,10 +186,10 @@ def measure_explorer(page, index: int, steps_per_slider: int = 4, burst: int = 2
     handle = explorer.locator(".widget-slider .noUi-handle").first
     handle.focus()
     readout = explorer.locator(".widget-readout").first
-    start_value = float(readout.inner_text())
+    start_value = _number(readout.text_content())
     for _ in range(burst):
         page.keyboard.press("ArrowRight", delay=0)
-    final_value = float(readout.inner_text())
+    final_value = _number(readout.text_content())
     first_slider = explorer.locator(".al-numbers").get_attribute("data-state")
     key = next(iter(json.loads(first_slider)))   # the burst moves the first slider
     page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext"

@@ -4,8 +4,8 @@ Row convention everywhere: a sequence is an (n, d) array, one token per row, and
 Lesson -> module: 01 loop, 02 matrix, 03 heads, 04 masks; plots, explorers and checks serve all.
 """
 
-from .checks import EXERCISES, check
-from .examples import cats_chase_mice
+from .checks import EXERCISES, check, exercise_03_output_weights
+from .examples import cats_chase_mice, the_cat_sat
 from .experiments import scaling_experiment, score_matrix_bytes, time_forms
 from .explorers import (
     Control,
@@ -13,10 +13,11 @@ from .explorers import (
     Panel,
     demo_explorers,
     dk_explorer,
+    heads_explorer,
     matrix_explorer,
     token_explorer,
 )
-from .heads import head_width, multi_head_attention, split_heads
+from .heads import concat_heads, head_width, multi_head_attention, split_heads, split_weights
 from .loop import attend_one
 from .masks import causal_mask, cross_attention, padding_mask
 from .matrix import project, scaled_dot_product_attention, self_attention, softmax
@@ -37,12 +38,50 @@ from .sources import ORIGINS, source_000, source_001, source_002, source_003, so
 __version__ = "0.1.0"
 
 __all__ = [
-    "EXERCISES", "ORIGINS", "ROLE_COLORS", "WEIGHTS_CMAP", "Control", "Explorer", "Panel",
-    "attend_one", "cats_chase_mice", "causal_mask", "check", "cross_attention", "demo_explorers",
-    "dk_explorer", "from_column_convention", "from_torch_linear", "head_width", "heatmap", "heatmap_row",
-    "matrix_explorer", "multi_head_attention", "padding_mask", "plot_cost", "plot_scaling",
-    "project", "role_cmap", "scaled_dot_product_attention", "scaling_experiment",
-    "score_matrix_bytes", "self_attention", "softmax", "source_000", "source_001", "source_002",
-    "source_003", "source_004", "split_heads", "subscript", "time_forms", "token_explorer",
+    "EXERCISES",
+    "ORIGINS",
+    "ROLE_COLORS",
+    "WEIGHTS_CMAP",
+    "Control",
+    "Explorer",
+    "Panel",
+    "attend_one",
+    "cats_chase_mice",
+    "causal_mask",
+    "check",
+    "concat_heads",
+    "cross_attention",
+    "demo_explorers",
+    "dk_explorer",
+    "exercise_03_output_weights",
+    "from_column_convention",
+    "from_torch_linear",
+    "head_width",
+    "heads_explorer",
+    "heatmap",
+    "heatmap_row",
+    "matrix_explorer",
+    "multi_head_attention",
+    "padding_mask",
+    "plot_cost",
+    "plot_scaling",
+    "project",
+    "role_cmap",
+    "scaled_dot_product_attention",
+    "scaling_experiment",
+    "score_matrix_bytes",
+    "self_attention",
+    "softmax",
+    "source_000",
+    "source_001",
+    "source_002",
+    "source_003",
+    "source_004",
+    "split_heads",
+    "split_weights",
+    "subscript",
+    "the_cat_sat",
+    "time_forms",
+    "token_explorer",
     "update_heatmap",
 ]

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .examples import cats_chase_mice
+from .examples import cats_chase_mice, the_cat_sat
 from .loop import attend_one
 from .matrix import project, scaled_dot_product_attention, softmax
 from .notation import from_column_convention
@@ -43,17 +43,18 @@ class Exercise:
         except (TypeError, ValueError):
             return Result("wrong", f"Exercise {self.key}: expected numbers of shape "
                                    f"{expected.shape}, got {type(answer).__name__} {answer!r}.")
+        if got.dtype == object or not np.isfinite(got).all():
+            return Result("wrong", f"Exercise {self.key}: your answer contains NaN or inf; "
+                                   "did a softmax overflow? Subtract the maximum score first.")
+        if got.shape == expected.shape and np.allclose(got, expected, rtol=0, atol=TOLERANCE):
+            return Result("correct", f"Exercise {self.key}: ✓ correct.")
+        for name, (wrong, hint) in self.mistakes.items():   # a known mistake may have its own shape
+            mistaken = np.asarray(wrong(), dtype=float)
+            if got.shape == mistaken.shape and np.allclose(got, mistaken, rtol=0, atol=TOLERANCE):
+                return Result("mistake", f"Exercise {self.key}: not yet. Hint: {hint}", name)
         if got.shape != expected.shape:
             return Result("wrong", f"Exercise {self.key}: expected shape {expected.shape}, got "
                                    f"{got.shape}. One number per token or per component.")
-        if not np.isfinite(got).all():
-            return Result("wrong", f"Exercise {self.key}: your answer contains NaN or inf; "
-                                   "did a softmax overflow? Subtract the maximum score first.")
-        if np.allclose(got, expected, rtol=0, atol=TOLERANCE):
-            return Result("correct", f"Exercise {self.key}: ✓ correct.")
-        for name, (wrong, hint) in self.mistakes.items():
-            if np.allclose(got, np.asarray(wrong(), dtype=float), rtol=0, atol=TOLERANCE):
-                return Result("mistake", f"Exercise {self.key}: not yet. Hint: {hint}", name)
         return Result("wrong", f"Exercise {self.key}: {self.fallback}")
 
     def check(self, answer) -> None:
@@ -155,7 +156,52 @@ def _lesson02():
     ]
 
 
-EXERCISES = {e.key: e for e in (*_lesson01(), *_lesson02())}
+def exercise_03_output_weights():
+    """The W_O used in exercise 03.2 (fixed, seeded)."""
+    return np.round(np.random.default_rng(3).standard_normal((4, 4)), 1)
+
+
+def _lesson03():
+    ex = the_cat_sat()
+    X, W_q, W_k, W_v = ex["X"], ex["W_q"], ex["W_k"], ex["W_v"]
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    heads = [scaled_dot_product_attention(Q[:, c], K[:, c], V[:, c])[0] for c in (slice(0, 2), slice(2, 4))]
+    W_o = exercise_03_output_weights()   # a W_O that is not the identity
+    return [
+        Exercise(
+            "03.1", "Concatenate the outputs of the two heads (each 6 × 2) into one 6 × 4 array.",
+            lambda: np.hstack(heads),
+            {"wrong order": (lambda: np.hstack(heads[::-1]),
+                             "head 2 comes first in your answer; concatenate in order: head 1's "
+                             "columns, then head 2's."),
+             "stacked rows": (lambda: np.vstack(heads),
+                              "you stacked the heads as extra rows (12 × 2); put them side by side: "
+                              "np.hstack or np.concatenate(..., axis=1)."),
+             "added": (lambda: heads[0] + heads[1],
+                       "you added the heads; concatenating keeps both, side by side (6 × 4).")}),
+        Exercise(
+            "03.2", "Apply W_O = al.exercise_03_output_weights() to the concatenation of exercise 03.1.",
+            lambda: np.hstack(heads) @ W_o,
+            {"forgot W_O": (lambda: np.hstack(heads),
+                            "this is the concatenation alone; multi-head attention ends with @ W_O."),
+             "transposed W_O": (lambda: np.hstack(heads) @ W_o.T,
+                                "you used W_O.T; in the row convention it is Concat(heads) @ W_O."),
+             "W_O first": (lambda: W_o @ np.hstack(heads).T,
+                           "W_O goes on the right: Concat(heads) @ W_O, shape (6, 4).")}),
+        Exercise(
+            "03.3", "Give the queries of head 2 only, Q⁽²⁾ (6 × 2), taken from Q = X W_q.",
+            lambda: Q[:, 2:4],
+            {"rows instead of columns": (lambda: Q[2:4, :],
+                                         "you cut out rows (tokens); a head takes all tokens and "
+                                         "a block of columns: Q[:, 2:4]."),
+             "head 1": (lambda: Q[:, 0:2],
+                        "these are head 1's columns 0-1; head 2 has columns k:2k = 2:4."),
+             "whole Q": (lambda: Q,
+                         "this is all of Q; head 2 uses only its own k = 2 columns.")}),
+    ]
+
+
+EXERCISES = {e.key: e for e in (*_lesson01(), *_lesson02(), *_lesson03())}
 
 
 def check(key: str, answer) -> None:

@@ -2,24 +2,28 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from unittest import mock
 
 import ipywidgets as widgets
 import matplotlib as mpl
 import numpy as np
+import seaborn.matrix
 from IPython.display import Image as IPyImage
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image as PILImage
 
 from ._validate import as_count, as_index, as_matrix
+from .heads import multi_head_attention
 from .loop import attend_one
 from .matrix import project, self_attention, softmax
-from .plots import heatmap, subscript, update_heatmap
+from .plots import add_colorbar, heatmap, subscript, update_heatmap
 
 # Unhinted glyphs draw about a third faster, and at these sizes they look the same.
 _FAST_TEXT = {"text.hinting": "none"}
@@ -35,6 +39,7 @@ class Control:
     high: float = 3.0
     step: float = 0.1
     integer: bool = False
+    options: tuple = ()          # if given: a selection slider over these values (e.g. divisors)
 
 
 @dataclass(frozen=True)
@@ -49,12 +54,27 @@ class Panel:
     ylabel: str = "query"
     vmin: float | None = None
     vmax: float | None = None
+    fmt: str = ".2f"
+    annot_size: int | None = None   # None: the projector size of plots.FONT
+    annot: bool = True              # False: colours only (thumbnails)
+    cbar: bool = True
+    width: float | None = None      # relative width in the figure (default: columns + 1.5)
+
+
+def _no_seaborn_label_check():
+    """seaborn draws the whole figure inside every heatmap() to see whether tick labels overlap;
+    the explorers set label rotation themselves, so skip that draw while building (5-10x faster)."""
+    if hasattr(seaborn.matrix, "_draw_figure"):
+        return mock.patch.object(seaborn.matrix, "_draw_figure", lambda fig: None)
+    return contextlib.nullcontext()
 
 
 def _slider(c: Control):
     """An ipywidgets 8 slider for a Control, updating while it is dragged."""
     common = {"description": c.label, "continuous_update": True,
               "style": {"description_width": "7em"}, "layout": widgets.Layout(width="26em")}
+    if c.options:
+        return widgets.SelectionSlider(options=[(str(o), o) for o in c.options], value=c.value, **common)
     if c.integer:
         return widgets.IntSlider(value=int(c.value), min=int(c.low), max=int(c.high),
                                  step=int(c.step), **common)
@@ -63,20 +83,29 @@ def _slider(c: Control):
 
 
 class Explorer:
-    """Sliders -> compute(values) -> heatmaps updated in place -> one PNG in an Image widget."""
+    """Sliders -> compute(values) -> heatmaps updated in place -> one PNG in an Image widget.
+
+    `panels` is a list of Panel, or a function of the slider values returning one (for a layout
+    that depends on a slider, such as one heatmap per head); the figure is rebuilt only when the
+    layout changes. `adjust(explorer)`, if given, runs before each update to keep sliders
+    consistent with each other (e.g. 'show head' <= number of heads).
+    """
 
     def __init__(self, controls, compute: Callable[[dict], dict], panels, *,
-                 describe: Callable[[dict, dict], str], figsize=(9.0, 2.6), dpi=100):
-        self.controls, self.panels = list(controls), list(panels)
-        self.compute, self.describe = compute, describe
+                 describe: Callable[[dict, dict], str], figsize=(9.0, 2.6), dpi=100,
+                 adjust: Callable[[Explorer], None] | None = None):
+        self.controls = list(controls)
+        self._panel_spec = panels if callable(panels) else (lambda values, fixed=list(panels): fixed)
+        self.compute, self.describe, self.adjust = compute, describe, adjust
         self.sliders = {c.key: _slider(c) for c in self.controls}
         self.reset_button = widgets.Button(description="Reset", icon="undo",
                                            tooltip="Put every slider back where it started")
         self.reset_button.on_click(lambda _: self.reset())
         self.figure = Figure(figsize=figsize, dpi=dpi)
-        self.figure.set_layout_engine("constrained", w_pad=0.12, h_pad=0.08)   # inches of margin
         self._canvas = FigureCanvasAgg(self.figure)
+        self._holding = False
         self.result = self.compute(self.values)
+        self.panels = self._panel_spec(self.values)
         with mpl.rc_context(_FAST_TEXT):
             self._build_figure()
         self.image = widgets.Image(value=self._png(), format="png",
@@ -85,27 +114,44 @@ class Explorer:
         self.numbers = widgets.HTML(self._numbers_html())
         for s in self.sliders.values():
             s.observe(self._on_change, names="value")
-        self._holding = False
         self.widget = widgets.VBox([
             widgets.HBox([widgets.VBox([*self.sliders.values(), self.reset_button]),
                           self.numbers]),
             self.image])
         self.widget.add_class("attention-lab-explorer")
 
+    def _layout(self):
+        """What fixes the figure's layout: the panels (titles aside) and the shapes of their data."""
+        return [(replace(p, title=None), np.shape(self.result[p.key])) for p in self.panels]
+
     def _build_figure(self) -> None:
         """Draw the panels once; keep the static background for blitting."""
-        axes = self.figure.subplots(1, len(self.panels), squeeze=False,
-                                    width_ratios=[len(p.col_labels) + 1.5 for p in self.panels])[0]
+        self.figure.clear()
+        # seaborn draws the whole figure once per heatmap (to check tick labels): keep the costly
+        # constrained layout off until all panels exist, then lay out once.
+        self.figure.set_layout_engine("none")
+        self._built_layout = self._layout()
+        widths = [p.width or len(p.col_labels) + 1.5 for p in self.panels]
+        axes = self.figure.subplots(1, len(self.panels), squeeze=False, width_ratios=widths)[0]
         self.axes = {}
-        for ax, p in zip(axes, self.panels):
-            self.axes[p.key] = heatmap(self.result[p.key], p.row_labels, p.col_labels, ax=ax,
-                                       kind=p.kind, title=p.title, xlabel=p.xlabel,
-                                       ylabel=p.ylabel, vmin=p.vmin, vmax=p.vmax)
+        with _no_seaborn_label_check():
+            for ax, p in zip(axes, self.panels):
+                self.axes[p.key] = heatmap(self.result[p.key], p.row_labels, p.col_labels, ax=ax,
+                                           kind=p.kind, title=p.title, xlabel=p.xlabel,
+                                           ylabel=p.ylabel, vmin=p.vmin, vmax=p.vmax, fmt=p.fmt,
+                                           annot_size=p.annot_size, annot=p.annot, cbar=False)
+                ax.tick_params(axis="x", labelrotation=90 if p.width and p.width < len(p.col_labels)
+                               else 0)
         # Blitting: draw everything static once, keep that background, and on every change
         # repaint only the cells and their numbers (about 4x faster than a full draw).
-        self._animated = [a for ax in self.axes.values() for a in (ax.collections[0], *ax.texts)]
+        self._animated = [a for ax in self.axes.values()
+                          for a in (ax.collections[0], *ax.texts, ax.title)]
         for artist in self._animated:
             artist.set_animated(True)
+        self.figure.set_layout_engine("constrained", w_pad=0.12, h_pad=0.08)   # inches of margin
+        for p in self.panels:
+            if p.cbar:
+                add_colorbar(self.axes[p.key])
         self._canvas.draw()
         self.figure.set_layout_engine("none")   # freeze the layout computed by that first draw
         self._background = self._canvas.copy_from_bbox(self.figure.bbox)
@@ -141,14 +187,26 @@ class Explorer:
             self.refresh()
 
     def refresh(self) -> None:
-        """Recompute from the sliders and repaint the heatmaps in place."""
+        """Recompute from the sliders and repaint the heatmaps in place (rebuild if the layout changed)."""
+        if self.adjust is not None:
+            self._holding = True
+            try:
+                self.adjust(self)
+            finally:
+                self._holding = False
         try:
             self.result = self.compute(self.values)
         except ValueError as exc:   # show the reason next to the sliders instead of failing silently
             self.numbers.value = f"<pre style='color:#b00020; font-size:15px'>{html.escape(str(exc))}</pre>"
             return
-        for p in self.panels:
-            update_heatmap(self.axes[p.key], self.result[p.key])
+        self.panels = self._panel_spec(self.values)
+        if self._layout() != self._built_layout:
+            with mpl.rc_context(_FAST_TEXT):
+                self._build_figure()
+        else:
+            for p in self.panels:
+                update_heatmap(self.axes[p.key], self.result[p.key])
+                self.axes[p.key].set_title(p.title or "")
         self.image.value = self._png()
         self.numbers.value = self._numbers_html()
 
@@ -159,8 +217,11 @@ class Explorer:
             raise ValueError(f"no slider called {sorted(unknown)}: the sliders are {list(self.sliders)}")
         self._holding = True
         try:
-            for k, v in values.items():
-                self.sliders[k].value = v
+            for c in self.controls:          # in the order of the sliders, keeping them consistent
+                if c.key in values:
+                    self.sliders[c.key].value = values[c.key]
+                    if self.adjust is not None:
+                        self.adjust(self)
         finally:
             self._holding = False
         self.refresh()
@@ -274,10 +335,64 @@ def dk_explorer(n_keys=8, max_dk=128, seed=0):
     return Explorer(controls, compute, panels, describe=describe, figsize=(9.0, 2.4))
 
 
+def heads_explorer(X, W_q, W_k, W_v, W_o, tokens, features, edit=2, n_heads=2, low=-3.0, high=3.0):
+    """Sliders on token `edit`, the number of heads (divisors of d_model) and the head shown;
+    one weight heatmap per head, the selected head marked ▶, and the output Concat(heads) W_O."""
+    X, edit, _, _ = _prepare(X, W_q, W_k, W_v, edit, tokens, features)
+    d_model = X.shape[1]
+    divisors = tuple(h for h in range(1, d_model + 1) if d_model % h == 0)
+    if n_heads not in divisors:
+        raise ValueError(f"n_heads is {n_heads!r} but d_model is {d_model}: choose one of {divisors}")
+    W_o = as_matrix(W_o, "W_o", "(d_model, d_model)")
+    multi_head_attention(X, X, W_q, W_k, W_v, W_o, n_heads)   # validates every shape
+    V = X @ as_matrix(W_v, "W_v")
+    # every concatenated entry is an average of values, so |output| <= max|v| * column sums of |W_o|
+    bound = float(max(np.ceil(np.abs(V).max() * np.abs(W_o).sum(axis=0).max()), 1.0))
+    s = subscript(edit + 1)
+    out_labels = [str(c + 1) for c in range(d_model)]
+
+    def adjust(explorer):
+        explorer.sliders["head"].max = explorer.sliders["n_heads"].value   # clamps 'head' too
+
+    def compute(values):
+        Xe = X.copy()
+        Xe[edit] = [values[f] for f in features]
+        out, w = multi_head_attention(Xe, Xe, W_q, W_k, W_v, W_o, values["n_heads"])
+        shown = min(values["head"], values["n_heads"])
+        return {**{f"head{i}": w[i] for i in range(len(w))}, "shown": w[shown - 1],
+                "output": out, "x": Xe[edit]}
+
+    def panels(values):
+        # every head as a small map of colours, the selected head with its numbers, the output
+        h, shown = values["n_heads"], min(values["head"], values["n_heads"])
+        thumbs = [Panel(f"head{i}", ["" for _ in tokens] if i else tokens, tokens, "weights",
+                        ("▶ " if i + 1 == shown else "") + f"head {i + 1}", "", "",
+                        annot=False, cbar=False, width=len(tokens) * 0.55)
+                  for i in range(h)]
+        shown_panel = Panel("shown", tokens, tokens, "weights", f"head {shown} of {h} (k = {d_model // h})",
+                            "key", "query", annot_size=11)
+        output_panel = Panel("output", tokens, out_labels, "value", "output = Concat(heads) W_O",
+                             "column", "", -bound, bound, annot_size=10, width=len(out_labels) + 1.6)
+        return [*thumbs, shown_panel, output_panel]
+
+    def describe(values, r):
+        h, shown = values["n_heads"], min(values["head"], values["n_heads"])
+        w = r[f"head{shown - 1}"]
+        best = ", ".join(f"{tokens[q]}→{tokens[int(np.argmax(w[q]))]}" for q in range(len(tokens)))
+        return (f"x{s} = {_fmt(r['x'])}\n"
+                f"h = {h} heads of width k = d_model/h = {d_model // h}\n"
+                f"head {shown}: each query's strongest key\n  {best}")
+
+    controls = [Control(f, f"x{s}[{f}]", float(X[edit, c]), low, high) for c, f in enumerate(features)]
+    controls += [Control("n_heads", "heads h", n_heads, options=divisors),
+                 Control("head", "show head", 1, 1, n_heads, 1, integer=True)]
+    return Explorer(controls, compute, panels, describe=describe, figsize=(12.0, 3.4), adjust=adjust)
+
+
 def demo_explorers() -> dict:
     """Every explorer the lessons use, built on the lessons' data (for sweeps and the benchmark)."""
-    from .examples import cats_chase_mice
-    ex = cats_chase_mice()
+    from .examples import cats_chase_mice, the_cat_sat
+    ex, cat = cats_chase_mice(), the_cat_sat()
     args = (ex["X"], ex["W_q"], ex["W_k"], ex["W_v"])
     return {
         "01 token_explorer (y₂, 1×4 + 1×4)":
@@ -285,4 +400,6 @@ def demo_explorers() -> dict:
         "02 matrix_explorer (4×4 + 4×4)":
             lambda: matrix_explorer(*args, ex["tokens"], ex["features"]),
         "02 dk_explorer (2×8)": dk_explorer,
+        "03 heads_explorer (h × 6×6 + 6×4)": lambda: heads_explorer(
+            *(cat[k] for k in ("X", "W_q", "W_k", "W_v", "W_o", "tokens", "features"))),
     }

@@ -34,6 +34,23 @@ def split_heads(M, n_heads):
     return M.reshape(n, n_heads, k).transpose(1, 0, 2)
 
 
+def split_weights(W, n_heads):
+    """(d_model, d_model) -> (n_heads, d_model, k): head i's own W^(i) = columns i*k:(i+1)*k."""
+    W = as_matrix(W, "W", "(d_model, d_model)")
+    k = head_width(W.shape[1], n_heads)
+    return W.reshape(W.shape[0], n_heads, k).transpose(1, 0, 2)
+
+
+def concat_heads(heads):
+    """(n_heads, n, k) -> (n, n_heads * k): head 0's columns first, then head 1's, and so on."""
+    H = np.array(heads, dtype=float, copy=True)
+    if H.ndim != 3 or H.size == 0:
+        raise ValueError(f"heads have shape {shape_of(H)}: expected (n_heads, n, k), one (n, k) "
+                         "output per head")
+    h, n, k = H.shape
+    return H.transpose(1, 0, 2).reshape(n, h * k)
+
+
 def multi_head_attention(X_query, X_context, W_q, W_k, W_v, W_o, n_heads, mask=None):
     """Concat(head_1..head_h) @ W_o -> (output (m, d_model), weights (n_heads, m, n))."""
     Xq = as_matrix(X_query, "X_query", "(m, d_model)")

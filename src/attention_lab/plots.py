@@ -43,7 +43,8 @@ def _style(kind: str, values: np.ndarray, vmin, vmax):
 
 
 def heatmap(values, row_labels, col_labels, *, ax=None, kind="weights", title=None,
-            xlabel="key", ylabel="query", fmt=".2f", vmin=None, vmax=None, cbar=True):
+            xlabel="key", ylabel="query", fmt=".2f", vmin=None, vmax=None, cbar=True, annot_size=None,
+            annot=True):
     """Annotated heatmap of a 2-D array, labelled with token words; returns the Axes."""
     values = as_matrix(values, "values", "(rows, columns)")
     row_labels, col_labels = list(row_labels), list(col_labels)
@@ -55,12 +56,12 @@ def heatmap(values, row_labels, col_labels, *, ax=None, kind="weights", title=No
     if ax is None:
         width = 1.6 + 0.9 * values.shape[1] + (1.2 if cbar else 0)
         _, ax = plt.subplots(figsize=(width, 1.2 + 0.7 * values.shape[0]), layout="constrained")
-    sns.heatmap(values, ax=ax, cmap=cmap, vmin=vmin, vmax=vmax, annot=True, fmt=fmt,
-                annot_kws={"fontsize": FONT["annot"]}, cbar=cbar, linewidths=1, linecolor="white",
-                xticklabels=col_labels, yticklabels=row_labels, square=False)
+    sns.heatmap(values, ax=ax, cmap=cmap, vmin=vmin, vmax=vmax, annot=annot, fmt=fmt,
+                annot_kws={"fontsize": annot_size or FONT["annot"]}, cbar=False, linewidths=1,
+                linecolor="white", xticklabels=col_labels, yticklabels=row_labels, square=False)
     ax.tick_params(labelsize=FONT["ticks"], length=0)
     if cbar:
-        ax.collections[0].colorbar.ax.tick_params(labelsize=FONT["ticks"] - 1)
+        add_colorbar(ax)
     ax.set_yticklabels(ax.get_yticklabels(), rotation=0)
     ax.set_xlabel(xlabel, fontsize=FONT["labels"])
     ax.set_ylabel(ylabel, fontsize=FONT["labels"])
@@ -69,6 +70,13 @@ def heatmap(values, row_labels, col_labels, *, ax=None, kind="weights", title=No
     ax._attention_lab_fmt = fmt  # remembered for update_heatmap
     update_heatmap(ax, values)   # same text-contrast rule at creation as after every update
     return ax
+
+
+def add_colorbar(ax) -> None:
+    """The colour scale of a heatmap, beside it (added after the layout engine is chosen)."""
+    bar = ax.figure.colorbar(ax.collections[0], ax=ax)
+    bar.outline.set_linewidth(0)
+    bar.ax.tick_params(labelsize=FONT["ticks"] - 1)
 
 
 def text_color(background) -> str:
