@@ -57,6 +57,7 @@ def test_lesson_in_jupyterlab(lab, name):
         m = lab_session.measure_explorer(page, i, steps_per_slider=2)   # right, then back left
         assert m["sliders"] >= 1
         assert m["every_step_changed_image"], "a slider step did not change its heatmap"
+        assert m["every_toggle_changed_image"], "a mask button did not change its heatmap"
         assert m["burst_final"] > m["burst_start"]
         assert m["state_shown_after_burst"] == pytest.approx(m["burst_final"]), \
             "after a burst the explorer does not show the final slider position"

@@ -12,6 +12,7 @@ from attention_lab.checks import TOLERANCE
 e = math.e
 ex = al.cats_chase_mice()
 cat = al.the_cat_sat()
+tr = al.translation()
 SOLUTIONS = {
     # scores x_3 . x_j = [0, 0, 1, 1]
     "01.1": np.array([1, 1, e, e]) / (2 + 2 * e),
@@ -32,6 +33,12 @@ SOLUTIONS = {
                                     al.exercise_03_output_weights(), 2)[0],
     # head 2's own weight matrix W_q^(2), then X W_q^(2)
     "03.3": cat["X"] @ al.split_weights(cat["W_q"], 2)[1],
+    # the package's masked attention (masks by hand below)
+    "04.1": al.self_attention(tr["X_dec"], tr["self_W_q"], tr["self_W_k"], tr["self_W_v"],
+                              mask=np.tril(np.ones((4, 4), bool)))[1],
+    "04.2": al.cross_attention(tr["X_dec"], tr["X_enc"], tr["cross_W_q"], tr["cross_W_k"], tr["cross_W_v"],
+                               mask=np.array([[True] * 5 + [False]] * 4))[1],
+    "04.3": np.array([[j <= i and j < 4 for j in range(5)] for i in range(5)]),
 }
 
 
@@ -43,7 +50,7 @@ def test_every_exercise_has_an_independent_solution():
 def test_right_answer_gets_a_tick(key, capsys):
     al.check(key, SOLUTIONS[key])
     assert capsys.readouterr().out.strip() == f"Exercise {key}: ✓ correct."
-    al.check(key, np.round(SOLUTIONS[key], 2).tolist())   # rounded to 2 decimals, as a list
+    al.check(key, np.round(np.asarray(SOLUTIONS[key], dtype=float), 2).tolist())   # rounded, as a list
     assert "✓" in capsys.readouterr().out
 
 
@@ -59,9 +66,9 @@ def test_each_mistake_gets_its_own_hint(key):
     assert len(exercise.mistakes) >= 2
     hints = set()
     for name, (wrong, _hint) in exercise.mistakes.items():
-        answer = np.asarray(wrong())
+        answer = np.asarray(wrong(), dtype=float)
         assert answer.shape != SOLUTIONS[key].shape or \
-            np.abs(answer - SOLUTIONS[key]).max() > 2 * TOLERANCE, \
+            np.abs(answer - np.asarray(SOLUTIONS[key], dtype=float)).max() > 2 * TOLERANCE, \
             f"{key}: mistake {name!r} is indistinguishable from the right answer"
         result = exercise.evaluate(answer)
         assert result.status == "mistake" and result.mistake == name

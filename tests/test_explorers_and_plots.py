@@ -23,6 +23,8 @@ def positions(slider, most=21):
     """A slider's whole range, end to end: every option or step, or `most` evenly spaced steps."""
     if hasattr(slider, "options"):                       # selection slider: every option
         return [value for _, value in slider.options]
+    if isinstance(slider.value, bool):                   # on/off button: both states
+        return [not slider.value, slider.value]
     steps = round((slider.max - slider.min) / slider.step)
     values = slider.min + slider.step * np.round(np.linspace(0, steps, min(steps + 1, most)))
     return [int(v) for v in values] if isinstance(slider.value, int) else [float(v) for v in values]
@@ -38,7 +40,7 @@ def test_sweep_every_slider(make):
     explorer = make()   # warnings are errors (pyproject filterwarnings)
     for key, slider in explorer.sliders.items():
         start_png, start_mesh = explorer.image.value, mesh_values(explorer)
-        changed = False
+        changed = image_changed = False
         for v in positions(slider):
             slider.value = v
             for arr in mesh_values(explorer).values():
@@ -48,8 +50,9 @@ def test_sweep_every_slider(make):
                     w = explorer.result[p.key]
                     assert np.allclose(w.sum(axis=-1), 1.0) and (w >= 0).all() and (w <= 1).all()
             changed |= changed_since(start_mesh, mesh_values(explorer))
+            image_changed |= explorer.image.value != start_png
         assert changed, f"moving {key} over its range never changed any heatmap"
-        assert explorer.image.value != start_png
+        assert image_changed, f"moving {key} never changed the image students see"
         explorer.reset()
 
 
@@ -131,3 +134,20 @@ def test_heads_explorer_head_selector_is_clamped():
     explorer.set(n_heads=4, head=4)
     explorer.set(n_heads=2)
     assert explorer.values["head"] == 2 and "head 2 of 2" in explorer.axes["shown"].get_title()
+
+
+def test_titles_keep_their_size_after_updates():
+    explorer = al.cross_explorer()
+    sizes = {k: ax.title.get_fontsize() for k, ax in explorer.axes.items()}
+    explorer.set(causal=False)
+    assert {k: ax.title.get_fontsize() for k, ax in explorer.axes.items()} == sizes
+
+
+def test_cross_explorer_masks_by_hand():
+    explorer = al.cross_explorer()
+    w_self, w_cross = explorer.result["self_weights"], explorer.result["cross_weights"]
+    assert np.all(np.triu(w_self, k=1) == 0)          # causal: nothing above the diagonal
+    assert np.all(w_cross[:, -1] == 0)                # padding: '<pad>' gets no weight
+    explorer.set(causal=False, padding=False)
+    assert explorer.result["self_weights"][np.triu_indices(4, k=1)].min() > 0
+    assert explorer.result["cross_weights"][:, -1].min() > 0

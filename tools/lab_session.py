@@ -182,6 +182,16 @@ def measure_explorer(page, index: int, steps_per_slider: int = 4, burst: int = 2
             t_paint = page.evaluate(f"() => window.__al.paints[{n_paints}]")
             latencies.append(t_paint - t_key)
             changed.append(page.evaluate("() => window.__al.img.src") != src_before)
+    # every on/off button (e.g. a mask): a click must repaint the heatmaps; a second click undoes it
+    toggled = []
+    for b in range(explorer.locator("button.widget-toggle-button").count()):
+        button = explorer.locator("button.widget-toggle-button").nth(b)
+        for _ in range(2):
+            src_before = page.evaluate("() => window.__al.img.src")
+            n_paints = page.evaluate("() => window.__al.paints.length")
+            button.click()
+            page.wait_for_function(f"() => window.__al.paints.length > {n_paints}", timeout=10_000)
+            toggled.append(page.evaluate("() => window.__al.img.src") != src_before)
     # a burst of rapid steps on the first slider: how long until the final position is painted?
     handle = explorer.locator(".widget-slider .noUi-handle").first
     handle.focus()
@@ -208,6 +218,8 @@ def measure_explorer(page, index: int, steps_per_slider: int = 4, burst: int = 2
         "step_latencies_ms": latencies,
         "median_step_ms": statistics.median(latencies),
         "every_step_changed_image": all(changed),
+        "toggles_clicked": len(toggled) // 2,
+        "every_toggle_changed_image": all(toggled),
         "burst_steps": burst,
         "burst_start": start_value,
         "burst_final": final_value,

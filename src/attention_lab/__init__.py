@@ -5,12 +5,13 @@ Lesson -> module: 01 loop, 02 matrix, 03 heads, 04 masks; plots, explorers and c
 """
 
 from .checks import EXERCISES, check, exercise_03_output_weights
-from .examples import cats_chase_mice, the_cat_sat
+from .examples import cats_chase_mice, decoder_step, the_cat_sat, translation
 from .experiments import scaling_experiment, score_matrix_bytes, time_forms
 from .explorers import (
     Control,
     Explorer,
     Panel,
+    cross_explorer,
     demo_explorers,
     dk_explorer,
     heads_explorer,
@@ -51,6 +52,8 @@ __all__ = [
     "check",
     "concat_heads",
     "cross_attention",
+    "cross_explorer",
+    "decoder_step",
     "demo_explorers",
     "dk_explorer",
     "exercise_03_output_weights",
@@ -83,5 +86,6 @@ __all__ = [
     "the_cat_sat",
     "time_forms",
     "token_explorer",
+    "translation",
     "update_heatmap",
 ]

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .examples import cats_chase_mice, the_cat_sat
+from .examples import cats_chase_mice, the_cat_sat, translation
 from .loop import attend_one
+from .masks import causal_mask, padding_mask
 from .matrix import project, scaled_dot_product_attention, softmax
 from .notation import from_column_convention
 from .sources import source_000, source_002, source_004
@@ -201,7 +202,53 @@ def _lesson03():
     ]
 
 
-EXERCISES = {e.key: e for e in (*_lesson01(), *_lesson02(), *_lesson03())}
+def _lesson04():
+    ex = translation()
+    Xd, Xe = ex["X_dec"], ex["X_enc"]
+    d = Xd.shape[1]
+    S_self = (Xd @ ex["self_W_q"]) @ (Xd @ ex["self_W_k"]).T / np.sqrt(d)     # (4, 4)
+    causal = causal_mask(len(Xd))
+    S_cross = (Xd @ ex["cross_W_q"]) @ (Xe @ ex["cross_W_k"]).T / np.sqrt(d)  # (4, 6)
+    keys = padding_mask([ex["enc_length"]], len(Xe))[0]                       # (6,)
+    pad2 = padding_mask([4], 5)[0]                                            # sentence of 4, padded to 5
+    return [
+        Exercise(
+            "04.1", "Causal-masked self-attention weights of the 4 French tokens (4 × 4).",
+            lambda: softmax(np.where(causal, S_self, -np.inf)),
+            {"mask after softmax": (lambda: softmax(S_self) * causal,
+                                    "you masked after the softmax, so the rows no longer sum to 1; "
+                                    "mask the scores (with -inf) before the softmax."),
+             "wrong triangle": (lambda: softmax(np.where(causal.T, S_self, -np.inf)),
+                                "you kept the upper triangle: each token saw the future; token i may "
+                                "only see keys j <= i (np.tril)."),
+             "no mask": (lambda: softmax(S_self),
+                         "no mask at all: 'le' may not look at 'chat', which comes later.")}),
+        Exercise(
+            "04.2", "Cross-attention weights: French queries over the English keys, padding masked (4 × 6).",
+            lambda: softmax(np.where(keys, S_cross, -np.inf)),
+            {"no padding mask": (lambda: softmax(S_cross),
+                                 "'<pad>' got some weight; mask the padding key (last column)."),
+             "queries and keys swapped": (lambda: softmax(S_cross.T),
+                                          "your rows are English words: the queries come from the "
+                                          "decoder (French), keys and values from the encoder."),
+             "wrong axis": (lambda: softmax(np.where(keys, S_cross, -1e9), axis=0),
+                            "your columns sum to 1; in cross-attention each row (query) sums to 1, "
+                            "columns need not.")}),
+        Exercise(
+            "04.3", "The boolean mask (5 × 5) for causal self-attention over a sentence of 4 tokens "
+                    "padded to 5.",
+            lambda: causal_mask(5) & pad2[None, :],
+            {"causal only": (lambda: causal_mask(5),
+                             "the padded position (last column) must be masked too: combine with &."),
+             "padding only": (lambda: np.broadcast_to(pad2[None, :], (5, 5)),
+                              "the future is visible; combine the padding mask with the causal mask."),
+             "padding on queries": (lambda: causal_mask(5) & pad2[:, None],
+                                    "you masked the padded query row; padding masks the keys "
+                                    "(columns): mask[:, j] = False for padded j.")}),
+    ]
+
+
+EXERCISES = {e.key: e for e in (*_lesson01(), *_lesson02(), *_lesson03(), *_lesson04())}
 
 
 def check(key: str, answer) -> None:

@@ -46,3 +46,47 @@ def the_cat_sat():
     W_q[2:, 2:] = sharp * np.eye(2)                      # head 2: 'which tokens are my kind?'
     return {"tokens": tokens, "features": features, "X": X, "W_q": W_q, "W_k": np.eye(4),
             "W_v": np.eye(4), "W_o": np.eye(4), "theta": theta}
+
+
+def translation():
+    """A toy translation step: English (encoder, padded to 6) -> French (decoder, 4 tokens so far).
+
+    Features (columns): determiner, black, cat, be, sleep. French 'noir' comes after 'chat', so the
+    alignment crosses; 'dort' is two English words, 'is sleeping'. Row convention throughout.
+    """
+    features = ["det", "black", "cat", "be", "sleep"]
+    enc_tokens = ["the", "black", "cat", "is", "sleeping", "<pad>"]
+    X_enc = np.array([[1.0, 0, 0, 0, 0],
+                      [0, 1.0, 0, 0, 0],
+                      [0, 0, 1.0, 0, 0],
+                      [0, 0, 0, 1.0, 0.6],
+                      [0, 0, 0, 0.3, 1.0],
+                      [0, 0, 0, 0, 0]])                   # padding: no meaning at all
+    dec_tokens = ["le", "chat", "noir", "dort"]
+    X_dec = np.array([[1.0, 0, 0, 0, 0],
+                      [0, 0, 1.0, 0, 0],
+                      [0, 1.0, 0, 0, 0],
+                      [0, 0, 0, 0.6, 1.0]])
+    eye = np.eye(len(features))
+    return {"features": features, "enc_tokens": enc_tokens, "enc_length": 5, "X_enc": X_enc,
+            "dec_tokens": dec_tokens, "X_dec": X_dec,
+            "self_W_q": 2.0 * eye, "self_W_k": eye.copy(), "self_W_v": eye.copy(),     # decoder
+            "cross_W_q": 4.0 * eye, "cross_W_k": eye.copy(), "cross_W_v": eye.copy()}  # cross
+
+
+def decoder_step(ex, causal=True, padding=True):
+    """Masked self-attention over the decoder (with its residual), then cross-attention.
+
+    Returns a dict with the self-attention weights (m, m), Z_masked (m, d), the cross-attention
+    weights (m, n) and output (m, d_v).
+    """
+    from .masks import causal_mask, cross_attention, padding_mask
+    from .matrix import self_attention
+    m, n = len(ex["X_dec"]), len(ex["X_enc"])
+    self_mask = causal_mask(m) if causal else None
+    z, w_self = self_attention(ex["X_dec"], ex["self_W_q"], ex["self_W_k"], ex["self_W_v"], mask=self_mask)
+    Z = ex["X_dec"] + z                                   # residual: the token keeps its own meaning
+    keys = padding_mask([ex["enc_length"]], n)[0] if padding else np.ones(n, dtype=bool)
+    out, w_cross = cross_attention(Z, ex["X_enc"], ex["cross_W_q"], ex["cross_W_k"], ex["cross_W_v"],
+                                   mask=np.broadcast_to(keys, (m, n)))
+    return {"self_weights": w_self, "Z_masked": Z, "cross_weights": w_cross, "output": out}

@@ -40,6 +40,7 @@ class Control:
     step: float = 0.1
     integer: bool = False
     options: tuple = ()          # if given: a selection slider over these values (e.g. divisors)
+    toggle: bool = False         # True: an on/off button (value True or False), e.g. for a mask
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,10 @@ def _slider(c: Control):
     """An ipywidgets 8 slider for a Control, updating while it is dragged."""
     common = {"description": c.label, "continuous_update": True,
               "style": {"description_width": "7em"}, "layout": widgets.Layout(width="26em")}
+    if c.toggle:
+        return widgets.ToggleButton(value=bool(c.value), description=c.label, icon="check",
+                                    tooltip=f"switch {c.label} on or off",
+                                    layout=widgets.Layout(width="14em"))
     if c.options:
         return widgets.SelectionSlider(options=[(str(o), o) for o in c.options], value=c.value, **common)
     if c.integer:
@@ -206,7 +211,7 @@ class Explorer:
         else:
             for p in self.panels:
                 update_heatmap(self.axes[p.key], self.result[p.key])
-                self.axes[p.key].set_title(p.title or "")
+                self.axes[p.key].title.set_text(p.title or "")   # keeps its font size
         self.image.value = self._png()
         self.numbers.value = self._numbers_html()
 
@@ -389,6 +394,41 @@ def heads_explorer(X, W_q, W_k, W_v, W_o, tokens, features, edit=2, n_heads=2, l
     return Explorer(controls, compute, panels, describe=describe, figsize=(12.0, 3.4), adjust=adjust)
 
 
+def cross_explorer(ex=None, edit=2, low=-3.0, high=3.0):
+    """A decoder step (masked self-attention, then cross-attention over the encoder) with sliders on
+    decoder token `edit` and buttons for the causal and the padding mask."""
+    from .examples import decoder_step, translation
+    ex = translation() if ex is None else ex
+    X_dec = as_matrix(ex["X_dec"], "X_dec")
+    edit = as_index(edit, X_dec.shape[0])
+    features, dec, enc = ex["features"], ex["dec_tokens"], ex["enc_tokens"]
+    decoder_step(ex)   # validates every shape before any widget is made
+    s = subscript(edit + 1)
+
+    def compute(values):
+        step = dict(ex, X_dec=X_dec.copy())
+        step["X_dec"][edit] = [values[f] for f in features]
+        r = decoder_step(step, causal=values["causal"], padding=values["padding"])
+        return {**r, "x": step["X_dec"][edit]}
+
+    def describe(values, r):
+        on = {True: "on", False: "off"}
+        sums = "  ".join(f"{t} {v:.2f}" for t, v in zip(enc, r["cross_weights"].sum(axis=0)))
+        return (f"{dec[edit]}: x{s} = {_fmt(r['x'])}\n"
+                f"causal mask {on[values['causal']]}, padding mask {on[values['padding']]}\n"
+                f"cross-attention rows sum to 1; columns sum to:\n  {sums}")
+
+    controls = [Control(f, f"{dec[edit]}[{f}]", float(X_dec[edit, c]), low, high)
+                for c, f in enumerate(features)]
+    controls += [Control("causal", "causal mask", True, toggle=True),
+                 Control("padding", "padding mask", True, toggle=True)]
+    panels = [Panel("self_weights", dec, dec, "weights", "decoder self-attention", "key (French, so far)",
+                    "query (French)"),
+              Panel("cross_weights", dec, enc, "weights", "cross-attention: French → English",
+                    "key (English, encoder)", "query (French)")]
+    return Explorer(controls, compute, panels, describe=describe, figsize=(11.0, 3.4))
+
+
 def demo_explorers() -> dict:
     """Every explorer the lessons use, built on the lessons' data (for sweeps and the benchmark)."""
     from .examples import cats_chase_mice, the_cat_sat
@@ -400,6 +440,7 @@ def demo_explorers() -> dict:
         "02 matrix_explorer (4×4 + 4×4)":
             lambda: matrix_explorer(*args, ex["tokens"], ex["features"]),
         "02 dk_explorer (2×8)": dk_explorer,
+        "04 cross_explorer (4×4 + 4×6)": cross_explorer,
         "03 heads_explorer (h × 6×6 + 6×4)": lambda: heads_explorer(
             *(cat[k] for k in ("X", "W_q", "W_k", "W_v", "W_o", "tokens", "features"))),
     }
