@@ -189,3 +189,52 @@ def test_inputs_are_never_mutated():
     out, _ = al.self_attention(X, Wq, Wk, Wv)
     out[:] = 0   # results are fresh arrays, not views of the inputs
     assert np.array_equal(X, before[0])
+
+
+def test_two_views_of_the_head_split():
+    rng = np.random.default_rng(11)
+    X, W = rng.normal(size=(5, 6)), rng.normal(size=(6, 6))
+    own = al.split_weights(W, 3)                           # (h, d_model, k): each head's W^(i)
+    assert own.shape == (3, 6, 2) and np.array_equal(own[1], W[:, 2:4])
+    by_reshape = al.split_heads(X @ W, 3)                  # one big projection, reshaped
+    assert np.allclose(by_reshape, np.stack([X @ w for w in own]))
+
+
+def test_concat_heads_in_order():
+    heads = np.array([np.full((2, 2), 1.0), np.full((2, 2), 2.0)])
+    assert np.array_equal(al.concat_heads(heads), [[1, 1, 2, 2], [1, 1, 2, 2]])
+    with pytest.raises(ValueError, match=r"heads have shape \(2, 2\): expected \(n_heads, n, k\)"):
+        al.concat_heads(np.ones((2, 2)))
+
+
+def test_decoder_step_by_hand():
+    tr = al.translation()
+    step = al.decoder_step(tr)
+    assert np.all(np.triu(step["self_weights"], 1) == 0)             # causal
+    assert np.all(step["cross_weights"][:, -1] == 0)                 # <pad> masked
+    assert step["cross_weights"].shape == (4, 6) and step["output"].shape == (4, 5)
+    # le's query is 'the'-like: by hand its self row is [1, 0, 0, 0] (only itself allowed)
+    assert np.allclose(step["self_weights"][0], [1, 0, 0, 0])
+    best = [tr["enc_tokens"][j] for j in step["cross_weights"].argmax(axis=1)]
+    assert best == ["the", "cat", "black", "is"]
+
+
+def test_multi_head_cross_attention_equals_per_head():
+    rng = np.random.default_rng(12)
+    Xq, Xc = rng.normal(size=(2, 4)), rng.normal(size=(5, 4))
+    Wq, Wk, Wv, Wo = rng.normal(size=(4, 4, 4))
+    mask = np.array([[True, True, True, False, False], [True, True, True, True, False]])
+    out, w = al.multi_head_attention(Xq, Xc, Wq, Wk, Wv, Wo, 2, mask=mask)
+    per = [al.cross_attention(Xq, Xc, Wq[:, c], Wk[:, c], Wv[:, c], mask=mask)
+           for c in (slice(0, 2), slice(2, 4))]
+    assert np.allclose(out, np.hstack([o for o, _ in per]) @ Wo)
+    assert np.allclose(w, np.stack([x for _, x in per])) and np.all(w[:, 0, 3:] == 0)
+
+
+def test_the_cat_sat_heads_have_their_jobs():
+    ex = al.the_cat_sat()
+    _, w = al.multi_head_attention(ex["X"], ex["X"], ex["W_q"], ex["W_k"], ex["W_v"], ex["W_o"], 2)
+    assert [int(np.argmax(w[0][q])) for q in range(1, 6)] == [0, 1, 2, 3, 4]   # previous token
+    content = ex["X"][:, 2] == 1
+    for q in range(6):                                                        # same kind
+        assert w[1][q][content == content[q]].sum() > 0.95
