@@ -64,7 +64,8 @@ def kernel_side(steps: int) -> list[dict]:
             if k >= 3:   # the first steps warm caches up
                 ours.append(1000 * (t1 - t0))
                 naive.append(1000 * (t2 - t1))
-        rows.append({"explorer": name, "ours": statistics.median(ours),
+        cells = sum(np.size(explorer.result[p.key]) for p in explorer.panels if p.annot)
+        rows.append({"explorer": name, "cells": cells, "ours": statistics.median(ours),
                      "ours_p90": float(np.percentile(ours, 90)),
                      "naive": statistics.median(naive), "n": len(ours)})
     return rows
@@ -92,13 +93,15 @@ def main(argv=None) -> int:
     parser.add_argument("--browser", action="store_true", help="also measure in JupyterLab + Chromium")
     args = parser.parse_args(argv)
     print(f"kernel-side update per slider step, median of {args.steps} interleaved steps (ms)")
-    print(f"{'explorer':<36} {'ours':>7} {'p90':>7} {'naive':>7} {'naive/ours':>11}  target ≤ "
-          f"{TARGET_KERNEL_MS:.0f} ms and ≥ 2×")
+    print(f"targets: ≥ 2× faster than naive for every explorer; ≤ {TARGET_KERNEL_MS:.0f} ms for one 4×4 "
+          "annotated heatmap (≤ 16 annotated cells); several heatmaps: see the browser targets")
+    print(f"{'explorer':<42} {'cells':>5} {'ours':>7} {'p90':>7} {'naive':>7} {'naive/ours':>11}  verdict")
     for r in kernel_side(args.steps):
         ratio = r["naive"] / r["ours"]
-        ok = "met" if r["ours"] <= TARGET_KERNEL_MS and ratio >= 2 else "NOT met"
-        print(f"{r['explorer']:<36} {r['ours']:7.1f} {r['ours_p90']:7.1f} {r['naive']:7.1f} "
-              f"{ratio:10.1f}×  {ok}")
+        ok = ratio >= 2 and (r["cells"] > 16 or r["ours"] <= TARGET_KERNEL_MS)
+        scope = "≤30 ms & ≥2×" if r["cells"] <= 16 else "≥2×"
+        print(f"{r['explorer']:<42} {r['cells']:5d} {r['ours']:7.1f} {r['ours_p90']:7.1f} {r['naive']:7.1f} "
+              f"{ratio:10.1f}×  {scope}: {'met' if ok else 'NOT met'}")
     if args.browser:
         print("\nin JupyterLab + headless Chromium: key press -> repainted heatmap (ms)")
         print(f"{'explorer':<44} {'median':>7} {'max':>7} {'burst of 20: final paint':>26}")

@@ -286,8 +286,9 @@ def token_explorer(i, X, W_q, W_k, W_v, tokens, features, scale=None, low=-3.0, 
     return Explorer(controls, compute, panels, describe=describe, figsize=(10.0, 2.4))
 
 
-def matrix_explorer(X, W_q, W_k, W_v, tokens, features, edit=1, low=-3.0, high=3.0):
-    """Sliders on token `edit` and a temperature; heatmaps of all weights (n, n) and outputs (n, d_v)."""
+def matrix_explorer(X, W_q, W_k, W_v, tokens, features, edit=1, low=-3.0, high=3.0, outputs=True):
+    """Sliders on token `edit` and a temperature; heatmaps of all weights (n, n) and, if `outputs`,
+    of the outputs (n, d_v)."""
     X, edit, bound, out_labels = _prepare(X, W_q, W_k, W_v, edit, tokens, features)
     d_k = as_matrix(W_q, "W_q").shape[1]
     s = subscript(edit + 1)
@@ -309,8 +310,8 @@ def matrix_explorer(X, W_q, W_k, W_v, tokens, features, edit=1, low=-3.0, high=3
     panels = [Panel("weights", tokens, tokens, "weights", "weights: row = query, column = key",
                     "key token", "query token"),
               Panel("output", tokens, out_labels, "value", "outputs yᵢ (one row per token)",
-                    "component", "", -bound, bound)]
-    return Explorer(controls, compute, panels, describe=describe, figsize=(10.0, 3.6))
+                    "component", "", -bound, bound)][:2 if outputs else 1]
+    return Explorer(controls, compute, panels, describe=describe, figsize=(10.0 if outputs else 6.0, 3.6))
 
 
 def dk_explorer(n_keys=8, max_dk=128, seed=0):
@@ -439,6 +440,8 @@ def demo_explorers() -> dict:
             lambda: token_explorer(1, *args, ex["tokens"], ex["features"], scale=1.0),
         "02 matrix_explorer (4×4 + 4×4)":
             lambda: matrix_explorer(*args, ex["tokens"], ex["features"]),
+        "02 matrix_explorer, weights only (4×4)":
+            lambda: matrix_explorer(*args, ex["tokens"], ex["features"], outputs=False),
         "02 dk_explorer (2×8)": dk_explorer,
         "04 cross_explorer (4×4 + 4×6)": cross_explorer,
         "03 heads_explorer (h × 6×6 + 6×4)": lambda: heads_explorer(
