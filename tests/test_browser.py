@@ -20,7 +20,8 @@ SHOTS = ROOT / "build" / "screenshots"
 MISSING = lab_session.browser_missing_reason()
 IN_CI = os.environ.get("CI") == "true"
 # Outside CI a missing browser skips with its reason; in CI (which installs it) it is a failure.
-pytestmark = pytest.mark.skipif(MISSING is not None and not IN_CI, reason=MISSING or "")
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(MISSING is not None and not IN_CI, reason=MISSING or "")]
 
 
 def test_browser_is_available_in_ci():
