@@ -51,6 +51,7 @@ def test_lesson_in_jupyterlab(lab, name):
     assert shown["stderr"] == [], f"error or warning output: {shown['stderr']}"
     assert shown["widget_errors"] == []
     assert shown["explorers"] == explorer_cells(name)
+    assert shown["rise_slideshow"], "RISE (jupyterlab-rise) is not loaded: no slides for this lesson"
     assert shown["clipped_images"] == 0, "an explorer's heatmap is wider than its output area"
     SHOTS.mkdir(parents=True, exist_ok=True)
     results = {}

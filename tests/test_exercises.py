@@ -1,6 +1,7 @@
 """Every exercise: the right answer gets ✓, each listed mistake its own hint, no answer 'not answered yet'."""
 
-import math
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,38 +9,11 @@ import pytest
 import attention_lab as al
 from attention_lab.checks import TOLERANCE
 
-# Right answers derived independently of the checker (by hand or by the matrix form).
-e = math.e
-ex = al.cats_chase_mice()
-cat = al.the_cat_sat()
-tr = al.translation()
-SOLUTIONS = {
-    # scores x_3 . x_j = [0, 0, 1, 1]
-    "01.1": np.array([1, 1, e, e]) / (2 + 2 * e),
-    # matrix form, row 2 = y_3
-    "01.2": al.self_attention(ex["X"], ex["W_q"], ex["W_k"], ex["W_v"], scale=1.0)[0][2],
-    # column convention k = W_k x, by hand
-    "01.3": al.source_000()["W_k"] @ al.source_000()["x"][2],
-    # weights by the loop form, one query at a time
-    "02.1": np.array([al.attend_one(i, ex["X"], ex["W_q"], ex["W_k"], ex["W_v"])[1] for i in range(4)]),
-    # scores [2, 4, 4] (the source's, verified) over sqrt 3, by hand
-    "02.2": np.exp(np.array([2, 4, 4]) / math.sqrt(3)) / np.exp(np.array([2, 4, 4]) / math.sqrt(3)).sum(),
-    # the loop form, one token at a time
-    "02.3": np.array([al.attend_one(i, [[1, 0], [0, 1], [1, 1]], np.eye(2), np.eye(2), np.eye(2))[0]
-                      for i in range(3)]),
-    # multi_head_attention with W_O = I returns the concatenation itself
-    "03.1": al.multi_head_attention(cat["X"], cat["X"], cat["W_q"], cat["W_k"], cat["W_v"], np.eye(4), 2)[0],
-    "03.2": al.multi_head_attention(cat["X"], cat["X"], cat["W_q"], cat["W_k"], cat["W_v"],
-                                    al.exercise_03_output_weights(), 2)[0],
-    # head 2's own weight matrix W_q^(2), then X W_q^(2)
-    "03.3": cat["X"] @ al.split_weights(cat["W_q"], 2)[1],
-    # the package's masked attention (masks by hand below)
-    "04.1": al.self_attention(tr["X_dec"], tr["self_W_q"], tr["self_W_k"], tr["self_W_v"],
-                              mask=np.tril(np.ones((4, 4), bool)))[1],
-    "04.2": al.cross_attention(tr["X_dec"], tr["X_enc"], tr["cross_W_q"], tr["cross_W_k"], tr["cross_W_v"],
-                               mask=np.array([[True] * 5 + [False]] * 4))[1],
-    "04.3": np.array([[j <= i and j < 4 for j in range(5)] for i in range(5)]),
-}
+# Right answers, computed from scratch by the teachers' worked solutions (solutions/answers.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "solutions"))
+import answers
+
+SOLUTIONS = {key: np.asarray(solve()) for key, solve in answers.SOLUTIONS.items()}
 
 
 def test_every_exercise_has_an_independent_solution():

@@ -25,6 +25,16 @@ def test_readme_has_exactly_two_commands():
     assert "pytest" in test
 
 
+def test_generated_navigation_is_current():
+    sys.path.insert(0, str(ROOT / "tools"))
+    import navigation
+    assert navigation.stale() == [], "run python tools/navigation.py (or tools/run_notebooks.py)"
+
+
+def test_setup_command_opens_the_start_here_notebook():
+    assert "notebooks/00-start-here.ipynb" in readme_commands()[0]
+
+
 def test_ci_runs_the_readme_commands():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "README.md" in ci   # .ci/run reads the commands from the README, it does not copy them
@@ -33,6 +43,7 @@ def test_ci_runs_the_readme_commands():
 def test_readme_maps_every_lesson_to_a_module():
     for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
         assert nb.name in README, f"{nb.name} missing from the README's lesson map"
+    assert (ROOT / "notebooks" / "00-start-here.ipynb").exists()
     for module in ("loop.py", "matrix.py", "heads.py", "masks.py"):
         assert module in README
         assert (ROOT / "src" / "attention_lab" / module).exists()

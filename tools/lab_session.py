@@ -142,6 +142,7 @@ def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 120) -> 
                 return r.right > area.right + 1 || r.width < 100; }).length,
             code_cells: window.jupyterapp.shell.currentWidget.content.widgets
                 .filter(c => c.model.type === 'code').length,
+            rise_slideshow: window.jupyterapp.commands.hasCommand('RISE:slideshow'),
         })""".replace("__EXPLORER__", EXPLORER), ok) | {"widget_error_before_run": before}
 
 

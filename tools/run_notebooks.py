@@ -3,6 +3,8 @@
     python tools/run_notebooks.py                 # every notebooks/NN-*.ipynb
     python tools/run_notebooks.py notebooks/01-*.ipynb
 
+First it runs tools/navigation.py (links, lesson map, slide types), then executes.
+
 Deterministic: fixed hash seed, no timing metadata, no widget state, widget views blanked
 (a stored widget id would show 'Error displaying widget: model not found' before a re-run).
 """
@@ -16,6 +18,9 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import navigation
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -55,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*", type=Path, help="notebooks (default: every lesson)")
     args = parser.parse_args(argv)
     os.environ["PYTHONHASHSEED"] = "0"   # inherited by the kernel: stable set/dict order
+    navigation.main([])
     for path in args.paths or lessons():
         print(f"executing {path.relative_to(ROOT) if path.is_absolute() else path}", flush=True)
         run(path.resolve())

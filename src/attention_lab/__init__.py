@@ -31,6 +31,7 @@ from .plots import (
     plot_cost,
     plot_scaling,
     role_cmap,
+    role_legend,
     subscript,
     update_heatmap,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "plot_scaling",
     "project",
     "role_cmap",
+    "role_legend",
     "scaled_dot_product_attention",
     "scaling_experiment",
     "score_matrix_bytes",

@@ -63,6 +63,37 @@ class Exercise:
         print(self.evaluate(answer).message)
 
 
+def _lesson00():
+    W_t = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])   # nn.Linear(3, 2).weight: (out, in)
+    return [
+        Exercise(
+            "00.1", "The shape of Q Kᵀ for n = 7 tokens and d_k = 16, as [rows, columns].",
+            lambda: np.array([7, 7]),
+            {"shape of Q": (lambda: np.array([7, 16]),
+                            "(7, 16) is the shape of Q (or K); Q Kᵀ compares every token with every "
+                            "token: (n, d_k) @ (d_k, n)."),
+             "Q transposed first": (lambda: np.array([16, 16]),
+                                    "(16, 16) would be Qᵀ K; the scores are Q @ K.T, one row per "
+                                    "query.")}),
+        Exercise(
+            "00.2", "nn.Linear(3, 2) stores weight = [[1, 2, 3], [4, 5, 6]]. Give our W (3 × 2).",
+            lambda: W_t.T,
+            {"PyTorch layout": (lambda: W_t,
+                                "that is PyTorch's layout (out_features, in_features) = (2, 3); ours "
+                                "is (in, out): the transpose."),
+             "reshaped": (lambda: W_t.reshape(3, 2),
+                          "reshape keeps the numbers in reading order; you need the transpose, "
+                          "weight.T (or al.from_torch_linear).")}),
+        Exercise(
+            "00.3", "Which row of X (a Python index) holds the token x₃?",
+            lambda: np.array(2),
+            {"counted from 1": (lambda: np.array(3),
+                                "maths counts tokens from 1, Python from 0: x₃ is X[2]."),
+             "one too few": (lambda: np.array(1),
+                             "X[1] is x₂; x₃ is one further, X[2].")}),
+    ]
+
+
 def _lesson01():
     ex = cats_chase_mice()
     X, W_q, W_k, W_v = ex["X"], ex["W_q"], ex["W_k"], ex["W_v"]
@@ -248,7 +279,7 @@ def _lesson04():
     ]
 
 
-EXERCISES = {e.key: e for e in (*_lesson01(), *_lesson02(), *_lesson03(), *_lesson04())}
+EXERCISES = {e.key: e for e in (*_lesson00(), *_lesson01(), *_lesson02(), *_lesson03(), *_lesson04())}
 
 
 def check(key: str, answer) -> None:

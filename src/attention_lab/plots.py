@@ -151,3 +151,19 @@ def heatmap_row(panels, row_labels, *, height=None):
     for ax, (values, kind, title, cols) in zip(axes[0], panels):   # numbers annotated: no colour bars
         heatmap(values, row_labels, cols, ax=ax, kind=kind, title=title, xlabel="", ylabel="", cbar=False)
     return fig
+
+
+def role_legend():
+    """The collection's colours: one per role (query, key, value) and the fixed 0-1 weight scale."""
+    fig, axes = plt.subplots(1, 4, figsize=(10, 1.3), layout="constrained", width_ratios=[1, 1, 1, 3])
+    for ax, (role, name) in zip(axes, (("query", "query Q"), ("key", "key K"), ("value", "value V"))):
+        ax.add_patch(plt.Rectangle((0, 0), 1, 1, color=ROLE_COLORS[role]))
+        ax.set_title(name, fontsize=FONT["title"])
+    axes[3].imshow(np.linspace(0, 1, 101)[None, :], cmap=WEIGHTS_CMAP, aspect="auto", vmin=0, vmax=1,
+                   extent=(0, 1, 0, 1))
+    axes[3].set_title("attention weight: 0 … 1", fontsize=FONT["title"])
+    axes[3].set_xticks([0, 0.5, 1])
+    axes[3].tick_params(labelsize=FONT["ticks"] - 1, left=False, labelleft=False)
+    for ax in axes[:3]:
+        ax.set_axis_off()
+    return fig
