@@ -124,7 +124,9 @@ def test_heads_explorer_layout_follows_the_number_of_heads():
         heads = [k for k in explorer.axes if k.startswith("head")]
         assert len(heads) == h and explorer.sliders["head"].max == h
         ex = al.the_cat_sat()
-        _, w = al.multi_head_attention(ex["X"], ex["X"], ex["W_q"], ex["W_k"], ex["W_v"], ex["W_o"], h)
+        X = ex["X"].copy()
+        X[2] = [explorer.values[f] for f in ex["features"]]   # token 'sat' as the sliders set it
+        _, w = al.multi_head_attention(X, X, ex["W_q"], ex["W_k"], ex["W_v"], ex["W_o"], h)
         assert np.allclose(explorer.axes["shown"].collections[0].get_array(), w[h - 1])
         assert explorer.axes["shown"].get_title().startswith(f"head {h} of {h}")
 

@@ -70,6 +70,13 @@ def _no_seaborn_label_check():
     return contextlib.nullcontext()
 
 
+def _on_grid(c: Control):
+    """The start value rounded to the slider's grid low + k * step, within [low, high]."""
+    k = round((c.value - c.low) / c.step)
+    value = min(max(c.low + k * c.step, c.low), c.high)
+    return round(value) if c.integer else round(value, 10)
+
+
 def _slider(c: Control):
     """An ipywidgets 8 slider for a Control, updating while it is dragged."""
     common = {"description": c.label, "continuous_update": True,
@@ -99,7 +106,10 @@ class Explorer:
     def __init__(self, controls, compute: Callable[[dict], dict], panels, *,
                  describe: Callable[[dict, dict], str], figsize=(9.0, 2.6), dpi=100,
                  adjust: Callable[[Explorer], None] | None = None):
-        self.controls = list(controls)
+        # the browser snaps a slider to its step grid when it first draws it: start on the grid,
+        # so that the kernel, the browser and Reset all agree on the start position
+        self.controls = [c if c.toggle or c.options else replace(c, value=_on_grid(c))
+                         for c in controls]
         self._panel_spec = panels if callable(panels) else (lambda values, fixed=list(panels): fixed)
         self.compute, self.describe, self.adjust = compute, describe, adjust
         self.sliders = {c.key: _slider(c) for c in self.controls}
@@ -371,13 +381,14 @@ def heads_explorer(X, W_q, W_k, W_v, W_o, tokens, features, edit=2, n_heads=2, l
     def panels(values):
         # every head as a small map of colours, the selected head with its numbers, the output
         h, shown = values["n_heads"], min(values["head"], values["n_heads"])
-        thumbs = [Panel(f"head{i}", ["" for _ in tokens] if i else tokens, tokens, "weights",
+        blank = ["" for _ in tokens]
+        thumbs = [Panel(f"head{i}", blank if i else tokens, tokens if h <= 2 else blank, "weights",
                         ("▶ " if i + 1 == shown else "") + f"head {i + 1}", "", "",
-                        annot=False, cbar=False, width=len(tokens) * 0.55)
+                        annot=False, cbar=False, width=7.0 / h)   # all heads share one width
                   for i in range(h)]
         shown_panel = Panel("shown", tokens, tokens, "weights", f"head {shown} of {h} (k = {d_model // h})",
                             "key", "query", annot_size=11)
-        output_panel = Panel("output", tokens, out_labels, "value", "output = Concat(heads) W_O",
+        output_panel = Panel("output", tokens, out_labels, "value", "Concat(heads) · W_O",
                              "column", "", -bound, bound, annot_size=10, width=len(out_labels) + 1.6)
         return [*thumbs, shown_panel, output_panel]
 
@@ -414,10 +425,12 @@ def cross_explorer(ex=None, edit=2, low=-3.0, high=3.0):
 
     def describe(values, r):
         on = {True: "on", False: "off"}
-        sums = "  ".join(f"{t} {v:.2f}" for t, v in zip(enc, r["cross_weights"].sum(axis=0)))
+        sums = [f"{t} {v:.2f}" for t, v in zip(enc, r["cross_weights"].sum(axis=0))]
+        half = (len(sums) + 1) // 2
         return (f"{dec[edit]}: x{s} = {_fmt(r['x'])}\n"
                 f"causal mask {on[values['causal']]}, padding mask {on[values['padding']]}\n"
-                f"cross-attention rows sum to 1; columns sum to:\n  {sums}")
+                f"cross-attention rows sum to 1; columns sum to:\n"
+                f"  {'  '.join(sums[:half])}\n  {'  '.join(sums[half:])}")
 
     controls = [Control(f, f"{dec[edit]}[{f}]", float(X_dec[edit, c]), low, high)
                 for c, f in enumerate(features)]
