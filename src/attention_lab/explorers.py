@@ -136,8 +136,8 @@ class Explorer:
         self.widget.add_class("attention-lab-explorer")
 
     def _layout(self):
-        """What fixes the figure's layout: the panels (titles aside) and the shapes of their data."""
-        return [(replace(p, title=None), np.shape(self.result[p.key])) for p in self.panels]
+        """What fixes the figure's layout: the panels (titles included) and the shapes of their data."""
+        return [(p, np.shape(self.result[p.key])) for p in self.panels]
 
     def _build_figure(self) -> None:
         """Draw the panels once; keep the static background for blitting."""
@@ -159,8 +159,7 @@ class Explorer:
                                else 0)
         # Blitting: draw everything static once, keep that background, and on every change
         # repaint only the cells and their numbers (about 4x faster than a full draw).
-        self._animated = [a for ax in self.axes.values()
-                          for a in (ax.collections[0], *ax.texts, ax.title)]
+        self._animated = [a for ax in self.axes.values() for a in (ax.collections[0], *ax.texts)]
         for artist in self._animated:
             artist.set_animated(True)
         self.figure.set_layout_engine("constrained", w_pad=0.12, h_pad=0.08)   # inches of margin
@@ -221,7 +220,6 @@ class Explorer:
         else:
             for p in self.panels:
                 update_heatmap(self.axes[p.key], self.result[p.key])
-                self.axes[p.key].title.set_text(p.title or "")   # keeps its font size
         self.image.value = self._png()
         self.numbers.value = self._numbers_html()
 
