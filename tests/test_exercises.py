@@ -71,3 +71,15 @@ def test_wrong_answers_get_a_useful_message(answer, fragment):
 def test_unknown_exercise():
     with pytest.raises(ValueError, match=r"no exercise '9.9'.*01.1"):
         al.check("9.9", 1)
+
+
+def test_every_lesson_ends_with_at_least_three_checked_exercises():
+    import json
+    import re
+    for nb_path in sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+        cells = json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
+        code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+        keys = re.findall(r'al\.check\("(\d\d\.\d)"', code)
+        lesson = nb_path.name[:2]
+        assert len(keys) >= 3 and all(k.startswith(lesson) and k in al.EXERCISES for k in keys), nb_path.name
+        assert {k for k in al.EXERCISES if k.startswith(lesson)} == set(keys)

@@ -70,3 +70,13 @@ def test_ruff_is_clean():
     ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
     result = subprocess.run([ruff, "check", "--no-cache", str(ROOT)], capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_teaching_guide_covers_the_lessons():
+    guide = (ROOT / "docs" / "teaching-guide.md").read_text(encoding="utf-8")
+    assert "docs/teaching-guide.md" in README
+    for heading in ("Plan for 90 minutes", "Plan for 45 minutes", "Misconceptions", "Handing it out",
+                    "Prerequisites"):
+        assert heading in guide
+    for lesson in ("00-start-here", "`01`", "`02`", "`03`", "`04`"):
+        assert lesson in guide

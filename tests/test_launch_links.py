@@ -1,0 +1,38 @@
+"""The Binder and nbgitpuller links, checked against addresses written out by hand."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import launch_links as ll
+
+
+@pytest.mark.parametrize("remote", ["git@github.com:alice/attention.git", "https://github.com/alice/attention",
+                                    "https://github.com/alice/attention.git", "ssh://git@github.com/alice/attention"])
+def test_remote_forms(remote):
+    assert ll.https_url(remote) == "https://github.com/alice/attention"
+
+
+def test_binder_link_github():
+    assert ll.binder_link("git@github.com:alice/attention.git") == (
+        "https://mybinder.org/v2/gh/alice/attention/main"
+        "?urlpath=lab%2Ftree%2Fnotebooks%2F00-start-here.ipynb")
+
+
+def test_binder_link_other_host():
+    assert ll.binder_link("https://git.example.edu/course/attention", "spring") == (
+        "https://mybinder.org/v2/git/https%3A%2F%2Fgit.example.edu%2Fcourse%2Fattention/spring"
+        "?urlpath=lab%2Ftree%2Fnotebooks%2F00-start-here.ipynb")
+
+
+def test_hub_link():
+    assert ll.hub_link("https://github.com/alice/attention", "https://hub.uni.edu/") == (
+        "https://hub.uni.edu/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2Falice%2Fattention"
+        "&branch=main&urlpath=lab%2Ftree%2Fattention%2Fnotebooks%2F00-start-here.ipynb")
+
+
+def test_bad_address():
+    with pytest.raises(ValueError, match=r"cannot read 'not a url' as a repository address"):
+        ll.https_url("not a url")
