@@ -74,6 +74,10 @@ def sdpa(**kw):
     (lambda: al.causal_mask(0), ValueError, r"n \(number of tokens\) is 0: expected a whole number >= 1"),
     (lambda: al.causal_mask(2.5), TypeError, r"n \(number of tokens\) is 2.5"),
     (lambda: al.padding_mask([4], 3), ValueError, r"lengths\[0\] is 4 but the padded length n is 3"),
+    (lambda: al.padding_mask(4, 3), TypeError, r"lengths is 4: expected a list of whole numbers"),
+    (lambda: al.decoder_step({"X_dec": [[1.0]]}), ValueError, r"the example lacks \['X_enc'"),
+    (lambda: al.decoder_step(dict(al.translation(), X_enc=np.ones((6, 3)))), ValueError,
+     r"X_query has shape \(4, 5\) but X_context has shape \(6, 3\)"),
     # softmax axis
     (lambda: al.softmax(X, axis=2), ValueError, r"axis is 2 but scores have shape \(3, 4\)"),
     # heatmap input

@@ -80,9 +80,15 @@ def decoder_step(ex, causal=True, padding=True):
     Returns a dict with the self-attention weights (m, m), Z_masked (m, d), the cross-attention
     weights (m, n) and output (m, d_v).
     """
+    from ._validate import as_matrix
     from .masks import causal_mask, cross_attention, padding_mask
     from .matrix import self_attention
-    m, n = len(ex["X_dec"]), len(ex["X_enc"])
+    needed = ("X_dec", "X_enc", "enc_length", "self_W_q", "self_W_k", "self_W_v",
+              "cross_W_q", "cross_W_k", "cross_W_v")
+    missing = [k for k in needed if k not in ex]
+    if missing:
+        raise ValueError(f"the example lacks {missing}: expected a dict like translation() returns")
+    m, n = len(as_matrix(ex["X_dec"], "X_dec")), len(as_matrix(ex["X_enc"], "X_enc"))
     self_mask = causal_mask(m) if causal else None
     z, w_self = self_attention(ex["X_dec"], ex["self_W_q"], ex["self_W_k"], ex["self_W_v"], mask=self_mask)
     Z = ex["X_dec"] + z                                   # residual: the token keeps its own meaning

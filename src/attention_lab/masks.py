@@ -17,6 +17,8 @@ def causal_mask(n):
 def padding_mask(lengths, n):
     """(len(lengths), n) boolean: row b is True for the first lengths[b] keys, False on padding."""
     n = as_count(n, "n (padded length)")
+    if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__iter__"):
+        raise TypeError(f"lengths is {lengths!r}: expected a list of whole numbers, one length per sequence")
     out = []
     for b, length in enumerate(lengths):
         length = as_count(length, f"lengths[{b}]")
