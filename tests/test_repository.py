@@ -80,3 +80,41 @@ def test_teaching_guide_covers_the_lessons():
         assert heading in guide
     for lesson in ("00-start-here", "`01`", "`02`", "`03`", "`04`"):
         assert lesson in guide
+
+
+def _requirements(path):
+    from packaging.requirements import Requirement
+    reqs = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and not line.startswith("-"):
+            r = Requirement(line)
+            reqs[r.name.lower()] = r.specifier
+    return reqs
+
+
+def test_binder_pins_agree_with_the_local_ranges():
+    local = _requirements(ROOT / "requirements.txt")
+    pinned = _requirements(ROOT / "binder" / "requirements.txt")
+    assert set(local) == set(pinned), \
+        f"only local: {set(local) - set(pinned)}, only binder: {set(pinned) - set(local)}"
+    for name, spec in pinned.items():
+        (pin,) = list(spec)
+        assert pin.operator == "==", f"{name} is not pinned exactly in binder/requirements.txt"
+        assert local[name].contains(pin.version), f"{name}=={pin.version} is outside {local[name]}"
+
+
+def test_binder_post_build_is_strict():
+    post = (ROOT / "binder" / "postBuild").read_text(encoding="utf-8")
+    assert post.startswith("#!/bin/bash") and "set -euo pipefail" in post
+
+
+def test_no_network_or_installs_at_run_time():
+    for path in (ROOT / "src").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        forbidden = r"urllib|requests|http\.client|socket|urlopen|pip install|subprocess"
+        assert not re.search(forbidden, text), path
+        assert "http://" not in text and "https://" not in text, path
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):
+        text = nb.read_text(encoding="utf-8")
+        assert not re.search(r"<script[^>]+src=|https?://cdn|unpkg\.com|jsdelivr", text), nb.name
