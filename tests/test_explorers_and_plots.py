@@ -5,14 +5,11 @@ import pytest
 
 import attention_lab as al
 
+EXPLORERS = al.demo_explorers()
+
 
 def lesson01_explorer():
-    ex = al.cats_chase_mice()
-    return al.token_explorer(1, ex["X"], ex["W_q"], ex["W_k"], ex["W_v"], ex["tokens"],
-                             ex["features"], scale=1.0)
-
-
-EXPLORERS = al.demo_explorers()
+    return EXPLORERS["01 token_explorer (y₂, 1×4 + 1×4)"]()
 
 
 def mesh_values(explorer):
@@ -114,7 +111,7 @@ def test_numbers_are_stamped_with_the_slider_state():
 
 
 def heads_demo():
-    return al.demo_explorers()["03 heads_explorer (h × 6×6 + 6×4)"]()
+    return EXPLORERS["03 heads_explorer (h × 6×6 + 6×4)"]()
 
 
 def test_heads_explorer_layout_follows_the_number_of_heads():

@@ -314,7 +314,7 @@ def matrix_explorer(X, W_q, W_k, W_v, tokens, features, edit=1, low=-3.0, high=3
 
     controls = [Control(f, f"x{s}[{f}]", float(X[edit, c]), low, high)
                 for c, f in enumerate(features)]
-    controls.append(Control("tau", "τ (temperature)", 1.0, 0.1, 3.0, 0.1))
+    controls.append(Control("tau", "τ (temp.)", 1.0, 0.1, 3.0, 0.1))
     panels = [Panel("weights", tokens, tokens, "weights", "weights: row = query, column = key",
                     "key token", "query token"),
               Panel("output", tokens, out_labels, "value", "outputs yᵢ (one row per token)",
