@@ -32,7 +32,7 @@ def answer_00_3():
 
 # 01 · one output by hand
 def answer_01_1():
-    X = al.cats_chase_mice()["X"]
+    X = al.cats_chase_mice().X
     scores = [X[2] @ X[j] for j in range(len(X))]          # x_3 . x_j
     exps = [np.exp(s - max(scores)) for s in scores]
     return [e / sum(exps) for e in exps]
@@ -40,7 +40,7 @@ def answer_01_1():
 
 def answer_01_2():
     ex = al.cats_chase_mice()
-    X, W_q, W_k, W_v = ex["X"], ex["W_q"], ex["W_k"], ex["W_v"]
+    X, W_q, W_k, W_v = ex.X, ex.W_q, ex.W_k, ex.W_v
     q3 = X[2] @ W_q
     scores = [q3 @ (X[j] @ W_k) for j in range(len(X))]    # no scaling in lesson 01
     exps = [np.exp(s - max(scores)) for s in scores]
@@ -56,7 +56,7 @@ def answer_01_3():
 # 02 · all outputs at once
 def answer_02_1():
     ex = al.cats_chase_mice()
-    Q, K = ex["X"] @ ex["W_q"], ex["X"] @ ex["W_k"]
+    Q, K = ex.X @ ex.W_q, ex.X @ ex.W_k
     return rows_softmax(Q @ K.T / np.sqrt(K.shape[1]))
 
 
@@ -74,8 +74,8 @@ def answer_02_3():
 # 03 · many heads
 def _heads_03():
     ex = al.the_cat_sat()
-    X = ex["X"]
-    Q, K, V = X @ ex["W_q"], X @ ex["W_k"], X @ ex["W_v"]
+    X = ex.X
+    Q, K, V = X @ ex.W_q, X @ ex.W_k, X @ ex.W_v
     k = 2
     return [rows_softmax(Q[:, i * k:(i + 1) * k] @ K[:, i * k:(i + 1) * k].T / np.sqrt(k))
             @ V[:, i * k:(i + 1) * k] for i in range(2)]
@@ -91,24 +91,24 @@ def answer_03_2():
 
 def answer_03_3():
     ex = al.the_cat_sat()
-    return (ex["X"] @ ex["W_q"])[:, 2:4]               # head 2 = columns k:2k of Q
+    return (ex.X @ ex.W_q)[:, 2:4]               # head 2 = columns k:2k of Q
 
 
 # 04 · masks and cross-attention
 def answer_04_1():
     tr = al.translation()
-    X = tr["X_dec"]
-    S = (X @ tr["self_W_q"]) @ (X @ tr["self_W_k"]).T / np.sqrt(X.shape[1])
+    X = tr.X_dec
+    S = (X @ tr.self_W_q) @ (X @ tr.self_W_k).T / np.sqrt(X.shape[1])
     allowed = np.tril(np.ones(S.shape, dtype=bool))
     return rows_softmax(np.where(allowed, S, -np.inf))  # mask before the softmax
 
 
 def answer_04_2():
     tr = al.translation()
-    Q = tr["X_dec"] @ tr["cross_W_q"]                     # queries: French (decoder)
-    K = tr["X_enc"] @ tr["cross_W_k"]                     # keys: English (encoder)
+    Q = tr.X_dec @ tr.cross_W_q                     # queries: French (decoder)
+    K = tr.X_enc @ tr.cross_W_k                     # keys: English (encoder)
     S = Q @ K.T / np.sqrt(Q.shape[1])
-    real = np.arange(len(K)) < tr["enc_length"]           # the last key is <pad>
+    real = np.arange(len(K)) < tr.enc_length           # the last key is <pad>
     return rows_softmax(np.where(real[None, :], S, -np.inf))
 
 

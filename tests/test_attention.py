@@ -80,7 +80,7 @@ def test_source_003_torch_layout():
 
 def test_cats_chase_mice_by_hand():
     ex = al.cats_chase_mice()
-    y2, w2 = al.attend_one(1, ex["X"], ex["W_q"], ex["W_k"], ex["W_v"], scale=1.0)
+    y2, w2 = al.attend_one(1, ex.X, ex.W_q, ex.W_k, ex.W_v, scale=1.0)
     e2 = math.exp(2.0)     # scores q_2 . k_j = [2, 0, 0, 2]
     big, small = e2 / (2 * e2 + 2), 1 / (2 * e2 + 2)
     assert np.allclose(w2, [big, small, small, big])
@@ -210,12 +210,12 @@ def test_concat_heads_in_order():
 def test_decoder_step_by_hand():
     tr = al.translation()
     step = al.decoder_step(tr)
-    assert np.all(np.triu(step["self_weights"], 1) == 0)             # causal
-    assert np.all(step["cross_weights"][:, -1] == 0)                 # <pad> masked
-    assert step["cross_weights"].shape == (4, 6) and step["output"].shape == (4, 5)
+    assert np.all(np.triu(step.self_weights, 1) == 0)             # causal
+    assert np.all(step.cross_weights[:, -1] == 0)                 # <pad> masked
+    assert step.cross_weights.shape == (4, 6) and step.output.shape == (4, 5)
     # le's query is 'the'-like: by hand its self row is [1, 0, 0, 0] (only itself allowed)
-    assert np.allclose(step["self_weights"][0], [1, 0, 0, 0])
-    best = [tr["enc_tokens"][j] for j in step["cross_weights"].argmax(axis=1)]
+    assert np.allclose(step.self_weights[0], [1, 0, 0, 0])
+    best = [tr.enc_tokens[j] for j in step.cross_weights.argmax(axis=1)]
     assert best == ["the", "cat", "black", "is"]
 
 
@@ -233,8 +233,90 @@ def test_multi_head_cross_attention_equals_per_head():
 
 def test_the_cat_sat_heads_have_their_jobs():
     ex = al.the_cat_sat()
-    _, w = al.multi_head_attention(ex["X"], ex["X"], ex["W_q"], ex["W_k"], ex["W_v"], ex["W_o"], 2)
+    _, w = al.multi_head_attention(ex.X, ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_o, 2)
     assert [int(np.argmax(w[0][q])) for q in range(1, 6)] == [0, 1, 2, 3, 4]   # previous token
-    content = ex["X"][:, 2] == 1
+    content = ex.X[:, 2] == 1
     for q in range(6):                                                        # same kind
         assert w[1][q][content == content[q]].sum() > 0.95
+
+
+# ---- the batched kernel -----------------------------------------------------------------------
+
+def _loop_over_leading(Q, K, V, mask, scale):
+    """Independent formulation: one 2-D softmax(Q Kᵀ) V per leading index, written out in NumPy."""
+    lead = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    m, n = Q.shape[-2], K.shape[-2]
+    Q, K, V = (np.broadcast_to(a, lead + a.shape[-2:]) for a in (Q, K, V))
+    M = np.broadcast_to(np.ones((m, n), bool) if mask is None else mask, (*lead, m, n))
+    out = np.zeros((*lead, m, V.shape[-1]))
+    weights = np.zeros((*lead, m, n))
+    for idx in np.ndindex(*lead):
+        for i in range(m):
+            s = np.array([scale * np.dot(Q[idx][i], K[idx][j]) for j in range(n)])
+            e = np.where(M[idx][i], np.exp(s - s[M[idx][i]].max()), 0.0)
+            weights[idx][i] = e / e.sum()
+            out[idx][i] = weights[idx][i] @ V[idx]
+    return out, weights
+
+
+@pytest.mark.parametrize("q_shape, k_lead, mask_shape", [
+    ((2, 3, 4), (2,), None),              # a batch of 2
+    ((2, 3, 3, 4), (2, 3), (3, 5)),       # batch x heads, one (m, n) mask for all
+    ((2, 1, 3, 4), (4,), (2, 1, 1, 5)),   # leading dims broadcast; a key-padding mask per batch row
+    ((3, 4), (), (3, 5)),                 # the 2-D call
+])
+def test_batched_kernel_equals_a_loop_over_leading_dimensions(q_shape, k_lead, mask_shape):
+    rng = np.random.default_rng(sum(q_shape))
+    Q = rng.normal(size=q_shape)
+    K, V = rng.normal(size=(*k_lead, 5, 4)), rng.normal(size=(*k_lead, 5, 2))
+    mask = None if mask_shape is None else rng.random(mask_shape) < 0.6
+    if mask is not None:
+        mask[..., 0] = True                                    # every row keeps a key
+    out, w = al.scaled_dot_product_attention(Q, K, V, mask=mask, scale=0.7)
+    ref_out, ref_w = _loop_over_leading(Q, K, V, mask, 0.7)
+    assert out.shape == ref_out.shape and w.shape == ref_w.shape
+    assert np.allclose(out, ref_out) and np.allclose(w, ref_w)
+
+
+def test_multi_head_scale_and_per_head_mask():
+    rng = np.random.default_rng(21)
+    X, Wq, Wk, Wv, Wo = rng.normal(size=(4, 4)), *rng.normal(size=(4, 4, 4))
+    mask = np.stack([al.causal_mask(4), np.ones((4, 4), bool)])     # head 1 causal, head 2 not
+    out, w = al.multi_head_attention(X, X, Wq, Wk, Wv, Wo, 2, mask=mask, scale=1.0)
+    per = [al.self_attention(X, Wq[:, c], Wk[:, c], Wv[:, c], mask=m, scale=1.0)
+           for c, m in ((slice(0, 2), mask[0]), (slice(2, 4), None))]
+    assert np.allclose(out, np.hstack([o for o, _ in per]) @ Wo)
+    assert np.allclose(w[0], per[0][1]) and np.all(np.triu(w[0], 1) == 0) and np.all(w[1] > 0)
+
+
+def test_split_and_concat_heads_are_inverse_on_batches():
+    M = np.arange(2 * 3 * 6, dtype=float).reshape(2, 3, 6)           # (batch, n, d_model)
+    H = al.split_heads(M, 3)
+    assert H.shape == (2, 3, 3, 2) and np.array_equal(H[1, 2], M[1][:, 4:6])   # batch 1, head 3
+    assert np.array_equal(al.concat_heads(H), M)
+
+
+# ---- experiments.py ------------------------------------------------------------------------------
+
+def test_scaling_experiment_matches_the_variance_argument():
+    # q·k sums d_k products of independent unit-variance numbers: variance d_k, std sqrt(d_k)
+    t = al.scaling_experiment(d_ks=(1, 16, 256), n_trials=4000)
+    assert np.array_equal(t["d_k"], [1, 16, 256])
+    assert np.allclose(t["std_unscaled"], [1, 4, 16], rtol=0.05)
+    assert np.allclose(t["std_scaled"], 1.0, rtol=0.05)
+    assert t["max_weight_unscaled"][-1] > 0.9 > t["max_weight_scaled"][-1]
+    # for large d_k the scaled scores tend to one distribution (standard normal): same peakedness
+    assert abs(t["max_weight_scaled"][2] - t["max_weight_scaled"][1]) < 0.02
+
+
+def test_time_forms_reports_one_time_per_size():
+    t = al.time_forms(ns=(4, 8), d=4, sample=2, repeats=1)
+    assert np.array_equal(t["n"], [4, 8])
+    assert t["loop_s"].shape == t["matrix_s"].shape == (2,) and (t["loop_s"] > 0).all()
+
+
+def test_score_matrix_bytes_is_eight_n_squared():
+    assert al.score_matrix_bytes(1000) == 8_000_000
+    assert al.score_matrix_bytes(1) == 8
+    with pytest.raises(ValueError, match="n is 0"):
+        al.score_matrix_bytes(0)

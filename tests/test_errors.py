@@ -1,5 +1,7 @@
 """Bad input gets a ValueError or TypeError that names the shapes or values and what was expected."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -28,7 +30,16 @@ def sdpa(**kw):
     (lambda: al.multi_head_attention(X, np.ones((2, 3)), W, W, W, W, 2), ValueError, r"X_query has shape \(3, 4\) but X_context has shape \(2, 3\)"),
     # 1-D or 3-D where 2-D is needed
     (lambda: al.self_attention(np.ones(4), W, W, W), ValueError, r"X has shape \(4,\) \(1-D\): expected a 2-D array.*reshape"),
-    (lambda: sdpa(Q=np.ones((2, 3, 4))), ValueError, r"Q has shape \(2, 3, 4\) \(3-D\).*one sequence at a time"),
+    (lambda: al.self_attention(np.ones((2, 3, 4)), W, W, W), ValueError, r"X has shape \(2, 3, 4\) \(3-D\): expected a 2-D array \(n, d\); this function takes one sequence at a time"),
+    (lambda: sdpa(Q=np.ones(4)), ValueError, r"Q has shape \(4,\) \(1-D\): expected at least 2-D \(\.\.\., m, d_k\).*reshape"),
+    # batched kernel: leading dimensions and masks must broadcast
+    (lambda: sdpa(Q=np.ones((2, 3, 4)), K=np.ones((3, 5, 4)), V=np.ones((3, 5, 2))), ValueError,
+     r"leading \(batch or head\) dimensions do not broadcast: Q \(2, 3, 4\), K \(3, 5, 4\), V \(3, 5, 2\)"),
+    (lambda: sdpa(Q=np.ones((2, 3, 4)), mask=np.ones((3, 3, 5), bool)), ValueError,
+     r"mask has shape \(3, 3, 5\): expected a shape that broadcasts to \(2, 3, 5\)"),
+    (lambda: sdpa(Q=np.ones((2, 3, 4)), mask=np.array([[[True] * 5] * 3, [[True] * 5, [False] * 5, [True] * 5]])),
+     ValueError, r"mask row 1 \(at leading index \(1,\)\) allows no key"),
+    (lambda: sdpa(Q=np.full((3, 4), 1e308)), ValueError, r"scores Q·Kᵀ overflowed \(largest \|Q\| = 1e\+308"),
     # empty sequences
     (lambda: al.self_attention(np.ones((0, 4)), W, W, W), ValueError, r"X has shape \(0, 4\): expected at least one row"),
     (lambda: al.softmax([]), ValueError, r"scores have shape \(0,\)"),
@@ -75,38 +86,55 @@ def sdpa(**kw):
     (lambda: al.causal_mask(2.5), TypeError, r"n \(number of tokens\) is 2.5"),
     (lambda: al.padding_mask([4], 3), ValueError, r"lengths\[0\] is 4 but the padded length n is 3"),
     (lambda: al.padding_mask(4, 3), TypeError, r"lengths is 4: expected a list of whole numbers"),
-    (lambda: al.decoder_step({"X_dec": [[1.0]]}), ValueError, r"the example lacks \['X_enc'"),
-    (lambda: al.decoder_step(dict(al.translation(), X_enc=np.ones((6, 3)))), ValueError,
-     r"X_query has shape \(4, 5\) but X_context has shape \(6, 3\)"),
+    (lambda: al.decoder_step({"X_dec": [[1.0]]}), TypeError, r"the example is a dict: expected a Translation"),
+    (lambda: al.decoder_step(replace(al.translation(), X_enc=np.ones((6, 3)))), ValueError,
+     r"X_dec has shape \(4, 5\) but X_enc has shape \(6, 3\): queries and context tokens need the same"),
+    (lambda: al.decoder_step(replace(al.translation(), self_W_v=np.ones((5, 2)))), ValueError,
+     r"X_dec has shape \(4, 5\) but self_W_v has shape \(5, 2\): the residual"),
+    (lambda: al.decoder_step(replace(al.translation(), enc_length=7)), ValueError,
+     r"lengths\[0\] is 7 but the padded length n is 6"),
+    (lambda: al.decoder_step(replace(al.translation(), dec_tokens=["le"])), ValueError,
+     r"there are 1 dec_tokens but 4 rows or columns to name"),
     # softmax axis
     (lambda: al.softmax(X, axis=2), ValueError, r"axis is 2 but scores have shape \(3, 4\)"),
     # heatmap input
     (lambda: al.heatmap(np.ones((1, 3)) * 2, ["a"], ["x", "y", "z"]), ValueError, r"weights range from 2 to 2.*scores"),
-    (lambda: al.heatmap(np.ones((1, 3)) / 3, ["a"], ["x", "y"]), ValueError, r"3 column labels|2 column labels"),
+    (lambda: al.heatmap(np.ones((1, 3)) / 3, ["a"], ["x", "y"]), ValueError,
+     r"values have shape \(1, 3\) but there are 1 row labels and 2 column labels: expected one label per row and one per column"),
+    # heads
+    (lambda: al.concat_heads(np.ones((2, 2))), ValueError, r"heads have shape \(2, 2\): expected \(n_heads, n, k\)"),
+    (lambda: al.multi_head_attention(X, X, W, W, W, W, 2, mask=np.ones((3, 3, 3), bool)), ValueError,
+     r"mask has shape \(3, 3, 3\): expected a shape that broadcasts to \(2, 3, 3\)"),
+    (lambda: al.multi_head_attention(X, X, W, W, W, W, 2, scale=-1), ValueError, r"scale is -1: expected a positive finite number, or None for 1/sqrt\(d_k\) = 0.7071"),
 ])
 def test_bad_input_message(call, exc, message):
     with pytest.raises(exc, match=message):
         call()
 
 
-def test_no_bare_numpy_error_for_any_pairwise_mismatch():
-    """Every pair of arguments of self_attention, broken in turn, gets our message, not NumPy's."""
-    good = {"X": X, "W_q": W, "W_k": W, "W_v": W}
-    for name in good:
-        bad = dict(good)
-        bad[name] = np.ones((2, 7))
-        with pytest.raises(ValueError) as info:
-            al.self_attention(**bad)
-        assert "has shape (2, 7)" in str(info.value) and "but" in str(info.value)
+@pytest.mark.parametrize("name, message", [
+    ("X", "X has shape (2, 7) but W_q has shape (4, 4): W_q needs one row per feature of the tokens (7 rows)"),
+    ("W_q", "X has shape (3, 4) but W_q has shape (2, 7): W_q needs one row per feature of the tokens (4 rows)"),
+    ("W_k", "X has shape (3, 4) but W_k has shape (2, 7): W_k needs one row per feature of the tokens (4 rows)"),
+    ("W_v", "X has shape (3, 4) but W_v has shape (2, 7): W_v needs one row per feature of the tokens (4 rows)"),
+])
+def test_no_bare_numpy_error_for_any_argument(name, message):
+    """Each argument of self_attention, broken in turn, gets our whole message, not NumPy's."""
+    bad = {"X": X, "W_q": W, "W_k": W, "W_v": W} | {name: np.ones((2, 7))}
+    with pytest.raises(ValueError) as info:
+        al.self_attention(**bad)
+    assert str(info.value) == message
 
 
-@pytest.mark.parametrize("make", [al.token_explorer, lambda *a: al.matrix_explorer(*a[1:], edit=a[0])])
+@pytest.mark.parametrize("make", [al.token_explorer, lambda *a, **k: al.matrix_explorer(*a[1:], edit=a[0], **k)])
 def test_explorer_bad_input(make):
     ex = al.cats_chase_mice()
-    args = (ex["X"], ex["W_q"], ex["W_k"], ex["W_v"])
+    args = (ex.X, ex.W_q, ex.W_k, ex.W_v)
     with pytest.raises(ValueError, match=r"3 tokens and 4 features: expected one word per row"):
-        make(1, *args, ex["tokens"][:3], ex["features"])
+        make(1, *args, ex.tokens[:3], ex.features)
     with pytest.raises(ValueError, match=r"token index i is 4 but X has 4 tokens"):
-        make(4, *args, ex["tokens"], ex["features"])
+        make(4, *args, ex.tokens, ex.features)
     with pytest.raises(ValueError, match=r"X has shape \(4, 4\) but W_q has shape \(3, 4\)"):
-        make(1, ex["X"], ex["W_q"][:3], ex["W_k"], ex["W_v"], ex["tokens"], ex["features"])
+        make(1, ex.X, ex.W_q[:3], ex.W_k, ex.W_v, ex.tokens, ex.features)
+    with pytest.raises(ValueError, match=r"low is 2.0 and high is -2.0: expected low < high"):
+        make(1, *args, ex.tokens, ex.features, low=2.0, high=-2.0)

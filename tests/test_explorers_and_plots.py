@@ -1,11 +1,20 @@
-"""Headless sweeps: every slider across its whole range, with no exception, warning or NaN."""
+"""Headless sweeps: every slider across its whole range, with no exception, warning, NaN, error
+message or colour out of range."""
+
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
+from matplotlib.figure import Figure
 
 import attention_lab as al
+from attention_lab.explorer_kit import Control, Explorer, Panel
 
-EXPLORERS = al.demo_explorers()
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from explorer_registry import demo_explorers
+
+EXPLORERS = demo_explorers()
 
 
 def lesson01_explorer():
@@ -40,8 +49,14 @@ def test_sweep_every_slider(make):
         changed = image_changed = False
         for v in positions(slider):
             slider.value = v
-            for arr in mesh_values(explorer).values():
+            assert explorer.error is None and "al-error" not in explorer.numbers.value, \
+                f"{key}={v}: the explorer shows an error: {explorer.error}"
+            for panel_key, arr in mesh_values(explorer).items():
                 assert np.isfinite(arr).all(), f"{key}={v}: NaN or inf in a heatmap"
+                norm = explorer.axes[panel_key].collections[0].norm
+                assert norm.vmin - 1e-12 <= arr.min() and arr.max() <= norm.vmax + 1e-12, \
+                    f"{key}={v}: panel {panel_key} draws {arr.min():.3g}..{arr.max():.3g} on a scale " \
+                    f"{norm.vmin:g}..{norm.vmax:g}: its colours saturate"
             for p in explorer.panels:
                 if p.kind == "weights":
                     w = explorer.result[p.key]
@@ -64,15 +79,53 @@ def test_heatmap_text_follows_data_and_reset_restores():
     assert explorer.snapshot().data == explorer.image.value
 
 
-def test_explorer_agrees_with_attend_one():
+def test_lesson01_explorer_by_hand():
+    """x₂ = (1.5, 2, -0.5, 0.3): written out with the example's weights, no attention code used."""
     explorer = lesson01_explorer()
     explorer.set(noun=1.5, verb=2.0, animal=-0.5, small=0.3)
-    ex = al.cats_chase_mice()
-    X = ex["X"].copy()
-    X[1] = [1.5, 2.0, -0.5, 0.3]
-    y, w = al.attend_one(1, X, ex["W_q"], ex["W_k"], ex["W_v"], scale=1.0)
+    # q₂ = x₂ W_q: verb -> 2·animal, small -> 1·noun, so q₂ = (0.3, 0, 4, 0); keys are the rows of X
+    X = np.array([[1, 0, 1, 0], [1.5, 2.0, -0.5, 0.3], [0, 0, 0, 1], [1, 0, 1, 1]])
+    scores = X @ np.array([0.3, 0, 4, 0])                     # scale 1 in lesson 01
+    w = np.exp(scores) / np.exp(scores).sum()
+    y = w @ (X * [1, 1, 2, 0.5])                              # values: x diag(1, 1, 2, 0.5)
     assert np.allclose(explorer.result["output"][0], y)
     assert np.allclose(explorer.axes["weights"].collections[0].get_array().ravel(), w)
+
+
+def test_lesson01_explorer_colours_do_not_saturate_at_the_corner():
+    # every slider at 3: chase's own score 27 wins, so y₂ ≈ v₂ = (3, 3, 6, 1.5) (issue 11's example)
+    explorer = lesson01_explorer()
+    explorer.set(noun=3.0, verb=3.0, animal=3.0, small=3.0)
+    y = explorer.result["output"][0]
+    assert np.allclose(y, [3, 3, 6, 1.5], atol=1e-6)
+    norm = explorer.axes["output"].collections[0].norm
+    assert norm.vmax >= 6 and norm.vmin <= -6
+
+
+def test_an_impossible_input_shows_its_reason_and_no_stale_picture():
+    def compute(values):
+        if values["a"] > 1:
+            raise ValueError("a must stay at most 1")
+        return {"w": np.array([[values["a"] / 2, 1 - values["a"] / 2]])}
+    explorer = Explorer([Control("a", "a", 0.0, 0.0, 2.0, 0.5)], compute,
+                        [Panel("w", ["q"], ["k1", "k2"])], describe=lambda v, r: f"w = {r['w']}")
+    good = explorer.image.value
+    explorer.set(a=2.0)
+    assert explorer.error == "a must stay at most 1"
+    assert "al-error" in explorer.numbers.value and "a must stay at most 1" in explorer.numbers.value
+    assert explorer.image.value != good and explorer.image.value == explorer._png(cells=False)
+    explorer.set(a=0.5)
+    assert explorer.error is None and "al-error" not in explorer.numbers.value
+    assert np.allclose(explorer.axes["w"].collections[0].get_array(), [[0.25, 0.75]])
+
+
+def test_building_an_explorer_draws_the_figure_once(monkeypatch):
+    """seaborn asks for a full draw inside every heatmap(); the kit must not pay for it."""
+    draws = []
+    original = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda self, renderer: draws.append(1) or original(self, renderer))
+    EXPLORERS["02 matrix_explorer (4×4 + 4×4)"]()
+    assert len(draws) == 1
 
 
 def test_set_unknown_slider_names_the_sliders():
@@ -89,13 +142,20 @@ def test_weights_always_on_fixed_scale_and_text_contrast():
     assert ax.get_xticklabels()[1].get_text() == "b" and ax.get_yticklabels()[0].get_text() == "q"
 
 
-def test_role_colours_are_distinct():
-    assert len(set(al.ROLE_COLORS.values())) == 3
-    assert set(al.ROLE_COLORS) == {"query", "key", "value"}
+@pytest.mark.parametrize("role", ["query", "key", "value"])
+def test_each_role_is_drawn_in_its_own_colour(role):
+    from matplotlib.colors import to_hex
+    ax = al.heatmap(np.array([[-1.0, 0.0, 1.0]]), ["r"], ["a", "b", "c"], kind=role)
+    mesh = ax.collections[0]
+    top = to_hex(mesh.cmap(mesh.norm(1.0)))                  # the largest value: the role's colour
+    assert top == al.ROLE_COLORS[role].lower()
+    assert np.allclose(mesh.cmap(mesh.norm(0.0))[:3], 1.0, atol=0.01)   # zero is white
+    others = {to_hex(c).lower() for r, c in al.ROLE_COLORS.items() if r != role}
+    assert top not in others
 
 
 def test_every_explorer_factory_is_swept():
-    factories = {name for name in dir(al) if name.endswith("_explorer")}
+    factories = {name for name in al.__all__ if name.endswith("_explorer")}
     swept = {name for name in factories if any(name in key for key in EXPLORERS)}
     assert factories and swept == factories, f"not in demo_explorers(): {factories - swept}"
 
@@ -121,10 +181,14 @@ def test_heads_explorer_layout_follows_the_number_of_heads():
         heads = [k for k in explorer.axes if k.startswith("head")]
         assert len(heads) == h and explorer.sliders["head"].max == h
         ex = al.the_cat_sat()
-        X = ex["X"].copy()
-        X[2] = [explorer.values[f] for f in ex["features"]]   # token 'sat' as the sliders set it
-        _, w = al.multi_head_attention(X, X, ex["W_q"], ex["W_k"], ex["W_v"], ex["W_o"], h)
-        assert np.allclose(explorer.axes["shown"].collections[0].get_array(), w[h - 1])
+        X = ex.X.copy()
+        X[2] = [explorer.values[f] for f in ex.features]   # token 'sat' as the sliders set it
+        k = 4 // h                          # head h by hand: its own column block, softmax, no library
+        Q, K = X @ ex.W_q[:, (h - 1) * k:h * k], X @ ex.W_k[:, (h - 1) * k:h * k]
+        S = Q @ K.T / np.sqrt(k)
+        w = np.exp(S - S.max(axis=1, keepdims=True))
+        w /= w.sum(axis=1, keepdims=True)
+        assert np.allclose(explorer.axes["shown"].collections[0].get_array(), w)
         assert explorer.axes["shown"].get_title().startswith(f"head {h} of {h}")
 
 

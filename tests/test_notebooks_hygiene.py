@@ -23,8 +23,10 @@ def source(cell):
     return "".join(cell["source"])
 
 
-def test_there_are_lessons():
-    assert any(p.name.startswith("01-") for p in NOTEBOOKS)
+def test_lessons_are_numbered_without_gaps():
+    numbers = [int(p.name[:2]) for p in NOTEBOOKS]
+    assert numbers[:5] == [0, 1, 2, 3, 4], "lessons 00-04 must all be there"
+    assert numbers == sorted(set(numbers)), "two lessons share a number"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

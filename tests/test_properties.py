@@ -88,3 +88,39 @@ def test_huge_logits_stay_finite(s):
     w = al.softmax(s * 1e3)
     assert np.isfinite(w).all() and np.isclose(w.sum(), 1.0)
     assert w[np.argmax(s)] == w.max()
+
+
+@st.composite
+def masked_problems(draw):
+    n, m, d = draw(st.integers(1, 6)), draw(st.integers(1, 5)), draw(st.integers(1, 4))
+    mask = draw(arrays(bool, (m, n)))
+    mask[np.arange(m), draw(arrays(np.int64, m, elements=st.integers(0, n - 1)))] = True  # a key per row
+    return draw(mat(m, d)), draw(mat(n, d)), draw(mat(n, 3)), mask
+
+
+@given(masked_problems())
+def test_random_masks_give_zero_weight_and_renormalise(p):
+    Q, K, V, mask = p
+    out, w = al.scaled_dot_product_attention(Q, K, V, mask=mask)
+    assert np.all(w[~mask] == 0) and np.allclose(w.sum(axis=1), 1.0)
+    for i in range(len(Q)):             # each row: the same as attention over its allowed keys alone
+        o_i, w_i = al.scaled_dot_product_attention(Q[i:i + 1], K[mask[i]], V[mask[i]])
+        assert np.allclose(out[i], o_i[0]) and np.allclose(w[i, mask[i]], w_i[0])
+
+
+@st.composite
+def head_problems(draw):
+    h, k = draw(st.integers(1, 4)), draw(st.integers(1, 3))
+    d, m, n = h * k, draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    return h, draw(mat(m, d)), draw(mat(n, d)), [draw(mat(d, d)) for _ in range(4)]
+
+
+@given(head_problems())
+def test_multi_head_is_per_head_attention_on_column_blocks(p):
+    h, Xq, Xc, (Wq, Wk, Wv, Wo) = p
+    k = Xq.shape[1] // h
+    out, w = al.multi_head_attention(Xq, Xc, Wq, Wk, Wv, Wo, n_heads=h)
+    blocks = [al.cross_attention(Xq, Xc, Wq[:, i * k:(i + 1) * k], Wk[:, i * k:(i + 1) * k],
+                                 Wv[:, i * k:(i + 1) * k]) for i in range(h)]
+    assert np.allclose(out, np.hstack([o for o, _ in blocks]) @ Wo, atol=1e-8)
+    assert np.allclose(w, np.stack([b for _, b in blocks]))

@@ -36,17 +36,83 @@ def test_setup_command_opens_the_start_here_notebook():
 
 
 def test_ci_runs_the_readme_commands():
+    """.ci/run's own reader, run on the README, yields exactly the two commands, and it runs both."""
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "README.md" in ci   # .ci/run reads the commands from the README, it does not copy them
+    reader = re.search(r"^readme_command\(\) \{.*?^\}", ci, flags=re.S | re.M).group(0)
+    got = [subprocess.run(["bash", "-c", f"{reader}\nreadme_command {n}"], cwd=ROOT, capture_output=True,
+                          text=True, check=True).stdout.strip() for n in (1, 2)]
+    assert got == readme_commands()
+    assert re.search(r'^setup_cmd=\$\(readme_command 1\)$', ci, re.M)
+    assert re.search(r'^test_cmd=\$\(readme_command 2\)$', ci, re.M)
+    assert 'bash -c "$setup_cmd"' in ci and 'bash -c "$test_cmd"' in ci
 
 
-def test_readme_maps_every_lesson_to_a_module():
-    for nb in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
-        assert nb.name in README, f"{nb.name} missing from the README's lesson map"
-    assert (ROOT / "notebooks" / "00-start-here.ipynb").exists()
-    for module in ("loop.py", "matrix.py", "heads.py", "masks.py"):
-        assert module in README
-        assert (ROOT / "src" / "attention_lab" / module).exists()
+def lesson_map():
+    """{lesson file: [modules]} from the README's table."""
+    rows = re.findall(r"^\| \[`(\d\d-[\w-]+\.ipynb)`\].*\| (.*) \|$", README, flags=re.M)
+    return {nb: re.findall(r"`(\w+\.py)`", modules) for nb, modules in rows}
+
+
+def test_readme_maps_every_lesson_to_its_module():
+    table = lesson_map()
+    lessons = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+    assert sorted(table) == lessons, "the README's table and notebooks/ list different lessons"
+    package = ROOT / "src" / "attention_lab"
+    for nb, modules in table.items():
+        if nb.startswith("00-"):
+            continue
+        assert modules, f"{nb}: no module named in the README"
+        own = modules[0]     # the first module named is the lesson's own: its docstring says so
+        doc = (package / own).read_text(encoding="utf-8").split("\n", 1)[0]
+        assert doc.startswith(f'"""Lesson {nb[:2]}'), f"{own} does not say it is lesson {nb[:2]}'s module"
+        for m in modules:
+            assert (package / m).exists(), f"{nb}: {m} does not exist"
+    shared = re.findall(r"^- `(\w+\.py)`", README, flags=re.M)
+    named = {m for ms in table.values() for m in ms} | set(shared)
+    modules = {p.name for p in package.glob("[a-z]*.py")}
+    assert modules == named, f"modules the README does not place: {modules - named}; gone: {named - modules}"
+
+
+def test_public_functions_have_type_hints():
+    import inspect
+
+    import attention_lab as al
+    for name in al.__all__:
+        obj = getattr(al, name)
+        if not inspect.isfunction(obj):
+            continue
+        sig = inspect.signature(obj)
+        bare = [p for p in sig.parameters if sig.parameters[p].annotation is inspect.Parameter.empty]
+        assert not bare, f"{name}: parameters without a type hint: {bare}"
+        assert sig.return_annotation is not inspect.Signature.empty, f"{name}: no return type"
+
+
+def test_version_is_in_one_place():
+    import attention_lab as al
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'dynamic = ["version"]' in pyproject and 'attr = "attention_lab.__version__"' in pyproject
+    assert not re.search(r"^version\s*=\s*\"", pyproject, re.M)
+    from importlib.metadata import version
+    assert version("attention-lab") == al.__version__
+
+
+def test_every_runtime_import_is_declared():
+    import ast
+    declared = {"numpy", "matplotlib", "seaborn", "ipywidgets", "ipython", "pillow"}
+    to_dist = {"IPython": "ipython", "PIL": "pillow"}
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8").lower()
+    for path in (ROOT / "src" / "attention_lab").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 else []
+            for top in {n.split(".")[0] for n in names} - set(sys.stdlib_module_names) - {"__future__"}:
+                dist = to_dist.get(top, top).lower()
+                assert dist in declared and f'"{dist}>=' in pyproject, f"{path.name} imports {top}"
+
+
+def test_license_matches_pyproject():
+    assert 'license = "MIT"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
 
 
 def test_requirements_cover_the_package_dependencies():

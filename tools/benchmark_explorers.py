@@ -26,7 +26,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
 
-import attention_lab as al
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from explorer_registry import demo_explorers
 
 TARGET_KERNEL_MS = 30.0
 
@@ -49,7 +50,7 @@ def naive_redraw(explorer, values) -> bytes:
 
 def kernel_side(steps: int) -> list[dict]:
     rows = []
-    for name, make in al.demo_explorers().items():
+    for name, make in demo_explorers().items():
         explorer = make()
         key, slider = next(iter(explorer.sliders.items()))
         positions = np.linspace(slider.min, slider.max, 13)

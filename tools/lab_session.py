@@ -126,7 +126,14 @@ def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 120) -> 
                        && nb.content.widgets.every(c => c.model.type !== 'code'
                               || c.model.executionCount !== null); }""",
         timeout=timeout_s * 1000)
-    page.wait_for_timeout(500)   # let the last widget views render
+    # every widget output of the model has its view on the page (not a fixed sleep)
+    page.wait_for_function(
+        """() => { const nb = window.jupyterapp.shell.currentWidget;
+                   const widgets = nb.content.widgets.filter(c => c.model.type === 'code')
+                       .flatMap(c => c.model.outputs.toJSON())
+                       .filter(o => o.data && o.data['application/vnd.jupyter.widget-view+json']).length;
+                   return document.querySelectorAll('__EXPLORER__').length >= widgets; }"""
+        .replace("__EXPLORER__", EXPLORER), timeout=timeout_s * 1000)
     return page.evaluate(
         """(ok) => ({
             ran_ok: ok,
@@ -160,6 +167,16 @@ _INSTRUMENT = """(index) => {
 def _number(text: str) -> float:
     """A slider readout as a number (ipywidgets writes negatives with the Unicode minus sign)."""
     return float(text.strip().replace("\u2212", "-"))
+
+
+def _wait_quietly(page, condition: str, arg, timeout_ms: int = 10_000) -> None:
+    """Wait until `condition(arg)` holds in the page; if it never does, return and let the caller's
+    assertion say what is wrong (instead of a bare time-out)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    try:
+        page.wait_for_function(condition, arg=arg, timeout=timeout_ms)
+    except PlaywrightTimeout:
+        return
 
 
 def measure_explorer(page, index: int, steps_per_slider: int = 4, burst: int = 20) -> dict:
@@ -205,14 +222,22 @@ def measure_explorer(page, index: int, steps_per_slider: int = 4, burst: int = 2
     key = next(iter(json.loads(first_slider)))   # the burst moves the first slider
     page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext"
                            ".session.kernel.status === 'idle'", timeout=20_000)
-    page.wait_for_timeout(400)
+    _wait_quietly(page, """([index, key, final]) => {
+        const ex = document.querySelectorAll('__EXPLORER__')[index];
+        // the readout is rounded: compare numbers, not their spelling
+        return Math.abs(JSON.parse(ex.querySelector('.al-numbers').dataset.state)[key] - final) < 1e-6; }"""
+                  .replace("__EXPLORER__", EXPLORER), [index, key, final_value])
     t_last_key = page.evaluate("() => window.__al.keys[window.__al.keys.length - 1]")
     t_last_paint = page.evaluate("() => window.__al.paints[window.__al.paints.length - 1]")
     shown_state = json.loads(explorer.locator(".al-numbers").get_attribute("data-state"))
     explorer.locator("button", has_text="Reset").click()
     page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext"
                            ".session.kernel.status === 'idle'", timeout=20_000)
-    page.wait_for_timeout(400)
+    _wait_quietly(page, """([index, before]) => {
+        const ex = document.querySelectorAll('__EXPLORER__')[index];
+        const now = [...ex.querySelectorAll('.widget-readout')].map(r => r.textContent);
+        return JSON.stringify(now) === JSON.stringify(before); }"""
+                  .replace("__EXPLORER__", EXPLORER), [index, readouts_before])
     readouts_after_reset = explorer.locator(".widget-readout").all_text_contents()
     return {
         "sliders": n_sliders,

@@ -24,7 +24,7 @@ PATH="$env_dir/bin:$PATH" "$env_dir/bin/python" -m pytest -q
 
 echo "== offline: the lessons and the browser test with no network (loopback only) =="
 if unshare -n true 2>/dev/null; then
-  unshare -n bash -c "ip link set lo up && PATH='$env_dir/bin':\$PATH '$env_dir/bin/python' -m pytest -q notebooks tests/test_browser.py"
+  unshare -n bash -c "ip link set lo up && PATH='$env_dir/bin':\$PATH '$env_dir/bin/python' -m pytest -q --nbval notebooks tests/test_browser.py"
 else
   echo "cannot create a network namespace here (needs root or user namespaces): offline run skipped" >&2
   [ -z "${CI:-}" ] || exit 1

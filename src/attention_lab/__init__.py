@@ -1,52 +1,33 @@
 """attention_lab: the shared code of the lessons 'Attention, step by step'.
 
 Row convention everywhere: a sequence is an (n, d) array, one token per row, and Q = X @ W_q.
-Lesson -> module: 01 loop, 02 matrix, 03 heads, 04 masks; plots, explorers and checks serve all.
+Lesson -> module: 01 loop, 02 matrix (+ experiments), 03 heads, 04 masks; examples, sources,
+plots, explorers (built on explorer_kit), checks and notation serve every lesson.
 """
 
 from .checks import EXERCISES, check, exercise_03_output_weights
-from .examples import cats_chase_mice, decoder_step, the_cat_sat, translation
+from .examples import HeadsSentence, Sentence, Translation, cats_chase_mice, the_cat_sat, translation
 from .experiments import scaling_experiment, score_matrix_bytes, time_forms
-from .explorers import (
-    Control,
-    Explorer,
-    Panel,
-    cross_explorer,
-    demo_explorers,
-    dk_explorer,
-    heads_explorer,
-    matrix_explorer,
-    token_explorer,
-)
-from .heads import concat_heads, head_width, multi_head_attention, split_heads, split_weights
+from .explorers import cross_explorer, dk_explorer, heads_explorer, matrix_explorer, token_explorer
+from .heads import concat_heads, multi_head_attention, split_heads, split_weights
 from .loop import attend_one
-from .masks import causal_mask, cross_attention, padding_mask
+from .masks import DecoderStep, causal_mask, cross_attention, decoder_step, padding_mask
 from .matrix import project, scaled_dot_product_attention, self_attention, softmax
 from .notation import from_column_convention, from_torch_linear
-from .plots import (
-    ROLE_COLORS,
-    WEIGHTS_CMAP,
-    heatmap,
-    heatmap_row,
-    plot_cost,
-    plot_scaling,
-    role_cmap,
-    role_legend,
-    subscript,
-    update_heatmap,
-)
+from .plots import ROLE_COLORS, WEIGHTS_CMAP, heatmap, heatmap_row, plot_cost, plot_scaling, role_legend
 from .sources import ORIGINS, source_000, source_001, source_002, source_003, source_004
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "EXERCISES",
     "ORIGINS",
     "ROLE_COLORS",
     "WEIGHTS_CMAP",
-    "Control",
-    "Explorer",
-    "Panel",
+    "DecoderStep",
+    "HeadsSentence",
+    "Sentence",
+    "Translation",
     "attend_one",
     "cats_chase_mice",
     "causal_mask",
@@ -55,12 +36,10 @@ __all__ = [
     "cross_attention",
     "cross_explorer",
     "decoder_step",
-    "demo_explorers",
     "dk_explorer",
     "exercise_03_output_weights",
     "from_column_convention",
     "from_torch_linear",
-    "head_width",
     "heads_explorer",
     "heatmap",
     "heatmap_row",
@@ -70,7 +49,6 @@ __all__ = [
     "plot_cost",
     "plot_scaling",
     "project",
-    "role_cmap",
     "role_legend",
     "scaled_dot_product_attention",
     "scaling_experiment",
@@ -84,10 +62,8 @@ __all__ = [
     "source_004",
     "split_heads",
     "split_weights",
-    "subscript",
     "the_cat_sat",
     "time_forms",
     "token_explorer",
     "translation",
-    "update_heatmap",
 ]

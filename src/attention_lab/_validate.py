@@ -1,4 +1,9 @@
-"""Input checks shared by every public function: clear messages instead of NumPy errors."""
+"""Every input check of the package, in one place: clear messages instead of NumPy errors.
+
+Public functions call these once, at the door, then hand the checked arrays to private
+computations that trust them. Every check returns fresh float64 (or bool) arrays, so that no
+computation can change what a caller passed in.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,10 @@ import numbers
 import numpy as np
 
 
-def shape_of(a: np.ndarray) -> str:
-    """Shape as students write it: (3, 4)."""
-    return "(" + ", ".join(str(s) for s in a.shape) + ("," if a.ndim == 1 else "") + ")"
+def shape_of(a) -> str:
+    """Shape as students write it: (3, 4). `a` is an array or a shape tuple."""
+    shape = a if isinstance(a, tuple) else np.shape(a)
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def _to_array(a, name: str) -> np.ndarray:
@@ -17,62 +23,85 @@ def _to_array(a, name: str) -> np.ndarray:
     if a is None:
         raise TypeError(f"{name} is None: expected an array of numbers")
     try:
-        arr = np.array(a, copy=True)
+        return np.array(a, copy=True)
     except ValueError as exc:  # ragged nested lists
         raise ValueError(
             f"{name} is not a rectangular array ({exc}); every row needs the same length"
         ) from None
+
+
+def _real(arr: np.ndarray, name: str, expected: str) -> None:
+    """Refuse booleans, complex numbers, strings and objects."""
+    if arr.dtype == bool:
+        raise TypeError(f"{name} holds booleans: expected real numbers of shape {expected} "
+                        "(booleans belong in `mask`)")
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} holds complex numbers: expected real numbers of shape {expected}")
+    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise TypeError(f"{name} has dtype {arr.dtype}: expected real numbers (int or float) of "
+                        f"shape {expected}")
+
+
+def _finite(arr: np.ndarray, name: str) -> None:
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        where = tuple(int(v) for v in np.argwhere(bad)[0])
+        place = f"row {where[0]}, column {where[1]}" if len(where) == 2 else f"index {where}"
+        raise ValueError(f"{name} contains {arr[where]} at {place}: every entry must be a finite number")
+
+
+def as_array(a, name: str, expected: str, min_ndim: int = 2) -> np.ndarray:
+    """A finite float64 copy of `a` with at least `min_ndim` dimensions and no empty axis."""
+    arr = _to_array(a, name)
+    _real(arr, name, expected)
+    if arr.ndim < min_ndim:
+        hint = ""
+        if arr.ndim == 1 and min_ndim == 2:
+            hint = f"; for a single token write it as one row, e.g. np.reshape({name}, (1, -1))"
+        raise ValueError(f"{name} has shape {shape_of(arr)} ({arr.ndim}-D): expected at least "
+                         f"{min_ndim}-D {expected}{hint}")
+    if arr.size == 0:
+        raise ValueError(f"{name} has shape {shape_of(arr)}: expected at least one row and one "
+                         f"column {expected}")
+    arr = arr.astype(np.float64)
+    _finite(arr, name)
     return arr
 
 
 def as_matrix(a, name: str, expected: str = "(n, d)") -> np.ndarray:
-    """A float64 copy of `a`, checked to be a finite, non-empty 2-D array of real numbers."""
+    """A finite float64 copy of `a`, checked to be a non-empty 2-D array of real numbers."""
     arr = _to_array(a, name)
-    if arr.dtype == bool:
-        raise TypeError(
-            f"{name} holds booleans: expected real numbers of shape {expected} "
-            "(booleans belong in `mask`)"
-        )
-    if np.iscomplexobj(arr):
-        raise TypeError(f"{name} holds complex numbers: expected real numbers of shape {expected}")
-    if not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise TypeError(
-            f"{name} has dtype {arr.dtype}: expected real numbers (int or float) of shape {expected}"
-        )
+    _real(arr, name, expected)
     if arr.ndim != 2:
         hint = ""
         if arr.ndim == 1:
             hint = f"; for a single token write it as one row, e.g. np.reshape({name}, (1, -1))"
         elif arr.ndim > 2:
-            hint = "; batches are not supported: pass one sequence at a time"
+            hint = "; this function takes one sequence at a time"
         raise ValueError(
-            f"{name} has shape {shape_of(arr)} ({arr.ndim}-D): expected a 2-D array {expected}{hint}"
-        )
-    if arr.size == 0:
-        raise ValueError(
-            f"{name} has shape {shape_of(arr)}: expected at least one row and one column {expected}"
-        )
-    arr = arr.astype(np.float64)
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        r, c = np.argwhere(bad)[0]
-        raise ValueError(
-            f"{name} contains {arr[r, c]} at row {r}, column {c}: every entry must be a finite number"
-        )
-    return arr
+            f"{name} has shape {shape_of(arr)} ({arr.ndim}-D): expected a 2-D array {expected}{hint}")
+    return as_array(arr, name, expected)
 
 
 def same(a: np.ndarray, a_name: str, a_axis: int, b: np.ndarray, b_name: str, b_axis: int,
          why: str) -> None:
     """Raise if a.shape[a_axis] != b.shape[b_axis], naming both shapes and why they must agree."""
     if a.shape[a_axis] != b.shape[b_axis]:
-        raise ValueError(
-            f"{a_name} has shape {shape_of(a)} but {b_name} has shape {shape_of(b)}: {why}"
-        )
+        raise ValueError(f"{a_name} has shape {shape_of(a)} but {b_name} has shape {shape_of(b)}: {why}")
 
 
-def as_mask(mask, m: int, n: int) -> np.ndarray | None:
-    """A boolean (m, n) copy of `mask` (True = may attend); every row must allow some key."""
+def _batch(arrays: dict[str, np.ndarray]) -> tuple[int, ...]:
+    """The broadcast of the leading (batch, head) dimensions of every array."""
+    try:
+        return np.broadcast_shapes(*(a.shape[:-2] for a in arrays.values()))
+    except ValueError:
+        shapes = ", ".join(f"{k} {shape_of(a)}" for k, a in arrays.items())
+        raise ValueError(f"the leading (batch or head) dimensions do not broadcast: {shapes}; "
+                         "expected equal sizes, or 1, in each leading dimension") from None
+
+
+def as_mask(mask, shape: tuple[int, ...]) -> np.ndarray | None:
+    """A boolean copy of `mask` broadcast to `shape` = (..., m, n); every row must allow a key."""
     if mask is None:
         return None
     arr = _to_array(mask, "mask")
@@ -80,20 +109,21 @@ def as_mask(mask, m: int, n: int) -> np.ndarray | None:
         raise TypeError(
             f"mask has dtype {arr.dtype}: expected booleans, True where the query may attend to "
             "the key (for a 0/1 array use mask.astype(bool); for an additive 0/-inf mask use "
-            "additive == 0)"
-        )
-    if arr.shape != (m, n):
-        raise ValueError(
-            f"mask has shape {shape_of(arr)}: expected ({m}, {n}), one row per query and one "
-            "column per key"
-        )
-    empty = np.flatnonzero(~arr.any(axis=1))
+            "additive == 0)")
+    m, n = shape[-2:]
+    try:
+        arr = np.broadcast_to(arr, shape).copy()
+    except ValueError:
+        want = f"({m}, {n})" if len(shape) == 2 else f"a shape that broadcasts to {shape_of(shape)}"
+        raise ValueError(f"mask has shape {shape_of(arr)}: expected {want}, one row per query and "
+                         "one column per key") from None
+    empty = np.argwhere(~arr.any(axis=-1))
     if empty.size:
+        where = tuple(int(v) for v in empty[0])
+        row = str(where[-1]) if len(where) == 1 else f"{where[-1]} (at leading index {where[:-1]})"
         raise ValueError(
-            f"mask row {empty[0]} allows no key at all (all False): query {empty[0]} would have "
-            "nothing to attend to and its softmax would be 0/0 = NaN; every row needs at least "
-            "one True"
-        )
+            f"mask row {row} allows no key at all (all False): that query would have nothing to "
+            "attend to and its softmax would be 0/0 = NaN; every row needs at least one True")
     return arr
 
 
@@ -102,16 +132,12 @@ def as_scale(scale, d_k: int) -> float:
     if scale is None:
         return 1.0 / np.sqrt(d_k)
     if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, numbers.Real):
-        raise TypeError(
-            f"scale is {scale!r} of type {type(scale).__name__}: expected a positive number, "
-            f"or None for 1/sqrt(d_k) = {1.0 / np.sqrt(d_k):.4g}"
-        )
+        raise TypeError(f"scale is {scale!r} of type {type(scale).__name__}: expected a positive "
+                        f"number, or None for 1/sqrt(d_k) = {1.0 / np.sqrt(d_k):.4g}")
     value = float(scale)
     if not np.isfinite(value) or value <= 0:
-        raise ValueError(
-            f"scale is {scale!r}: expected a positive finite number, or None for "
-            f"1/sqrt(d_k) = {1.0 / np.sqrt(d_k):.4g}"
-        )
+        raise ValueError(f"scale is {scale!r}: expected a positive finite number, or None for "
+                         f"1/sqrt(d_k) = {1.0 / np.sqrt(d_k):.4g}")
     return value
 
 
@@ -129,8 +155,173 @@ def as_index(i, n: int) -> int:
     if isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral):
         raise TypeError(f"token index i is {i!r} of type {type(i).__name__}: expected a whole number")
     if not 0 <= i < n:
-        raise ValueError(
-            f"token index i is {i} but X has {n} tokens: expected 0 <= i <= {n - 1} "
-            "(Python counts from 0, so the math's y_1 is i=0)"
-        )
+        raise ValueError(f"token index i is {i} but X has {n} tokens: expected 0 <= i <= {n - 1} "
+                         "(Python counts from 0, so the math's y_1 is i=0)")
     return int(i)
+
+
+def as_scores(scores, axis) -> tuple[np.ndarray, int]:
+    """Scores for a softmax: real, finite or -inf, non-empty; `axis` a valid whole number."""
+    s = _to_array(scores, "scores")
+    if s.dtype == bool or np.iscomplexobj(s) or not (
+            np.issubdtype(s.dtype, np.integer) or np.issubdtype(s.dtype, np.floating)):
+        raise TypeError(f"scores have dtype {s.dtype}: expected real numbers (int or float)")
+    if s.ndim == 0 or s.size == 0:
+        raise ValueError(f"scores have shape {shape_of(s)}: expected a non-empty array of at least 1-D")
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"axis is {axis!r}: expected a whole number")
+    if not -s.ndim <= axis < s.ndim:
+        raise ValueError(f"axis is {axis} but scores have shape {shape_of(s)} ({s.ndim}-D)")
+    s = s.astype(np.float64)
+    if np.isnan(s).any() or np.isposinf(s).any():
+        where = tuple(int(v) for v in np.argwhere(np.isnan(s) | np.isposinf(s))[0])
+        raise ValueError(f"scores contain {s[where]} at index {where}: expected finite numbers "
+                         "(or -inf for 'no weight')")
+    dead = np.isneginf(s).all(axis=axis)
+    if dead.any():
+        where = tuple(int(v) for v in np.argwhere(np.atleast_1d(dead))[0])
+        raise ValueError(f"scores are all -inf along axis {axis} at index {where}: softmax would be "
+                         "0/0 = NaN; at least one entry must be finite")
+    return s, int(axis)
+
+
+def attention_inputs(Q, K, V, mask=None, scale=None):
+    """The kernel's door: Q (..., m, d_k), K (..., n, d_k), V (..., n, d_v), a mask and a scale."""
+    Q = as_array(Q, "Q", "(..., m, d_k)")
+    K = as_array(K, "K", "(..., n, d_k)")
+    V = as_array(V, "V", "(..., n, d_v)")
+    same(Q, "Q", -1, K, "K", -1, "queries and keys need the same width d_k")
+    same(K, "K", -2, V, "V", -2, "there must be one value row per key row (same n)")
+    batch = _batch({"Q": Q, "K": K, "V": V})
+    mask = as_mask(mask, (*batch, Q.shape[-2], K.shape[-2]))
+    return Q, K, V, mask, as_scale(scale, Q.shape[-1])
+
+
+def projection_inputs(X, W_q, W_k, W_v, X_context=None, names=("X_query", "X_context")):
+    """Token matrices and projection weights whose shapes fit together (row convention).
+
+    Without X_context the keys and values come from X itself; `names` name the two token
+    matrices in messages when they differ (e.g. ("X_dec", "X_enc")).
+    """
+    x_name, c_name = ("X", "X") if X_context is None else names
+    X = as_matrix(X, x_name, "(n, d)")
+    C = X if X_context is None else as_matrix(X_context, c_name, "(n, d)")
+    W_q = as_matrix(W_q, "W_q", "(d, d_k)")
+    W_k = as_matrix(W_k, "W_k", "(d, d_k)")
+    W_v = as_matrix(W_v, "W_v", "(d, d_v)")
+    if X_context is not None:
+        same(X, x_name, 1, C, c_name, 1, "queries and context tokens need the same embedding width d")
+    same(X, x_name, 1, W_q, "W_q", 0, f"W_q needs one row per feature of the tokens ({X.shape[1]} rows)")
+    same(C, c_name, 1, W_k, "W_k", 0, f"W_k needs one row per feature of the tokens ({C.shape[1]} rows)")
+    same(C, c_name, 1, W_v, "W_v", 0, f"W_v needs one row per feature of the tokens ({C.shape[1]} rows)")
+    same(W_q, "W_q", 1, W_k, "W_k", 1, "queries and keys need the same width d_k (columns)")
+    return X, C, W_q, W_k, W_v
+
+
+def head_width(d_model: int, n_heads) -> int:
+    """Width k = d_model // n_heads of one head; n_heads must divide d_model."""
+    n_heads = as_count(n_heads, "n_heads")
+    if d_model % n_heads:
+        divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
+        raise ValueError(f"n_heads is {n_heads} but d_model is {d_model}: n_heads must divide "
+                         f"d_model evenly (choose one of {divisors})")
+    return d_model // n_heads
+
+
+def square(W, name: str, d_model: int) -> np.ndarray:
+    """A (d_model, d_model) weight matrix."""
+    W = as_matrix(W, name, "(d_model, d_model)")
+    if W.shape != (d_model, d_model):
+        raise ValueError(f"{name} has shape {shape_of(W)}: expected ({d_model}, {d_model}) = "
+                         "(d_model, d_model), with d_model the width of the tokens")
+    return W
+
+
+def multi_head_inputs(X_query, X_context, W_q, W_k, W_v, W_o, n_heads, mask=None, scale=None):
+    """Everything multi-head attention needs, checked: arrays, head width, mask and scale."""
+    Xq = as_matrix(X_query, "X_query", "(m, d_model)")
+    Xc = as_matrix(X_context, "X_context", "(n, d_model)")
+    same(Xq, "X_query", 1, Xc, "X_context", 1, "queries and context tokens need the same width d_model")
+    d_model = Xq.shape[1]
+    k = head_width(d_model, n_heads)
+    Ws = [square(W, name, d_model) for W, name in ((W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v"), (W_o, "W_o"))]
+    n_heads = d_model // k
+    mask = as_mask(mask, (n_heads, Xq.shape[0], Xc.shape[0]))
+    return (Xq, Xc, *Ws, n_heads, mask, as_scale(scale, k))
+
+
+def as_heads(heads) -> np.ndarray:
+    """Per-head outputs (..., n_heads, n, k)."""
+    H = _to_array(heads, "heads")
+    if H.ndim < 3:
+        raise ValueError(f"heads have shape {shape_of(H)}: expected (n_heads, n, k), one (n, k) "
+                         "output per head")
+    return as_array(H, "heads", "(n_heads, n, k)", min_ndim=3)
+
+
+def as_split_input(M, n_heads) -> tuple[np.ndarray, int]:
+    """A matrix (..., n, d_model) to cut into heads, and the number of heads."""
+    M = as_array(M, "M", "(..., n, d_model)")
+    head_width(M.shape[-1], n_heads)
+    return M, int(n_heads)
+
+
+def explorer_inputs(X, W_q, W_k, W_v, i, tokens, features):
+    """A lesson explorer's data, checked without computing anything."""
+    X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
+    i = as_index(i, X.shape[0])
+    if len(tokens) != X.shape[0] or len(features) != X.shape[1]:
+        raise ValueError(f"X has shape {X.shape} but there are {len(tokens)} tokens and "
+                         f"{len(features)} features: expected one word per row and one name per column")
+    return X, W_q, W_k, W_v, i, list(tokens), list(features)
+
+
+def slider_range(low, high) -> tuple[float, float]:
+    """A slider's range: two finite numbers, low < high."""
+    for name, v in (("low", low), ("high", high)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not np.isfinite(v):
+            raise TypeError(f"{name} is {v!r}: expected a finite number for the slider's range")
+    if not low < high:
+        raise ValueError(f"low is {low} and high is {high}: expected low < high")
+    return float(low), float(high)
+
+
+def padding_lengths(lengths, n: int) -> list[int]:
+    """One whole-number length per sequence, each at most the padded length n."""
+    if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__iter__"):
+        raise TypeError(f"lengths is {lengths!r}: expected a list of whole numbers, one length per sequence")
+    out = []
+    for b, length in enumerate(lengths):
+        length = as_count(length, f"lengths[{b}]")
+        if length > n:
+            raise ValueError(f"lengths[{b}] is {length} but the padded length n is {n}: "
+                             "a sequence cannot be longer than the padded length")
+        out.append(length)
+    if not out:
+        raise ValueError("lengths is empty: expected one length per sequence")
+    return out
+
+
+def translation_inputs(ex):
+    """A Translation whose arrays fit together, as fresh float64 copies."""
+    from dataclasses import replace
+
+    from .examples import Translation
+    if not isinstance(ex, Translation):
+        raise TypeError(f"the example is a {type(ex).__name__}: expected a Translation, "
+                        "as attention_lab.translation() returns")
+    X_dec, _, sq, sk, sv = projection_inputs(ex.X_dec, ex.self_W_q, ex.self_W_k, ex.self_W_v,
+                                             ex.X_dec, names=("X_dec", "X_dec"))
+    same(X_dec, "X_dec", 1, sv, "self_W_v", 1, "the residual X_dec + self-attention output needs "
+         f"self_W_v to keep the width d = {X_dec.shape[1]}")
+    _, X_enc, cq, ck, cv = projection_inputs(X_dec, ex.cross_W_q, ex.cross_W_k, ex.cross_W_v,
+                                             X_context=ex.X_enc, names=("X_dec", "X_enc"))
+    length = padding_lengths([ex.enc_length], X_enc.shape[0])[0]
+    for name, labels, count in (("dec_tokens", ex.dec_tokens, X_dec.shape[0]),
+                                ("enc_tokens", ex.enc_tokens, X_enc.shape[0]),
+                                ("features", ex.features, X_dec.shape[1])):
+        if len(labels) != count:
+            raise ValueError(f"there are {len(labels)} {name} but {count} rows or columns to name: "
+                             "expected one per row of X_dec/X_enc, or one per feature")
+    return replace(ex, X_dec=X_dec, X_enc=X_enc, enc_length=length, self_W_q=sq, self_W_k=sk,
+                   self_W_v=sv, cross_W_q=cq, cross_W_k=ck, cross_W_v=cv)

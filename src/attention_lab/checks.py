@@ -96,7 +96,7 @@ def _lesson00():
 
 def _lesson01():
     ex = cats_chase_mice()
-    X, W_q, W_k, W_v = ex["X"], ex["W_q"], ex["W_k"], ex["W_v"]
+    X, W_q, W_k, W_v = ex.X, ex.W_q, ex.W_k, ex.W_v
     src = source_000()
     Wk_row = from_column_convention(src["W_k"])
     return [
@@ -143,7 +143,7 @@ def _lesson01():
 
 def _lesson02():
     ex = cats_chase_mice()
-    Q, K, _ = project(ex["X"], ex["W_q"], ex["W_k"], ex["W_v"])
+    Q, K, _ = project(ex.X, ex.W_q, ex.W_k, ex.W_v)
     s2 = source_002()
     S2 = s2["x"] @ s2["W_q"] @ (s2["x"] @ s2["W_k"]).T
     s4 = source_004()
@@ -188,14 +188,14 @@ def _lesson02():
     ]
 
 
-def exercise_03_output_weights():
+def exercise_03_output_weights() -> np.ndarray:
     """The W_O used in exercise 03.2 (fixed, seeded)."""
     return np.round(np.random.default_rng(3).standard_normal((4, 4)), 1)
 
 
 def _lesson03():
     ex = the_cat_sat()
-    X, W_q, W_k, W_v = ex["X"], ex["W_q"], ex["W_k"], ex["W_v"]
+    X, W_q, W_k, W_v = ex.X, ex.W_q, ex.W_k, ex.W_v
     Q, K, V = X @ W_q, X @ W_k, X @ W_v
     heads = [scaled_dot_product_attention(Q[:, c], K[:, c], V[:, c])[0] for c in (slice(0, 2), slice(2, 4))]
     W_o = exercise_03_output_weights()   # a W_O that is not the identity
@@ -235,12 +235,12 @@ def _lesson03():
 
 def _lesson04():
     ex = translation()
-    Xd, Xe = ex["X_dec"], ex["X_enc"]
+    Xd, Xe = ex.X_dec, ex.X_enc
     d = Xd.shape[1]
-    S_self = (Xd @ ex["self_W_q"]) @ (Xd @ ex["self_W_k"]).T / np.sqrt(d)     # (4, 4)
+    S_self = (Xd @ ex.self_W_q) @ (Xd @ ex.self_W_k).T / np.sqrt(d)     # (4, 4)
     causal = causal_mask(len(Xd))
-    S_cross = (Xd @ ex["cross_W_q"]) @ (Xe @ ex["cross_W_k"]).T / np.sqrt(d)  # (4, 6)
-    keys = padding_mask([ex["enc_length"]], len(Xe))[0]                       # (6,)
+    S_cross = (Xd @ ex.cross_W_q) @ (Xe @ ex.cross_W_k).T / np.sqrt(d)  # (4, 6)
+    keys = padding_mask([ex.enc_length], len(Xe))[0]                       # (6,)
     pad2 = padding_mask([4], 5)[0]                                            # sentence of 4, padded to 5
     return [
         Exercise(
@@ -282,7 +282,7 @@ def _lesson04():
 EXERCISES = {e.key: e for e in (*_lesson00(), *_lesson01(), *_lesson02(), *_lesson03(), *_lesson04())}
 
 
-def check(key: str, answer) -> None:
+def check(key: str, answer: object) -> None:
     """Check the answer to exercise `key` (for example '01.2') and print ✓ or a hint."""
     if key not in EXERCISES:
         raise ValueError(f"no exercise {key!r}: the exercises are {sorted(EXERCISES)}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -11,7 +12,8 @@ from .loop import attend_one
 from .matrix import self_attention, softmax
 
 
-def scaling_experiment(d_ks=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512), n_keys=8, n_trials=2000, seed=0):
+def scaling_experiment(d_ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512), n_keys: int = 8,
+                       n_trials: int = 2000, seed: int = 0) -> dict[str, np.ndarray]:
     """For random unit-variance q, k: score spread and softmax peakedness vs d_k, with and without scaling.
 
     Returns a dict of arrays, one entry per d_k: 'd_k', 'std_unscaled', 'std_scaled',
@@ -32,7 +34,8 @@ def scaling_experiment(d_ks=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512), n_keys=8, n
     return {name: np.array(col) for name, col in zip(names, zip(*rows))}
 
 
-def time_forms(ns=(4, 16, 64, 256, 1024), d=16, sample=16, repeats=3, seed=0):
+def time_forms(ns: Sequence[int] = (4, 16, 64, 256, 1024), d: int = 16, sample: int = 16, repeats: int = 3,
+               seed: int = 0) -> dict[str, np.ndarray]:
     """Seconds for all n outputs: the per-token loop (attend_one) vs the matrix form (self_attention).
 
     The loop is timed on `sample` tokens and scaled by n / sample (every token costs the same);

@@ -3,72 +3,58 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ._validate import as_count, as_mask, as_matrix, same, shape_of
-from .matrix import softmax
-
-
-def _square(W, name: str, d_model: int) -> np.ndarray:
-    W = as_matrix(W, name, "(d_model, d_model)")
-    if W.shape != (d_model, d_model):
-        raise ValueError(f"{name} has shape {shape_of(W)}: expected ({d_model}, {d_model}) = "
-                         "(d_model, d_model), with d_model the width of the tokens")
-    return W
+from ._validate import as_heads, as_matrix, as_split_input, head_width, multi_head_inputs
+from .matrix import _attention
 
 
-def head_width(d_model: int, n_heads) -> int:
-    """Width k = d_model // n_heads of one head; n_heads must divide d_model."""
-    n_heads = as_count(n_heads, "n_heads")
-    if d_model % n_heads:
-        divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
-        raise ValueError(f"n_heads is {n_heads} but d_model is {d_model}: n_heads must divide "
-                         f"d_model evenly (choose one of {divisors})")
-    return d_model // n_heads
+def _split_heads(M, n_heads):
+    """(..., n, d_model) -> (..., h, n, k) on a trusted array: head i gets columns i*k:(i+1)*k."""
+    *lead, n, d_model = M.shape
+    k = d_model // n_heads
+    return np.swapaxes(M.reshape(*lead, n, n_heads, k), -3, -2)     # (..., h, n, k)
 
 
-def split_heads(M, n_heads):
-    """(n, d_model) -> (n_heads, n, k): head i gets columns i*k:(i+1)*k."""
-    M = as_matrix(M, "M", "(n, d_model)")
-    n, d_model = M.shape
-    k = head_width(d_model, n_heads)
-    return M.reshape(n, n_heads, k).transpose(1, 0, 2)
+def _concat_heads(H):
+    """(..., h, n, k) -> (..., n, h*k) on a trusted array: head 0's columns first."""
+    *lead, h, n, k = H.shape
+    return np.swapaxes(H, -3, -2).reshape(*lead, n, h * k)          # (..., n, h*k)
 
 
-def split_weights(W, n_heads):
+def split_heads(M: ArrayLike, n_heads: int) -> np.ndarray:
+    """(..., n, d_model) -> (..., n_heads, n, k): head i gets columns i*k:(i+1)*k."""
+    return _split_heads(*as_split_input(M, n_heads))
+
+
+def split_weights(W: ArrayLike, n_heads: int) -> np.ndarray:
     """(d_model, d_model) -> (n_heads, d_model, k): head i's own W^(i) = columns i*k:(i+1)*k."""
     W = as_matrix(W, "W", "(d_model, d_model)")
-    k = head_width(W.shape[1], n_heads)
-    return W.reshape(W.shape[0], n_heads, k).transpose(1, 0, 2)
+    head_width(W.shape[1], n_heads)
+    return _split_heads(W, n_heads)
 
 
-def concat_heads(heads):
-    """(n_heads, n, k) -> (n, n_heads * k): head 0's columns first, then head 1's, and so on."""
-    H = np.array(heads, dtype=float, copy=True)
-    if H.ndim != 3 or H.size == 0:
-        raise ValueError(f"heads have shape {shape_of(H)}: expected (n_heads, n, k), one (n, k) "
-                         "output per head")
-    h, n, k = H.shape
-    return H.transpose(1, 0, 2).reshape(n, h * k)
+def concat_heads(heads: ArrayLike) -> np.ndarray:
+    """(..., n_heads, n, k) -> (..., n, n_heads * k): head 0's columns first, then head 1's, and so on."""
+    return _concat_heads(as_heads(heads))
 
 
-def multi_head_attention(X_query, X_context, W_q, W_k, W_v, W_o, n_heads, mask=None):
-    """Concat(head_1..head_h) @ W_o -> (output (m, d_model), weights (n_heads, m, n))."""
-    Xq = as_matrix(X_query, "X_query", "(m, d_model)")
-    Xc = as_matrix(X_context, "X_context", "(n, d_model)")
-    same(Xq, "X_query", 1, Xc, "X_context", 1, "queries and context tokens need the same width d_model")
-    m, d_model = Xq.shape
-    n = Xc.shape[0]
-    k = head_width(d_model, n_heads)
-    W_q, W_k, W_v, W_o = (_square(W, name, d_model) for W, name in
-                          ((W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v"), (W_o, "W_o")))
-    mask = as_mask(mask, m, n)
-    Q = (Xq @ W_q).reshape(m, n_heads, k).transpose(1, 0, 2)   # (h, m, k)
-    K = (Xc @ W_k).reshape(n, n_heads, k).transpose(1, 0, 2)   # (h, n, k)
-    V = (Xc @ W_v).reshape(n, n_heads, k).transpose(1, 0, 2)   # (h, n, k)
-    scores = Q @ K.transpose(0, 2, 1) / np.sqrt(k)             # (h, m, n)
-    if mask is not None:
-        scores = np.where(mask, scores, -np.inf)               # same mask for every head
-    weights = softmax(scores, axis=-1)                         # (h, m, n)
-    heads = weights @ V                                        # (h, m, k)
-    concat = heads.transpose(1, 0, 2).reshape(m, d_model)      # (m, d_model), head 0 first
-    return concat @ W_o, weights                               # (m, d_model), (h, m, n)
+def _multi_head(Xq, Xc, W_q, W_k, W_v, W_o, n_heads, mask, scale):
+    """The four steps of lesson 03 on trusted arrays."""
+    Q = _split_heads(Xq @ W_q, n_heads)                  # 1. split:   (h, m, k)
+    K = _split_heads(Xc @ W_k, n_heads)                  #             (h, n, k)
+    V = _split_heads(Xc @ W_v, n_heads)                  #             (h, n, k)
+    heads, weights = _attention(Q, K, V, mask, scale)    # 2. attend:  (h, m, k), (h, m, n)
+    concat = _concat_heads(heads)                        # 3. concat:  (m, d_model)
+    return concat @ W_o, weights                         # 4. project: (m, d_model), (h, m, n)
+
+
+def multi_head_attention(X_query: ArrayLike, X_context: ArrayLike, W_q: ArrayLike, W_k: ArrayLike,
+                         W_v: ArrayLike, W_o: ArrayLike, n_heads: int, mask: ArrayLike | None = None,
+                         scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Concat(head_1..head_h) @ W_o -> (output (m, d_model), weights (n_heads, m, n)).
+
+    `mask` (True = may attend) broadcasts against (n_heads, m, n); `scale` defaults to 1/sqrt(k)
+    with k = d_model / n_heads, the width of one head.
+    """
+    return _multi_head(*multi_head_inputs(X_query, X_context, W_q, W_k, W_v, W_o, n_heads, mask, scale))

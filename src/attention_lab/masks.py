@@ -1,37 +1,72 @@
-"""Lesson 04: cross-attention (queries from one sequence, keys/values from another) and masks."""
+"""Lesson 04: masks (causal, padding), cross-attention, and one decoder step that uses them all."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
+
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ._validate import as_count
-from .matrix import project, scaled_dot_product_attention
+from ._validate import as_count, as_mask, as_scale, padding_lengths, projection_inputs, translation_inputs
+from .examples import Translation
+from .matrix import _attention, _project, _self_attention
 
 
-def causal_mask(n):
+def _causal(n: int) -> np.ndarray:
+    return np.tril(np.ones((n, n), dtype=bool))          # (n, n), True on and below the diagonal
+
+
+def _padding(lengths: list[int], n: int) -> np.ndarray:
+    return np.arange(n)[None, :] < np.array(lengths)[:, None]   # (b, n)
+
+
+def causal_mask(n: int) -> np.ndarray:
     """(n, n) boolean, True on and below the diagonal: token i may attend to tokens 0..i."""
-    n = as_count(n, "n (number of tokens)")
-    return np.tril(np.ones((n, n), dtype=bool))
+    return _causal(as_count(n, "n (number of tokens)"))
 
 
-def padding_mask(lengths, n):
+def padding_mask(lengths: Sequence[int], n: int) -> np.ndarray:
     """(len(lengths), n) boolean: row b is True for the first lengths[b] keys, False on padding."""
     n = as_count(n, "n (padded length)")
-    if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__iter__"):
-        raise TypeError(f"lengths is {lengths!r}: expected a list of whole numbers, one length per sequence")
-    out = []
-    for b, length in enumerate(lengths):
-        length = as_count(length, f"lengths[{b}]")
-        if length > n:
-            raise ValueError(f"lengths[{b}] is {length} but the padded length n is {n}: "
-                             "a sequence cannot be longer than the padded length")
-        out.append(np.arange(n) < length)
-    if not out:
-        raise ValueError("lengths is empty: expected one length per sequence")
-    return np.array(out)
+    return _padding(padding_lengths(lengths, n), n)
 
 
-def cross_attention(X_query, X_context, W_q, W_k, W_v, mask=None, scale=None):
+def _cross_attention(Xq, Xc, W_q, W_k, W_v, mask, scale):
+    """Queries from Xq, keys and values from Xc, on trusted arrays."""
+    return _attention(*_project(Xq, Xc, W_q, W_k, W_v), mask, scale)
+
+
+def cross_attention(X_query: ArrayLike, X_context: ArrayLike, W_q: ArrayLike, W_k: ArrayLike,
+                    W_v: ArrayLike, mask: ArrayLike | None = None,
+                    scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Queries from X_query (m rows), keys and values from X_context (n rows) -> ((m, d_v), (m, n))."""
-    Q, K, V = project(X_query, W_q, W_k, W_v, X_context=X_context)
-    return scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale)
+    Xq, Xc, W_q, W_k, W_v = projection_inputs(X_query, W_q, W_k, W_v, X_context=X_context)
+    mask = as_mask(mask, (Xq.shape[0], Xc.shape[0]))
+    return _cross_attention(Xq, Xc, W_q, W_k, W_v, mask, as_scale(scale, W_q.shape[1]))
+
+
+@dataclass(frozen=True, eq=False)
+class DecoderStep:
+    """What one decoder step computes, in order."""
+    self_weights: np.ndarray    # (m, m) masked self-attention over the French words so far
+    Z_masked: np.ndarray        # (m, d) X_dec + its self-attention output (the residual)
+    cross_weights: np.ndarray   # (m, n) French queries over English keys
+    output: np.ndarray          # (m, d_v) cross-attention output
+
+
+def _decoder_step(ex: Translation, causal: bool, padding: bool) -> DecoderStep:
+    """Masked self-attention (with its residual), then cross-attention, on a trusted example."""
+    m, n = len(ex.X_dec), len(ex.X_enc)
+    z, w_self = _self_attention(ex.X_dec, ex.self_W_q, ex.self_W_k, ex.self_W_v,
+                                _causal(m) if causal else None)          # (m, d), (m, m)
+    Z = ex.X_dec + z                                     # residual: each word keeps its own meaning
+    keys = _padding([ex.enc_length], n) if padding else None             # (1, n): same for all rows
+    out, w_cross = _cross_attention(Z, ex.X_enc, ex.cross_W_q, ex.cross_W_k, ex.cross_W_v, keys,
+                                    1.0 / np.sqrt(ex.cross_W_q.shape[1]))  # (m, d_v), (m, n)
+    return DecoderStep(w_self, Z, w_cross, out)
+
+
+def decoder_step(ex: Translation, causal: bool = True, padding: bool = True) -> DecoderStep:
+    """One decoder step of a Translation: masked self-attention + residual, then cross-attention."""
+    return _decoder_step(translation_inputs(ex), bool(causal), bool(padding))

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
+from matplotlib.axes import Axes
 from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
 
 from ._validate import as_matrix, shape_of
 
@@ -42,9 +47,11 @@ def _style(kind: str, values: np.ndarray, vmin, vmax):
     return cmap, vmin, vmax
 
 
-def heatmap(values, row_labels, col_labels, *, ax=None, kind="weights", title=None,
-            xlabel="key", ylabel="query", fmt=".2f", vmin=None, vmax=None, cbar=True, annot_size=None,
-            annot=True):
+def heatmap(values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[str], *,
+            ax: Axes | None = None, kind: str = "weights", title: str | None = None,
+            xlabel: str = "key", ylabel: str = "query", fmt: str = ".2f", vmin: float | None = None,
+            vmax: float | None = None, cbar: bool = True, annot_size: float | None = None,
+            annot: bool = True) -> Axes:
     """Annotated heatmap of a 2-D array, labelled with token words; returns the Axes."""
     values = as_matrix(values, "values", "(rows, columns)")
     row_labels, col_labels = list(row_labels), list(col_labels)
@@ -68,7 +75,7 @@ def heatmap(values, row_labels, col_labels, *, ax=None, kind="weights", title=No
     if title:
         ax.set_title(title, fontsize=FONT["title"])
     ax._attention_lab_fmt = fmt  # remembered for update_heatmap
-    update_heatmap(ax, values)   # same text-contrast rule at creation as after every update
+    _set_heatmap(ax, values)   # same text-contrast rule at creation as after every update
     return ax
 
 
@@ -86,14 +93,9 @@ def text_color(background) -> str:
     return ".15" if (lum + 0.05) / (dark + 0.05) >= 1.05 / (lum + 0.05) else "w"
 
 
-def update_heatmap(ax, values) -> None:
-    """Put new values into an existing heatmap: cell colours, annotation text and its contrast."""
+def _set_heatmap(ax, values: np.ndarray) -> None:
+    """update_heatmap on a trusted array of the heatmap's own shape."""
     mesh = ax.collections[0]
-    old = mesh.get_array()
-    values = as_matrix(values, "values", "(rows, columns)")
-    if values.shape != old.shape:
-        raise ValueError(f"values have shape {shape_of(values)} but the heatmap shows {old.shape}: "
-                         "build a new heatmap for a new shape")
     mesh.set_array(values)
     fmt = getattr(ax, "_attention_lab_fmt", ".2f")
     colours = mesh.cmap(mesh.norm(values.ravel()))
@@ -102,12 +104,22 @@ def update_heatmap(ax, values) -> None:
         text.set_color(text_color(colour))
 
 
+def update_heatmap(ax, values) -> None:
+    """Put new values into an existing heatmap: cell colours, annotation text and its contrast."""
+    old = ax.collections[0].get_array()
+    values = as_matrix(values, "values", "(rows, columns)")
+    if values.shape != old.shape:
+        raise ValueError(f"values have shape {shape_of(values)} but the heatmap shows {old.shape}: "
+                         "build a new heatmap for a new shape")
+    _set_heatmap(ax, values)
+
+
 def subscript(n: int) -> str:
     """12 -> '₁₂', for math names such as y₂ in labels."""
     return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
 
 
-def plot_scaling(table):
+def plot_scaling(table: dict[str, np.ndarray]) -> Figure:
     """Two panels: score spread vs d_k, and how peaked the softmax gets, with and without 1/sqrt(d_k)."""
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
     d = table["d_k"]
@@ -127,7 +139,7 @@ def plot_scaling(table):
     return fig
 
 
-def plot_cost(table):
+def plot_cost(table: dict[str, np.ndarray]) -> Figure:
     """Seconds for all outputs vs n, loop form against matrix form, log-log."""
     fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
     ax.plot(table["n"], table["loop_s"], "o-", color=LINE_COLORS[0],
@@ -141,7 +153,7 @@ def plot_cost(table):
     return fig
 
 
-def heatmap_row(panels, row_labels, *, height=None):
+def heatmap_row(panels: Sequence[tuple], row_labels: Sequence[str], *, height: float | None = None) -> Figure:
     """Several heatmaps side by side; panels = [(values, kind, title, column_labels), ...]."""
     panels = list(panels)
     widths = [as_matrix(v, "values").shape[1] + 0.6 for v, *_ in panels]
@@ -153,7 +165,7 @@ def heatmap_row(panels, row_labels, *, height=None):
     return fig
 
 
-def role_legend():
+def role_legend() -> Figure:
     """The collection's colours: one per role (query, key, value) and the fixed 0-1 weight scale."""
     fig, axes = plt.subplots(1, 4, figsize=(10, 1.3), layout="constrained", width_ratios=[1, 1, 1, 3])
     for ax, (role, name) in zip(axes, (("query", "query Q"), ("key", "key K"), ("value", "value V"))):

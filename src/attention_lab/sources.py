@@ -18,7 +18,7 @@ ORIGINS = {
 }
 
 
-def source_000():
+def source_000() -> dict:
     """y_2 of four 4-d tokens, column convention (q_i = W_q x_i), no scaling; float32 printout."""
     x = np.array([[-0.20886648, 0.5476398, 0.72447395, -1.1310507],
                   [0.1870852, -1.3414632, -1.1067361, -1.3406332],
@@ -54,7 +54,7 @@ def source_000():
     return {"x": x, "W_q": W_q, "W_k": W_k, "W_v": W_v, "printed": printed}
 
 
-def source_001():
+def source_001() -> dict:
     """Two tokens X = I, W_q = W_k = I, W_v = [[1, 2], [3, 4]], scaled by sqrt(2)."""
     eye = np.eye(2)
     return {"X": eye.copy(), "W_q": eye.copy(), "W_k": eye.copy(),
@@ -62,7 +62,7 @@ def source_001():
             "printed": {"output": np.array([[1.6604769, 2.6604769], [2.3395231, 3.3395231]])}}
 
 
-def source_002():
+def source_002() -> dict:
     """Three 4-d inputs, 4x3 weights, not scaled (the source sets sqrt(d_k) to 1)."""
     return {
         "x": np.array([[1.0, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]]),
@@ -81,7 +81,7 @@ def source_002():
     }
 
 
-def source_003():
+def source_003() -> dict:
     """'Write a poem': 2-d encodings; weights in PyTorch layout (out x in), so Q = X @ W_q.T."""
     return {
         "tokens": ["Write", "a", "poem"],
@@ -95,7 +95,7 @@ def source_003():
     }
 
 
-def source_004():
+def source_004() -> dict:
     """Identity weights, scaled by sqrt(2): a 3-token self-attention and a 2-query cross-attention."""
     Z_enc = np.array([[1.0, 0], [0, 1], [1, 1]])
     return {

@@ -1,0 +1,20 @@
+"""How a bare `pytest` differs from a chosen file.
+
+`python -m pytest` (the README's test command, no paths) runs everything: the tests, and every
+notebook re-executed under nbval, spread over every core. Naming paths is the quick lane:
+`python -m pytest tests/test_attention.py` runs just that file, in one process, in seconds.
+"""
+
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    if config.args_source != pytest.Config.ArgsSource.TESTPATHS:
+        return   # paths were named: run just those (a notebook path still needs --nbval)
+    config.option.nbval = True
+    if hasattr(config, "workerinput"):
+        return   # an xdist worker runs this hook too: it must not start workers of its own
+    if not config.option.numprocesses:     # one worker per core; a notebook or the browser per worker
+        config.option.numprocesses = "auto"
+        config.option.dist = "loadfile"

@@ -1,0 +1,252 @@
+"""The explorer kit: ipywidgets 8 sliders drive heatmaps that are updated in place, not rebuilt.
+
+`Explorer` is lesson-neutral; the lessons' own explorers are built from it in explorers.py.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import ipywidgets as widgets
+import matplotlib as mpl
+import numpy as np
+from IPython.display import Image as IPyImage
+from matplotlib.backend_bases import FigureCanvasBase
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image as PILImage
+
+from .plots import _set_heatmap, add_colorbar, heatmap
+
+# Unhinted glyphs draw about a third faster, and at these sizes they look the same.
+_FAST_TEXT = {"text.hinting": "none"}
+
+
+@dataclass(frozen=True)
+class Control:
+    """One slider: its key, the label students see, start value and range."""
+    key: str
+    label: str
+    value: float
+    low: float = -3.0
+    high: float = 3.0
+    step: float = 0.1
+    integer: bool = False
+    options: tuple = ()          # if given: a selection slider over these values (e.g. divisors)
+    toggle: bool = False         # True: an on/off button (value True or False), e.g. for a mask
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One heatmap of the explorer's figure, filled from compute()[key]."""
+    key: str
+    row_labels: list
+    col_labels: list
+    kind: str = "weights"
+    title: str | None = None
+    xlabel: str = "key"
+    ylabel: str = "query"
+    vmin: float | None = None
+    vmax: float | None = None
+    fmt: str = ".2f"
+    annot_size: int | None = None   # None: the projector size of plots.FONT
+    annot: bool = True              # False: colours only (thumbnails)
+    cbar: bool = True
+    width: float | None = None      # relative width in the figure (default: columns + 1.5)
+
+
+def _on_grid(c: Control):
+    """The start value rounded to the slider's grid low + k * step, within [low, high]."""
+    k = round((c.value - c.low) / c.step)
+    value = min(max(c.low + k * c.step, c.low), c.high)
+    return round(value) if c.integer else round(value, 10)
+
+
+def _slider(c: Control):
+    """An ipywidgets 8 slider for a Control, updating while it is dragged."""
+    common = {"description": c.label, "continuous_update": True,
+              "style": {"description_width": "7em"}, "layout": widgets.Layout(width="26em")}
+    if c.toggle:
+        return widgets.ToggleButton(value=bool(c.value), description=c.label, icon="check",
+                                    tooltip=f"switch {c.label} on or off",
+                                    layout=widgets.Layout(width="14em"))
+    if c.options:
+        return widgets.SelectionSlider(options=[(str(o), o) for o in c.options], value=c.value, **common)
+    if c.integer:
+        return widgets.IntSlider(value=int(c.value), min=int(c.low), max=int(c.high),
+                                 step=int(c.step), **common)
+    return widgets.FloatSlider(value=c.value, min=c.low, max=c.high, step=c.step,
+                               readout_format=".1f", **common)
+
+
+class Explorer:
+    """Sliders -> compute(values) -> heatmaps updated in place -> one PNG in an Image widget.
+
+    `panels` is a list of Panel, or a function of the slider values returning one (for a layout
+    that depends on a slider, such as one heatmap per head); the figure is rebuilt only when the
+    layout changes. `adjust(explorer)`, if given, runs before each update to keep sliders
+    consistent with each other (e.g. 'show head' <= number of heads).
+    """
+
+    def __init__(self, controls, compute: Callable[[dict], dict], panels, *,
+                 describe: Callable[[dict, dict], str], figsize=(9.0, 2.6), dpi=100,
+                 adjust: Callable[[Explorer], None] | None = None):
+        # the browser snaps a slider to its step grid when it first draws it: start on the grid,
+        # so that the kernel, the browser and Reset all agree on the start position
+        self.controls = [c if c.toggle or c.options else replace(c, value=_on_grid(c))
+                         for c in controls]
+        self._panel_spec = panels if callable(panels) else (lambda values, fixed=list(panels): fixed)
+        self.compute, self.describe, self.adjust = compute, describe, adjust
+        self.sliders = {c.key: _slider(c) for c in self.controls}
+        self.reset_button = widgets.Button(description="Reset", icon="undo",
+                                           tooltip="Put every slider back where it started")
+        self.reset_button.on_click(lambda _: self.reset())
+        self.figure = Figure(figsize=figsize, dpi=dpi)
+        self._holding = False
+        self.error: str | None = None   # the message shown when the sliders reach an impossible input
+        self.result = self.compute(self.values)
+        self.panels = self._panel_spec(self.values)
+        with mpl.rc_context(_FAST_TEXT):
+            self._build_figure()
+        self.image = widgets.Image(value=self._png(), format="png",
+                                   layout=widgets.Layout(width="100%", height="auto", margin="0px",
+                                                         max_width=f"{figsize[0] * dpi:.0f}px"))
+        self.numbers = widgets.HTML(self._numbers_html())
+        for s in self.sliders.values():
+            s.observe(self._on_change, names="value")
+        self.widget = widgets.VBox([
+            widgets.HBox([widgets.VBox([*self.sliders.values(), self.reset_button]),
+                          self.numbers]),
+            self.image])
+        self.widget.add_class("attention-lab-explorer")
+
+    def _layout(self):
+        """What fixes the figure's layout: the panels (titles included) and the shapes of their data."""
+        return [(p, np.shape(self.result[p.key])) for p in self.panels]
+
+    def _build_figure(self) -> None:
+        """Draw the panels once; keep the static background for blitting."""
+        self.figure.clear()
+        # seaborn draws the whole figure once per heatmap (to check tick labels): keep the costly
+        # constrained layout off until all panels exist, then lay out once.
+        self.figure.set_layout_engine("none")
+        self._built_layout = self._layout()
+        widths = [p.width or len(p.col_labels) + 1.5 for p in self.panels]
+        axes = self.figure.subplots(1, len(self.panels), squeeze=False, width_ratios=widths)[0]
+        self.axes = {}
+        # seaborn draws the whole figure inside every heatmap() to see whether tick labels overlap;
+        # the explorers rotate labels themselves, so build on a canvas whose draw() does nothing
+        # (5-10x faster). tests/test_explorers_and_plots.py counts the draws, so a change in
+        # seaborn cannot slow this down unnoticed.
+        FigureCanvasBase(self.figure)
+        for ax, p in zip(axes, self.panels):
+            self.axes[p.key] = heatmap(self.result[p.key], p.row_labels, p.col_labels, ax=ax,
+                                       kind=p.kind, title=p.title, xlabel=p.xlabel, ylabel=p.ylabel,
+                                       vmin=p.vmin, vmax=p.vmax, fmt=p.fmt, annot_size=p.annot_size,
+                                       annot=p.annot, cbar=False)
+            ax.tick_params(axis="x", labelrotation=90 if p.width and p.width < len(p.col_labels) else 0)
+        self._canvas = FigureCanvasAgg(self.figure)
+        # Blitting: draw everything static once, keep that background, and on every change
+        # repaint only the cells and their numbers (about 4x faster than a full draw).
+        self._animated = [a for ax in self.axes.values() for a in (ax.collections[0], *ax.texts)]
+        for artist in self._animated:
+            artist.set_animated(True)
+        self.figure.set_layout_engine("constrained", w_pad=0.12, h_pad=0.08)   # inches of margin
+        for p in self.panels:
+            if p.cbar:
+                add_colorbar(self.axes[p.key])
+        self._canvas.draw()
+        self.figure.set_layout_engine("none")   # freeze the layout computed by that first draw
+        self._background = self._canvas.copy_from_bbox(self.figure.bbox)
+
+    @property
+    def values(self) -> dict:
+        """Current slider values, by key."""
+        return {k: s.value for k, s in self.sliders.items()}
+
+    def _png(self, cells: bool = True) -> bytes:
+        """The figure as PNG bytes: the static background, then (unless cells=False) the cells."""
+        with mpl.rc_context(_FAST_TEXT):
+            self._canvas.restore_region(self._background)
+            for artist in self._animated if cells else ():
+                artist.axes.draw_artist(artist)
+        buf = io.BytesIO()   # opaque figure: RGB is enough, and quicker to encode than RGBA
+        PILImage.frombuffer("RGBA", self._canvas.get_width_height(), self._canvas.buffer_rgba()
+                            ).convert("RGB").save(buf, format="png", compress_level=1)
+        return buf.getvalue()
+
+    def snapshot(self):
+        """The figure as it is now, as a static image (for the checked cell next to an explorer)."""
+        return IPyImage(data=self.image.value, format="png")
+
+    def _numbers_html(self) -> str:
+        """The numbers, stamped with the slider values they were computed from (for browser tests)."""
+        text = html.escape(self.describe(self.values, self.result))
+        state = html.escape(json.dumps(self.values), quote=True)
+        return (f"<pre class='al-numbers' data-state=\"{state}\" "
+                f"style='font-size:15px; line-height:1.4; margin:0 1em'>{text}</pre>")
+
+    def _on_change(self, change) -> None:
+        if not self._holding:
+            self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute from the sliders and repaint the heatmaps in place (rebuild if the layout changed)."""
+        if self.adjust is not None:
+            self._holding = True
+            try:
+                self.adjust(self)
+            finally:
+                self._holding = False
+        try:
+            self.result = self.compute(self.values)
+        except ValueError as exc:
+            # show the reason next to the sliders, and empty heatmaps: never the last good picture
+            self.error = str(exc)
+            self.numbers.value = (f"<pre class='al-error' style='color:#b00020; font-size:15px'>"
+                                  f"{html.escape(self.error)}</pre>")
+            self.image.value = self._png(cells=False)
+            return
+        self.error = None
+        self.panels = self._panel_spec(self.values)
+        if self._layout() != self._built_layout:
+            with mpl.rc_context(_FAST_TEXT):
+                self._build_figure()
+        else:
+            for p in self.panels:
+                _set_heatmap(self.axes[p.key], np.asarray(self.result[p.key], dtype=float))
+        self.image.value = self._png()
+        self.numbers.value = self._numbers_html()
+
+    def set(self, **values) -> None:
+        """Move several sliders at once, then redraw once."""
+        unknown = set(values) - set(self.sliders)
+        if unknown:
+            raise ValueError(f"no slider called {sorted(unknown)}: the sliders are {list(self.sliders)}")
+        self._holding = True
+        try:
+            for c in self.controls:          # in the order of the sliders, keeping them consistent
+                if c.key in values:
+                    self.sliders[c.key].value = values[c.key]
+                    if self.adjust is not None:
+                        self.adjust(self)
+        finally:
+            self._holding = False
+        self.refresh()
+
+    def reset(self) -> None:
+        """Every slider back to its start value."""
+        self.set(**{c.key: c.value for c in self.controls})
+
+    def summary(self) -> str:
+        """The numbers shown next to the sliders, as plain text (for a static, checked cell)."""
+        return self.describe(self.values, self.result)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+

@@ -1,0 +1,23 @@
+"""Every explorer the lessons use, built on the lessons' data: for the sweep tests and the benchmark.
+
+Not part of the runtime package: students never need it.
+"""
+
+from __future__ import annotations
+
+import attention_lab as al
+
+
+def demo_explorers() -> dict:
+    """name -> a function that builds the explorer as its lesson does."""
+    ex, cat = al.cats_chase_mice(), al.the_cat_sat()
+    args = (ex.X, ex.W_q, ex.W_k, ex.W_v, ex.tokens, ex.features)
+    return {
+        "01 token_explorer (y₂, 1×4 + 1×4)": lambda: al.token_explorer(1, *args, scale=1.0),
+        "02 matrix_explorer (4×4 + 4×4)": lambda: al.matrix_explorer(*args),
+        "02 matrix_explorer, weights only (4×4)": lambda: al.matrix_explorer(*args, outputs=False),
+        "02 dk_explorer (2×8)": al.dk_explorer,
+        "03 heads_explorer (h × 6×6 + 6×4)": lambda: al.heads_explorer(
+            cat.X, cat.W_q, cat.W_k, cat.W_v, cat.W_o, cat.tokens, cat.features),
+        "04 cross_explorer (4×4 + 4×6)": al.cross_explorer,
+    }
