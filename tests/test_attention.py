@@ -320,3 +320,18 @@ def test_score_matrix_bytes_is_eight_n_squared():
     assert al.score_matrix_bytes(1) == 8
     with pytest.raises(ValueError, match="n is 0"):
         al.score_matrix_bytes(0)
+
+
+def test_fully_masked_rows_are_refused_unless_zero_is_asked_for():
+    # left padding + causal: query 0 is padding and may see no real key (the situation of lesson 04)
+    rng = np.random.default_rng(5)
+    Q, K, V = rng.normal(size=(3, 2)), rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
+    mask = al.causal_mask(3) & np.array([False, True, True])[None, :]     # key 0 is padding
+    with pytest.raises(ValueError, match=r"mask row 0 allows no key.*masked_rows='zero'"):
+        al.scaled_dot_product_attention(Q, K, V, mask=mask)
+    out, w = al.scaled_dot_product_attention(Q, K, V, mask=mask, masked_rows="zero")
+    assert np.all(w[0] == 0) and np.all(out[0] == 0)                      # zero weights, zero output
+    rest, w_rest = al.scaled_dot_product_attention(Q[1:], K[1:], V[1:], mask=al.causal_mask(2))
+    assert np.allclose(out[1:], rest) and np.allclose(w[1:, 1:], w_rest)  # other rows untouched
+    with pytest.raises(ValueError, match=r"masked_rows is 'nan': expected one of \('refuse', 'zero'\)"):
+        al.scaled_dot_product_attention(Q, K, V, masked_rows="nan")

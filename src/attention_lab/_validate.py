@@ -100,8 +100,19 @@ def _batch(arrays: dict[str, np.ndarray]) -> tuple[int, ...]:
                          "expected equal sizes, or 1, in each leading dimension") from None
 
 
-def as_mask(mask, shape: tuple[int, ...]) -> np.ndarray | None:
-    """A boolean copy of `mask` broadcast to `shape` = (..., m, n); every row must allow a key."""
+MASKED_ROWS = ("refuse", "zero")
+
+
+def as_masked_rows(masked_rows) -> str:
+    """What to do with a query whose mask row allows no key: 'refuse' (the default) or 'zero'."""
+    if masked_rows not in MASKED_ROWS:
+        raise ValueError(f"masked_rows is {masked_rows!r}: expected one of {MASKED_ROWS}")
+    return masked_rows
+
+
+def as_mask(mask, shape: tuple[int, ...], masked_rows: str = "refuse") -> np.ndarray | None:
+    """A boolean copy of `mask` broadcast to `shape` = (..., m, n); with masked_rows='refuse'
+    every row must allow a key."""
     if mask is None:
         return None
     arr = _to_array(mask, "mask")
@@ -118,12 +129,14 @@ def as_mask(mask, shape: tuple[int, ...]) -> np.ndarray | None:
         raise ValueError(f"mask has shape {shape_of(arr)}: expected {want}, one row per query and "
                          "one column per key") from None
     empty = np.argwhere(~arr.any(axis=-1))
-    if empty.size:
+    if empty.size and masked_rows == "refuse":
         where = tuple(int(v) for v in empty[0])
         row = str(where[-1]) if len(where) == 1 else f"{where[-1]} (at leading index {where[:-1]})"
         raise ValueError(
             f"mask row {row} allows no key at all (all False): that query would have nothing to "
-            "attend to and its softmax would be 0/0 = NaN; every row needs at least one True")
+            "attend to and its softmax would be 0/0 = NaN. Let every row allow a key, or pass "
+            "masked_rows='zero' to give such queries zero weights and a zero output (what left "
+            "padding plus a causal mask needs)")
     return arr
 
 
@@ -185,7 +198,7 @@ def as_scores(scores, axis) -> tuple[np.ndarray, int]:
     return s, int(axis)
 
 
-def attention_inputs(Q, K, V, mask=None, scale=None):
+def attention_inputs(Q, K, V, mask=None, scale=None, masked_rows="refuse"):
     """The kernel's door: Q (..., m, d_k), K (..., n, d_k), V (..., n, d_v), a mask and a scale."""
     Q = as_array(Q, "Q", "(..., m, d_k)")
     K = as_array(K, "K", "(..., n, d_k)")
@@ -193,7 +206,7 @@ def attention_inputs(Q, K, V, mask=None, scale=None):
     same(Q, "Q", -1, K, "K", -1, "queries and keys need the same width d_k")
     same(K, "K", -2, V, "V", -2, "there must be one value row per key row (same n)")
     batch = _batch({"Q": Q, "K": K, "V": V})
-    mask = as_mask(mask, (*batch, Q.shape[-2], K.shape[-2]))
+    mask = as_mask(mask, (*batch, Q.shape[-2], K.shape[-2]), as_masked_rows(masked_rows))
     return Q, K, V, mask, as_scale(scale, Q.shape[-1])
 
 

@@ -25,9 +25,13 @@ def _attention(Q, K, V, mask, scale):
     if not np.isfinite(scores).all():
         raise ValueError(f"the scores Q·Kᵀ overflowed (largest |Q| = {np.abs(Q).max():.3g}, largest "
                          f"|K| = {np.abs(K).max():.3g}): expected inputs small enough for float64")
-    if mask is not None:
+    if mask is None:
+        weights = _softmax(scores)                       # (..., m, n), rows sum to 1
+    else:
+        empty = ~mask.any(axis=-1, keepdims=True)        # (..., m, 1) queries with no key at all
         scores = np.where(mask, scores, -np.inf)         # masked keys: exp(-inf) = 0
-    weights = _softmax(scores)                           # (..., m, n), rows sum to 1
+        weights = _softmax(np.where(empty, 0.0, scores))  # empty rows: a harmless dummy softmax,
+        weights = np.where(empty, 0.0, weights)          # then zero weights (masked_rows='zero')
     return weights @ V, weights                          # (..., m, d_v), (..., m, n)
 
 
@@ -38,13 +42,15 @@ def softmax(scores: ArrayLike, axis: int = -1) -> np.ndarray:
 
 
 def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike | None = None,
-                                 scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+                                 scale: float | None = None,
+                                 masked_rows: str = "refuse") -> tuple[np.ndarray, np.ndarray]:
     """softmax(scale · Q Kᵀ, masked) @ V -> (output (..., m, d_v), weights (..., m, n)).
 
     Any leading batch or head dimensions broadcast, as in PyTorch; `mask` (True = may attend)
-    broadcasts against (..., m, n); `scale` defaults to 1/sqrt(d_k).
+    broadcasts against (..., m, n); `scale` defaults to 1/sqrt(d_k). A query whose mask row allows
+    no key is refused, unless masked_rows='zero': then its weights and its output are zero.
     """
-    return _attention(*attention_inputs(Q, K, V, mask, scale))
+    return _attention(*attention_inputs(Q, K, V, mask, scale, masked_rows))
 
 
 def _project(X, C, W_q, W_k, W_v):
