@@ -214,3 +214,18 @@ def test_cross_explorer_masks_by_hand():
     explorer.set(causal=False, padding=False)
     assert explorer.result["self_weights"][np.triu_indices(4, k=1)].min() > 0
     assert explorer.result["cross_weights"][:, -1].min() > 0
+
+
+def test_flow_picture_draws_the_lesson_numbers():
+    ex = al.it_was_tired()
+    fig = al.plot_flow(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.tokens, ex.features)
+    meshes = {ax.get_title(): np.array(ax.collections[0].get_array()) for ax in fig.axes if ax.collections}
+    # by hand: only 'it' has a query, 8 on 'animal'; its score for 'cat' is 8/√4 = 4, all others 0
+    S = np.zeros((7, 7))
+    S[4, 0] = 4.0
+    A = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
+    assert np.allclose(meshes["scores Q Kᵀ·scale"], S) and np.allclose(meshes["weights = softmax"], A)
+    assert np.allclose(meshes["Y = weights · V"], A @ ex.X)                 # W_v = I
+    assert fig.axes[0].get_title() == "X (tokens)" and np.array_equal(meshes["X (tokens)"], ex.X)
+    with pytest.raises(ValueError, match=r"X has shape \(7, 4\) but there are 6 tokens"):
+        al.plot_flow(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.tokens[:6], ex.features)

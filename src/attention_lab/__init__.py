@@ -6,7 +6,15 @@ plots, explorers (built on explorer_kit), checks and notation serve every lesson
 """
 
 from .checks import EXERCISES, check, exercise_03_output_weights
-from .examples import HeadsSentence, Sentence, Translation, cats_chase_mice, the_cat_sat, translation
+from .examples import (
+    HeadsSentence,
+    Sentence,
+    Translation,
+    cats_chase_mice,
+    it_was_tired,
+    the_cat_sat,
+    translation,
+)
 from .experiments import scaling_experiment, score_matrix_bytes, time_forms
 from .explorers import cross_explorer, dk_explorer, heads_explorer, matrix_explorer, token_explorer
 from .heads import concat_heads, multi_head_attention, split_heads, split_weights
@@ -14,7 +22,16 @@ from .loop import attend_one
 from .masks import DecoderStep, causal_mask, cross_attention, decoder_step, padding_mask
 from .matrix import project, scaled_dot_product_attention, self_attention, softmax
 from .notation import from_column_convention, from_torch_linear
-from .plots import ROLE_COLORS, WEIGHTS_CMAP, heatmap, heatmap_row, plot_cost, plot_scaling, role_legend
+from .plots import (
+    ROLE_COLORS,
+    WEIGHTS_CMAP,
+    heatmap,
+    heatmap_row,
+    plot_cost,
+    plot_flow,
+    plot_scaling,
+    role_legend,
+)
 from .sources import ORIGINS, source_000, source_001, source_002, source_003, source_004
 
 __version__ = "0.2.0"
@@ -43,10 +60,12 @@ __all__ = [
     "heads_explorer",
     "heatmap",
     "heatmap_row",
+    "it_was_tired",
     "matrix_explorer",
     "multi_head_attention",
     "padding_mask",
     "plot_cost",
+    "plot_flow",
     "plot_scaling",
     "project",
     "role_legend",

@@ -65,6 +65,20 @@ def cats_chase_mice() -> Sentence:
                     X, W_q, W_k, W_v)
 
 
+def it_was_tired() -> Sentence:
+    """Why attention: the pronoun 'it' means nothing alone, and takes its meaning from the animal.
+
+    Features (columns): animal, place, pronoun, other word. A pronoun's query asks "are you an
+    animal?" (something that can be tired); every other query is zero and listens evenly.
+    """
+    tokens = ["cat", "crossed", "road", "because", "it", "was", "tired"]
+    kind = [0, 3, 1, 3, 2, 3, 3]                  # the one feature each word has
+    X = np.eye(4)[kind]                           # (7, 4) one-hot rows
+    W_q = np.zeros((4, 4))
+    W_q[2, 0] = 8.0                               # pronoun -> "animal?", sharp enough to decide
+    return Sentence(tokens, ["animal", "place", "pronoun", "other"], X, W_q, np.eye(4), np.eye(4))
+
+
 def the_cat_sat() -> HeadsSentence:
     """Six tokens, d_model = 4, and weights built so that with 2 heads each head has one job.
 

@@ -12,13 +12,13 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ._validate import as_matrix, shape_of
+from ._validate import as_matrix, as_scale, projection_inputs, shape_of
 
 # One colour per role across the whole collection (Okabe-Ito, readable by colour-blind students).
 ROLE_COLORS = {"query": "#0072B2", "key": "#D55E00", "value": "#009E73"}
 WEIGHTS_CMAP = "Purples"          # attention weights: always 0 (white) to 1 (dark purple)
 FONT = {"ticks": 13, "labels": 13, "title": 14, "annot": 14}   # sizes readable on a projector
-KINDS = ("weights", "scores", "query", "key", "value")
+KINDS = ("weights", "scores", "query", "key", "value", "input")
 # Lines that are not a role (e.g. 'unscaled' vs 'scaled') use these, never a role colour.
 LINE_COLORS = ("#333333", "#CC79A7")
 
@@ -43,7 +43,9 @@ def _style(kind: str, values: np.ndarray, vmin, vmax):
     bound = float(np.abs(values).max()) or 1.0
     vmin = -bound if vmin is None else vmin
     vmax = bound if vmax is None else vmax
-    cmap = "vlag" if kind == "scores" else role_cmap(kind)
+    cmap = {"scores": "vlag", "input": "Greys"}.get(kind) or role_cmap(kind)
+    if kind == "input":
+        vmin = 0.0 if values.min() >= 0 else vmin
     return cmap, vmin, vmax
 
 
@@ -178,4 +180,39 @@ def role_legend() -> Figure:
     axes[3].tick_params(labelsize=FONT["ticks"] - 1, left=False, labelleft=False)
     for ax in axes[:3]:
         ax.set_axis_off()
+    return fig
+
+
+def plot_flow(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, tokens: Sequence[str],
+              features: Sequence[str], scale: float | None = None) -> Figure:
+    """The data flow X -> Q, K, V -> scores -> weights -> Y, each panel drawn from the real numbers."""
+    X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
+    if len(tokens) != X.shape[0] or len(features) != X.shape[1]:
+        raise ValueError(f"X has shape {shape_of(X)} but there are {len(tokens)} tokens and "
+                         f"{len(features)} features: expected one word per row and one name per column")
+    scale = as_scale(scale, W_q.shape[1])
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v                                   # (n, d_k), (n, d_k), (n, d_v)
+    S = scale * Q @ K.T                                                   # (n, n)
+    A = np.exp(S - S.max(axis=1, keepdims=True))
+    A /= A.sum(axis=1, keepdims=True)                                     # (n, n) rows sum to 1
+    cols = [str(c + 1) for c in range(W_q.shape[1])]
+    vcols = list(features) if W_v.shape[1] == len(features) else [str(c + 1) for c in range(W_v.shape[1])]
+    panels = [(X, "input", "X (tokens)", list(features)), (Q, "query", "Q = X W_q", cols),
+              (K, "key", "K = X W_k", cols), (V, "value", "V = X W_v", vcols),
+              (S, "scores", "scores Q Kᵀ·scale", list(tokens)),
+              (A, "weights", "weights = softmax", list(tokens)),
+              (A @ V, "value", "Y = weights · V", vcols)]
+    fig = plt.figure(figsize=(14, 2.2 + 0.9 * len(tokens)), layout="constrained")
+    top, bottom = fig.subfigures(2, 1)
+    rows = [(top, panels[:4], [p[0].shape[1] + 0.5 for p in panels[:4]]),
+            (bottom, panels[4:], [p[0].shape[1] + 0.5 for p in panels[4:]])]
+    for sub, row, widths in rows:
+        axes = sub.subplots(1, len(row), width_ratios=widths)
+        for i, (ax, (values, kind, title, col_labels)) in enumerate(zip(axes, row)):
+            heatmap(values, tokens if i == 0 else [""] * len(tokens), col_labels, ax=ax, kind=kind,
+                    title=title, xlabel="", ylabel="", cbar=False, annot=False)
+            ax.tick_params(axis="x", labelrotation=90)
+            ax.title.set_color(ROLE_COLORS.get(kind, "0.15"))
+    top.suptitle("X → Q, K, V (one colour per role)", fontsize=FONT["title"])
+    bottom.suptitle("→ scores → softmax → weights (0–1) → weights · V = Y", fontsize=FONT["title"])
     return fig
