@@ -39,18 +39,34 @@ def answer_01_1():
 
 
 def answer_01_2():
-    ex = al.cats_chase_mice()
-    X, W_q, W_k, W_v = ex.X, ex.W_q, ex.W_k, ex.W_v
-    q3 = X[2] @ W_q
-    scores = [q3 @ (X[j] @ W_k) for j in range(len(X))]    # no scaling in lesson 01
-    exps = [np.exp(s - max(scores)) for s in scores]
-    weights = [e / sum(exps) for e in exps]
-    return sum(w * (X[j] @ W_v) for j, w in enumerate(weights))
+    # doubling W_q doubles every query, so every score q·k doubles: [2, 0, 0, 2] -> [4, 0, 0, 4];
+    # larger gaps between scores make the softmax sharper: cats and mice gain weight
+    return "b"
 
 
 def answer_01_3():
-    src = al.source_000()
-    return src["x"][2] @ src["W_k"].T       # column form k = W_k x  ->  row form k = x W_k^T
+    W_q = np.zeros((4, 4))      # rows: features of x (noun, verb, animal, small)
+    W_q[3, 0] = 2.0             # small's query asks "are you a noun?" ...
+    W_q[3, 3] = 2.0             # ... "and small?": scores cats 2, chase 0, small 2, mice 4
+    return W_q
+
+
+def answer_01_4():
+    def weights_of(q, K):
+        scores = K @ q
+        e = np.exp(scores - scores.max())
+        return e / e.sum()      # the fix: divide by the sum, not by the largest
+    return weights_of
+
+
+def answer_01_5():
+    X = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])
+    Wq_col = np.array([[1.0, 1.0], [0.0, 1.0]])
+    Wv_col = np.array([[0.0, 1.0], [1.0, 0.0]])
+    q1 = Wq_col @ X[0]                                   # column form q = W x
+    scores = [q1 @ X[j] for j in range(3)]               # keys: the tokens themselves (W_k = I)
+    exps = [np.exp(s - max(scores)) for s in scores]
+    return sum(e / sum(exps) * (Wv_col @ X[j]) for j, e in enumerate(exps))
 
 
 # 02 · all outputs at once

@@ -13,7 +13,11 @@ from attention_lab.checks import TOLERANCE
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "solutions"))
 import answers
 
-SOLUTIONS = {key: np.asarray(solve()) for key, solve in answers.SOLUTIONS.items()}
+SOLUTIONS = {key: solve() for key, solve in answers.SOLUTIONS.items()}
+
+
+def numeric(key):
+    return al.EXERCISES[key].kind == "compute"
 
 
 def test_every_exercise_has_an_independent_solution():
@@ -24,8 +28,9 @@ def test_every_exercise_has_an_independent_solution():
 def test_right_answer_gets_a_tick(key, capsys):
     al.check(key, SOLUTIONS[key])
     assert capsys.readouterr().out.strip() == f"Exercise {key}: ✓ correct."
-    al.check(key, np.round(np.asarray(SOLUTIONS[key], dtype=float), 2).tolist())   # rounded, as a list
-    assert "✓" in capsys.readouterr().out
+    if numeric(key):
+        al.check(key, np.round(np.asarray(SOLUTIONS[key], dtype=float), 2).tolist())   # rounded, as a list
+        assert "✓" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("key", sorted(al.EXERCISES))
@@ -40,10 +45,11 @@ def test_each_mistake_gets_its_own_hint(key):
     assert len(exercise.mistakes) >= 2
     hints = set()
     for name, (wrong, _hint) in exercise.mistakes.items():
-        answer = np.asarray(wrong(), dtype=float)
-        assert answer.shape != SOLUTIONS[key].shape or \
-            np.abs(answer - np.asarray(SOLUTIONS[key], dtype=float)).max() > 2 * TOLERANCE, \
-            f"{key}: mistake {name!r} is indistinguishable from the right answer"
+        answer = wrong()
+        if numeric(key):
+            answer, right = np.asarray(answer, dtype=float), np.asarray(SOLUTIONS[key], dtype=float)
+            assert answer.shape != right.shape or np.abs(answer - right).max() > 2 * TOLERANCE, \
+                f"{key}: mistake {name!r} is indistinguishable from the right answer"
         result = exercise.evaluate(answer)
         assert result.status == "mistake" and result.mistake == name
         hints.add(result.message)
@@ -53,9 +59,29 @@ def test_each_mistake_gets_its_own_hint(key):
 def test_typical_mistakes_by_hand():
     # 01.1 without softmax: the raw scores [0, 0, 1, 1]
     assert "softmax" in al.EXERCISES["01.1"].evaluate([0, 0, 1, 1]).message
-    # 01.3 without the transpose: x_3 @ W_k (column matrix used as a row matrix)
-    src = al.source_000()
-    assert "x @ W_k.T" in al.EXERCISES["01.3"].evaluate(src["x"][2] @ src["W_k"]).message
+    # 01.5 without the transpose: the column-form matrices used as row matrices, computed by hand
+    X = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])
+    s = X @ (X[0] @ np.array([[1.0, 1.0], [0.0, 1.0]]))          # q_1 = x_1 @ Wq_col = (2, 2)
+    w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    assert "x @ W.T" in al.EXERCISES["01.5"].evaluate(w @ (X @ np.array([[0.0, 1.0], [1.0, 0.0]]))).message
+    # 01.3 with the lesson's own W_q handed in: small asks only 'noun?', so cats and mice tie
+    assert al.EXERCISES["01.3"].evaluate(al.cats_chase_mice().W_q).mistake == "noun only"
+
+
+def test_design_and_debug_checks_run_the_students_work():
+    design, debug = al.EXERCISES["01.3"], al.EXERCISES["01.4"]
+    W = np.zeros((4, 4))
+    W[3, 1], W[3, 2], W[3, 3] = -1.0, 3.0, 3.0        # another valid design: animal & small, not verb
+    assert design.evaluate(W).status == "correct"
+    assert "shape (3, 3)" in design.evaluate(np.zeros((3, 3))).message
+    assert design.evaluate(lambda q, K: q).status == "wrong"
+    assert "raised ZeroDivisionError" in debug.evaluate(lambda q, K: 1 / 0).message
+    assert debug.evaluate(al.softmax.__call__).status == "wrong"      # softmax(q, K) is not weights_of
+
+
+def test_lesson_01_has_every_kind_of_exercise():
+    kinds = {e.kind for k, e in al.EXERCISES.items() if k.startswith("01.")}
+    assert kinds == {"compute", "predict", "design", "debug"}
 
 
 @pytest.mark.parametrize("answer, fragment", [

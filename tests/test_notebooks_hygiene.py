@@ -64,8 +64,9 @@ class TestLesson:
                    for c in code_cells(load(path)))
 
     def test_no_helper_defined_in_the_notebook(self, path):
-        for cell in code_cells(load(path)):
-            assert not re.search(r"^(def|class) ", source(cell), re.M), "helpers belong in attention_lab"
+        for cell in code_cells(load(path)):   # only a debug exercise holds a function: the student's
+            if "al.check(" not in source(cell):
+                assert not re.search(r"^(def|class) ", source(cell), re.M), "helpers belong in attention_lab"
 
     def test_offline_and_portable(self, path):
         for cell in load(path)["cells"]:

@@ -11,8 +11,7 @@ from .examples import cats_chase_mice, the_cat_sat, translation
 from .loop import attend_one
 from .masks import causal_mask, padding_mask
 from .matrix import project, scaled_dot_product_attention, softmax
-from .notation import from_column_convention
-from .sources import source_000, source_002, source_004
+from .sources import source_002, source_004
 
 TOLERANCE = 5e-3   # answers rounded to 2 decimals still count
 
@@ -33,6 +32,7 @@ class Exercise:
     solution: Callable[[], np.ndarray]
     mistakes: dict[str, tuple[Callable[[], np.ndarray], str]] = field(default_factory=dict)
     fallback: str = "Not right yet: go through the steps of the lesson again, one at a time."
+    kind: str = "compute"
 
     def evaluate(self, answer) -> Result:
         """Compare an answer with the solution and with each known mistake."""
@@ -61,6 +61,180 @@ class Exercise:
     def check(self, answer) -> None:
         """Print ✓, a hint, or 'not answered yet' (never raises, so the notebook keeps running)."""
         print(self.evaluate(answer).message)
+
+
+@dataclass
+class Choice:
+    """Predict before you run: one letter, and for each wrong letter the reason it is wrong."""
+    key: str
+    question: str
+    answer: str
+    reasons: dict[str, str]
+    kind: str = "predict"
+
+    def solution(self) -> str:
+        return self.answer
+
+    @property
+    def mistakes(self) -> dict[str, tuple[Callable[[], str], str]]:
+        return {letter: ((lambda letter=letter: letter), why) for letter, why in self.reasons.items()}
+
+    def evaluate(self, answer) -> Result:
+        if answer is None or answer is Ellipsis:
+            return Result("unanswered", f"Exercise {self.key}: not answered yet.")
+        letter = str(answer).strip().lower().strip("()")
+        if letter == self.answer:
+            return Result("correct", f"Exercise {self.key}: ✓ correct.")
+        if letter in self.reasons:
+            return Result("mistake", f"Exercise {self.key}: not yet. ({letter}) {self.reasons[letter]}",
+                          letter)
+        choices = ", ".join(sorted([self.answer, *self.reasons]))
+        return Result("wrong", f"Exercise {self.key}: answer with one letter: {choices}.")
+
+    def check(self, answer) -> None:
+        print(self.evaluate(answer).message)
+
+
+@dataclass
+class Trial:
+    """Design or debug: the check runs the student's matrix or function and judges what it does.
+
+    `judge(answer)` returns None when right, else the name of a known mistake, or a message.
+    """
+    key: str
+    question: str
+    kind: str
+    solution: Callable[[], object]
+    judge: Callable[[object], str | None]
+    mistakes: dict[str, tuple[Callable[[], object], str]]
+
+    def evaluate(self, answer) -> Result:
+        if answer is None or answer is Ellipsis:
+            return Result("unanswered", f"Exercise {self.key}: not answered yet.")
+        verdict = self.judge(answer)
+        if verdict is None:
+            return Result("correct", f"Exercise {self.key}: ✓ correct.")
+        if verdict in self.mistakes:
+            return Result("mistake", f"Exercise {self.key}: not yet. Hint: {self.mistakes[verdict][1]}",
+                          verdict)
+        return Result("wrong", f"Exercise {self.key}: {verdict}")
+
+    def check(self, answer) -> None:
+        print(self.evaluate(answer).message)
+
+
+def _design_01():
+    """01.3: a W_q with which 'small' listens most to 'mice' (weight > 0.6), keys = X, no scaling."""
+    X = cats_chase_mice().X
+
+    def weights(W):
+        return softmax((X[2] @ W) @ X.T)                   # (4,) small's weights, W_k = I, scale 1
+
+    def solution():
+        W = np.zeros((4, 4))
+        W[3, 0] = W[3, 3] = 2.0                            # small asks: "a noun? and small?"
+        return W
+
+    def judge(answer):
+        try:
+            W = np.array(answer, dtype=float)
+        except (TypeError, ValueError):
+            return f"expected a 4 × 4 matrix of numbers, got {type(answer).__name__}."
+        if W.shape != (4, 4) or not np.isfinite(W).all():
+            return (f"expected a finite 4 × 4 matrix (rows: features of x, columns: what the query "
+                    f"asks for), got shape {W.shape}.")
+        w = weights(W)
+        if np.argmax(w) == 3 and w[3] > 0.6 and w[3] - np.sort(w)[-2] > 1e-9:
+            return None
+        wt = weights(W.T)
+        if np.argmax(wt) == 3 and wt[3] > 0.6:
+            return "transposed"
+        if np.isclose(w[0], w[3]) and w[3] >= w.max() - 1e-12:
+            return "noun only"
+        if np.isclose(w[2], w[3]) and w[3] >= w.max() - 1e-12:
+            return "small only"
+        if np.argmax(w) == 3:
+            return "too weak"
+        return (f"with your W_q, small's weights are {np.round(w, 3)}: mice (the last) must get the "
+                "most, more than 0.6. Row 'small' of W_q decides what small's query asks for.")
+
+    def only(col, value=2.0):
+        W = np.zeros((4, 4))
+        W[3, col] = value
+        return W
+
+    weak = solution() * 0.2
+    return Trial("01.3", "Design W_q so that 'small' listens most to 'mice'.", "design", solution, judge, {
+        "transposed": (lambda: solution().T,
+                       "your matrix works when transposed: row i of W_q belongs to feature i of x "
+                       "(q = x @ W_q), so small's question goes in row 'small' (index 3)."),
+        "noun only": (lambda: only(0),
+                      "cats and mice tie: both are nouns. Ask for a second feature that only mice has."),
+        "small only": (lambda: only(3),
+                       "small ties with mice: x_small · x_small = x_small · x_mice = 1. Asking only "
+                       "'small?' cannot separate them; ask for 'noun' too."),
+        "too weak": (lambda: weak,
+                     "mice wins, but by too little: make your entries larger, so that the softmax "
+                     "decides more sharply."),
+    })
+
+
+def _debug_01():
+    """01.4: weights_of(q, K) has one planted bug; the check runs the fix on fresh inputs."""
+    rng = np.random.default_rng(14)
+    q, K = rng.standard_normal(3), rng.standard_normal((5, 3))   # fresh: nowhere in the lesson
+    big = q * (1000.0 / (K @ q).max())                            # top score 1000: exp(1000) overflows
+
+    def reference(q_, K_):
+        s = K_ @ q_
+        e = np.exp(s - s.max())
+        return e / e.sum()
+
+    def planted(q_, K_):                      # the function printed in the lesson, bug included
+        s = K_ @ q_
+        e = np.exp(s - s.max())
+        return e / e.max()
+
+    def no_max(q_, K_):
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(K_ @ q_)
+            return e / e.sum()
+
+    def no_exp(q_, K_):
+        s = K_ @ q_
+        return s / s.sum()
+
+    def judge(fn):
+        if not callable(fn):
+            return f"expected your fixed function (weights_of itself), got {type(fn).__name__}."
+        outs = []
+        for q_ in (q, big):
+            try:
+                with np.errstate(all="ignore"):
+                    outs.append(np.asarray(fn(q_.copy(), K.copy()), dtype=float))
+            except Exception as exc:     # a student's function may fail in any way: report it
+                return f"your function raised {type(exc).__name__}: {exc}"
+        for (name, wrong) in (("planted", planted), ("no exp", no_exp)):
+            if outs[0].shape == (5,) and np.allclose(outs[0], wrong(q, K)):
+                return name
+        if outs[0].shape == (5,) and np.allclose(outs[0], reference(q, K)):
+            if outs[1].shape == (5,) and np.allclose(outs[1], reference(big, K)):
+                return None
+            return "no max"
+        return (f"on fresh inputs your function returns {np.round(outs[0], 3)}; the weights must "
+                "be positive and sum to 1 (a softmax of the scores K @ q).")
+
+    return Trial("01.4", "Fix weights_of: one line is wrong.", "debug", lambda: reference, judge, {
+        "planted": (lambda: planted,
+                    "still the planted bug. Print weights_of(q, K) for a small q and K: what do "
+                    "the weights add up to, and what should they add up to?"),
+        "no max": (lambda: no_max,
+                   "right on small scores, but scores near 1000 overflow exp and give nan: keep "
+                   "subtracting the maximum score before exp."),
+        "no exp": (lambda: no_exp,
+                   "the scores divided by their sum can be negative and do not follow the softmax: "
+                   "take exp of each score first."),
+    })
 
 
 def _lesson00():
@@ -94,11 +268,13 @@ def _lesson00():
     ]
 
 
+X5 = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])    # exercise 01.5: fresh tokens, as rows
+Wq5 = np.array([[1.0, 1.0], [0.0, 1.0]])                 # in a column-vector text: q = Wq5 x
+Wv5 = np.array([[0.0, 1.0], [1.0, 0.0]])                 # v = Wv5 x: swaps the two features
+
+
 def _lesson01():
-    ex = cats_chase_mice()
-    X, W_q, W_k, W_v = ex.X, ex.W_q, ex.W_k, ex.W_v
-    src = source_000()
-    Wk_row = from_column_convention(src["W_k"])
+    X = cats_chase_mice().X
     return [
         Exercise(
             "01.1", "Without any W matrices, compute the weights w₃ⱼ of token 3 ('small').",
@@ -114,30 +290,26 @@ def _lesson01():
              "no exp": (lambda: (X @ X[2]) / (X @ X[2]).sum(),
                         "you divided the scores by their sum; softmax takes exp of each score "
                         "first, then divides by the sum of the exps.")}),
+        Choice("01.2", "Double every entry of W_q. What happens to chase's weights?", "b", {
+            "a": "the scores q·k double too, and the softmax of doubled scores is not the same: "
+                 "it is sharper (try the temperature slider of lesson 00).",
+            "c": "doubling makes the differences between scores larger, so the softmax gets "
+                 "sharper, not flatter.",
+            "d": "the weights are equal only when every score is equal; doubling keeps the "
+                 "scores of cats and mice (2 → 4) apart from the others (0)."}),
+        _design_01(),
+        _debug_01(),
         Exercise(
-            "01.2", "With W_q, W_k, W_v of the lesson (no scaling), compute y₃ of token 'small'.",
-            lambda: attend_one(2, X, W_q, W_k, W_v, scale=1.0)[0],
-            {"forgot W_v": (lambda: softmax((X[2] @ W_q) @ (X @ W_k).T) @ X,
-                            "you averaged the tokens xⱼ; the weighted sum runs over the values "
-                            "vⱼ = xⱼ W_v."),
-             "scaled": (lambda: attend_one(2, X, W_q, W_k, W_v)[0],
-                        "you divided the scores by √d_k = 2; this lesson (like its source) does "
-                        "not scale yet: use scale=1."),
-             "transposed W": (lambda: attend_one(2, X, W_q.T, W_k.T, W_v.T, scale=1.0)[0],
-                              "you used W.T: in the row convention a token is a row and "
-                              "q = x @ W_q, not x @ W_q.T."),
-             "off by one": (lambda: attend_one(1, X, W_q, W_k, W_v, scale=1.0)[0],
-                            "that is y₂ of 'chase'; Python counts from 0, so token 3 is index 2.")}),
-        Exercise(
-            "01.3", "In our row convention, compute the key k₃ of the source's x₃ (source 000).",
-            lambda: src["x"][2] @ Wk_row,
-            {"no transpose": (lambda: src["x"][2] @ src["W_k"],
-                              "the source writes k = W_k x with column vectors; for a row x "
-                              "that is x @ W_k.T (from_column_convention(W_k))."),
-             "off by one": (lambda: src["x"][1] @ Wk_row,
-                            "that is k₂; Python counts from 0, so x₃ is x[2]."),
-             "query": (lambda: src["x"][2] @ from_column_convention(src["W_q"]),
-                       "you used W_q; the key comes from W_k.")}),
+            "01.5", "Fresh tokens, column-convention weights: compute y_1 (no scaling).",
+            lambda: attend_one(0, X5, Wq5.T, np.eye(2), Wv5.T, scale=1.0)[0],
+            {"no transpose": (lambda: attend_one(0, X5, Wq5, np.eye(2), Wv5, scale=1.0)[0],
+                              "the text writes q = W x with column vectors; for our rows that is "
+                              "x @ W.T (al.from_column_convention(W))."),
+             "off by one": (lambda: attend_one(1, X5, Wq5.T, np.eye(2), Wv5.T, scale=1.0)[0],
+                            "that is y_2; Python counts from 0, so y_1 is the output of X[0]."),
+             "forgot W_v": (lambda: attend_one(0, X5, Wq5.T, np.eye(2), np.eye(2), scale=1.0)[0],
+                            "you averaged the tokens x_j; the sum runs over the values "
+                            "v_j = x_j @ W_v.T.")}),
     ]
 
 
