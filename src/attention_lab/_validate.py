@@ -8,8 +8,11 @@ computation can change what a caller passed in.
 from __future__ import annotations
 
 import numbers
+from dataclasses import replace
 
 import numpy as np
+
+from .examples import Translation
 
 
 def shape_of(a) -> str:
@@ -50,10 +53,18 @@ def _finite(arr: np.ndarray, name: str) -> None:
         raise ValueError(f"{name} contains {arr[where]} at {place}: every entry must be a finite number")
 
 
-def as_array(a, name: str, expected: str, min_ndim: int = 2) -> np.ndarray:
-    """A finite float64 copy of `a` with at least `min_ndim` dimensions and no empty axis."""
+def as_array(a, name: str, expected: str, min_ndim: int = 2, ndim: int | None = None) -> np.ndarray:
+    """A finite float64 copy of `a` with at least `min_ndim` (or exactly `ndim`) dimensions, none empty."""
     arr = _to_array(a, name)
     _real(arr, name, expected)
+    if ndim is not None and arr.ndim != ndim:
+        hint = ""
+        if arr.ndim == 1:
+            hint = f"; for a single token write it as one row, e.g. np.reshape({name}, (1, -1))"
+        elif arr.ndim > ndim:
+            hint = "; this function takes one sequence at a time"
+        raise ValueError(f"{name} has shape {shape_of(arr)} ({arr.ndim}-D): expected a {ndim}-D array "
+                         f"{expected}{hint}")
     if arr.ndim < min_ndim:
         hint = ""
         if arr.ndim == 1 and min_ndim == 2:
@@ -70,17 +81,7 @@ def as_array(a, name: str, expected: str, min_ndim: int = 2) -> np.ndarray:
 
 def as_matrix(a, name: str, expected: str = "(n, d)") -> np.ndarray:
     """A finite float64 copy of `a`, checked to be a non-empty 2-D array of real numbers."""
-    arr = _to_array(a, name)
-    _real(arr, name, expected)
-    if arr.ndim != 2:
-        hint = ""
-        if arr.ndim == 1:
-            hint = f"; for a single token write it as one row, e.g. np.reshape({name}, (1, -1))"
-        elif arr.ndim > 2:
-            hint = "; this function takes one sequence at a time"
-        raise ValueError(
-            f"{name} has shape {shape_of(arr)} ({arr.ndim}-D): expected a 2-D array {expected}{hint}")
-    return as_array(arr, name, expected)
+    return as_array(a, name, expected, ndim=2)
 
 
 def same(a: np.ndarray, a_name: str, a_axis: int, b: np.ndarray, b_name: str, b_axis: int,
@@ -279,14 +280,18 @@ def as_split_input(M, n_heads) -> tuple[np.ndarray, int]:
     return M, int(n_heads)
 
 
+def labels_fit(X: np.ndarray, tokens, features) -> tuple[list, list]:
+    """One word per row of X and one feature name per column."""
+    if len(tokens) != X.shape[0] or len(features) != X.shape[1]:
+        raise ValueError(f"X has shape {shape_of(X)} but there are {len(tokens)} tokens and "
+                         f"{len(features)} features: expected one word per row and one name per column")
+    return list(tokens), list(features)
+
+
 def explorer_inputs(X, W_q, W_k, W_v, i, tokens, features):
     """A lesson explorer's data, checked without computing anything."""
     X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
-    i = as_index(i, X.shape[0])
-    if len(tokens) != X.shape[0] or len(features) != X.shape[1]:
-        raise ValueError(f"X has shape {X.shape} but there are {len(tokens)} tokens and "
-                         f"{len(features)} features: expected one word per row and one name per column")
-    return X, W_q, W_k, W_v, i, list(tokens), list(features)
+    return (X, W_q, W_k, W_v, as_index(i, X.shape[0]), *labels_fit(X, tokens, features))
 
 
 def slider_range(low, high) -> tuple[float, float]:
@@ -317,9 +322,6 @@ def padding_lengths(lengths, n: int) -> list[int]:
 
 def translation_inputs(ex):
     """A Translation whose arrays fit together, as fresh float64 copies."""
-    from dataclasses import replace
-
-    from .examples import Translation
     if not isinstance(ex, Translation):
         raise TypeError(f"the example is a {type(ex).__name__}: expected a Translation, "
                         "as attention_lab.translation() returns")

@@ -24,8 +24,16 @@ class Result:
     mistake: str | None = None
 
 
+class _Checked:
+    """What every kind of exercise shares: printing its verdict."""
+
+    def check(self, answer) -> None:
+        """Print ✓, a hint, or 'not answered yet' (never raises, so the notebook keeps running)."""
+        print(self.evaluate(answer).message)
+
+
 @dataclass
-class Exercise:
+class Exercise(_Checked):
     """An exercise with its right answer and the typical wrong answers, each with its hint."""
     key: str
     question: str
@@ -58,13 +66,10 @@ class Exercise:
                                    f"{got.shape}. One number per token or per component.")
         return Result("wrong", f"Exercise {self.key}: {self.fallback}")
 
-    def check(self, answer) -> None:
-        """Print ✓, a hint, or 'not answered yet' (never raises, so the notebook keeps running)."""
-        print(self.evaluate(answer).message)
 
 
 @dataclass
-class Choice:
+class Choice(_Checked):
     """Predict before you run: one letter, and for each wrong letter the reason it is wrong."""
     key: str
     question: str
@@ -91,12 +96,8 @@ class Choice:
         choices = ", ".join(sorted([self.answer, *self.reasons]))
         return Result("wrong", f"Exercise {self.key}: answer with one letter: {choices}.")
 
-    def check(self, answer) -> None:
-        print(self.evaluate(answer).message)
-
-
 @dataclass
-class Trial:
+class Trial(_Checked):
     """Design or debug: the check runs the student's matrix or function and judges what it does.
 
     `judge(answer)` returns None when right, else the name of a known mistake, or a message.
@@ -118,10 +119,6 @@ class Trial:
             return Result("mistake", f"Exercise {self.key}: not yet. Hint: {self.mistakes[verdict][1]}",
                           verdict)
         return Result("wrong", f"Exercise {self.key}: {verdict}")
-
-    def check(self, answer) -> None:
-        print(self.evaluate(answer).message)
-
 
 def _design_01():
     """01.3: a W_q with which 'small' listens most to 'mice' (weight > 0.6), keys = X, no scaling."""

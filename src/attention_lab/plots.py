@@ -12,7 +12,8 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ._validate import as_matrix, as_scale, projection_inputs, shape_of
+from ._validate import as_matrix, as_scale, labels_fit, projection_inputs, shape_of
+from .matrix import _attention, _project
 
 # One colour per role across the whole collection (Okabe-Ito, readable by colour-blind students).
 ROLE_COLORS = {"query": "#0072B2", "key": "#D55E00", "value": "#009E73"}
@@ -187,21 +188,18 @@ def plot_flow(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, toke
               features: Sequence[str], scale: float | None = None) -> Figure:
     """The data flow X -> Q, K, V -> scores -> weights -> Y, each panel drawn from the real numbers."""
     X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
-    if len(tokens) != X.shape[0] or len(features) != X.shape[1]:
-        raise ValueError(f"X has shape {shape_of(X)} but there are {len(tokens)} tokens and "
-                         f"{len(features)} features: expected one word per row and one name per column")
+    tokens, features = labels_fit(X, tokens, features)
     scale = as_scale(scale, W_q.shape[1])
-    Q, K, V = X @ W_q, X @ W_k, X @ W_v                                   # (n, d_k), (n, d_k), (n, d_v)
-    S = scale * Q @ K.T                                                   # (n, n)
-    A = np.exp(S - S.max(axis=1, keepdims=True))
-    A /= A.sum(axis=1, keepdims=True)                                     # (n, n) rows sum to 1
+    Q, K, V = _project(X, X, W_q, W_k, W_v)                               # (n, d_k), (n, d_k), (n, d_v)
+    S = scale * Q @ K.T                                                   # (n, n) drawn before softmax
+    Y, A = _attention(Q, K, V, None, scale)                               # (n, d_v), (n, n)
     cols = [str(c + 1) for c in range(W_q.shape[1])]
     vcols = list(features) if W_v.shape[1] == len(features) else [str(c + 1) for c in range(W_v.shape[1])]
     panels = [(X, "input", "X (tokens)", list(features)), (Q, "query", "Q = X W_q", cols),
               (K, "key", "K = X W_k", cols), (V, "value", "V = X W_v", vcols),
               (S, "scores", "scores Q Kᵀ·scale", list(tokens)),
               (A, "weights", "weights = softmax", list(tokens)),
-              (A @ V, "value", "Y = weights · V", vcols)]
+              (Y, "value", "Y = weights · V", vcols)]
     fig = plt.figure(figsize=(14, 2.2 + 0.9 * len(tokens)), layout="constrained")
     top, bottom = fig.subfigures(2, 1)
     rows = [(top, panels[:4], [p[0].shape[1] + 0.5 for p in panels[:4]]),
