@@ -71,67 +71,105 @@ def answer_01_5():
 
 # 02 · all outputs at once
 def answer_02_1():
-    ex = al.cats_chase_mice()
-    Q, K = ex.X @ ex.W_q, ex.X @ ex.W_k
-    return rows_softmax(Q @ K.T / np.sqrt(K.shape[1]))
+    # identical rows x give identical queries (equal rows of A) and identical keys (equal columns)
+    return "c"
 
 
 def answer_02_2():
-    s = al.source_002()
-    Q, K = s["x"] @ s["W_q"], s["x"] @ s["W_k"]
-    return rows_softmax((Q @ K.T)[0] / np.sqrt(3))
+    # keys are one-hot, so the scores are the query's own entries; equal large entries for apple
+    # and cherry: weights e^6 / (2 e^6 + 1) = 0.4988 each, banana 1 / (2 e^6 + 1) = 0.0012
+    return np.array([6.0, 0.0, 6.0])
 
 
 def answer_02_3():
-    X = al.source_004()["X"]                 # identity weights: Q = K = V = X
-    return rows_softmax(X @ X.T / np.sqrt(2)) @ X
+    def attention(Q, K, V):
+        S = Q @ K.T / np.sqrt(K.shape[1])
+        return rows_softmax(S) @ V          # the fix: softmax along each row (axis=-1), not axis=0
+    return attention
+
+
+def answer_02_4():
+    X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    W_q, W_v = np.array([[1.0, 1.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [0.0, -1.0]])
+    Q, K, V = X @ W_q, X, X @ W_v                     # W_k = I
+    return rows_softmax(Q @ K.T / np.sqrt(2)) @ V
 
 
 # 03 · many heads
-def _heads_03():
-    ex = al.the_cat_sat()
-    X = ex.X
-    Q, K, V = X @ ex.W_q, X @ ex.W_k, X @ ex.W_v
-    k = 2
-    return [rows_softmax(Q[:, i * k:(i + 1) * k] @ K[:, i * k:(i + 1) * k].T / np.sqrt(k))
-            @ V[:, i * k:(i + 1) * k] for i in range(2)]
-
-
 def answer_03_1():
-    return np.concatenate(_heads_03(), axis=1)        # head 1's columns, then head 2's
+    # the four matrices keep their shapes (same parameters); each head is now one column wide with
+    # its own softmax over different scores, so the weights and the outputs change
+    return "b"
 
 
 def answer_03_2():
-    return answer_03_1() @ al.exercise_03_output_weights()
+    ex = al.the_cat_sat()
+    t = ex.theta
+    back = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])   # one step back: -θ
+    W_q = ex.W_q.copy()
+    W_q[:2, :2] = 8.0 * back @ back      # head 1 (columns 0-1): turn twice, two tokens back
+    return W_q                           # head 2's block (rows/columns 2-3) untouched
 
 
 def answer_03_3():
-    ex = al.the_cat_sat()
-    return (ex.X @ ex.W_q)[:, 2:4]               # head 2 = columns k:2k of Q
+    def split(M, h):
+        n, d = M.shape
+        return M.reshape(n, h, d // h).transpose(1, 0, 2)   # the fix: cut columns, then heads first
+    return split
+
+
+def answer_03_4():
+    X = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0]])
+    W_q = np.array([[2.0, 0.0, 0.0, 1.0], [0.0, 2.0, 1.0, 0.0], [1.0, 0.0, 2.0, 0.0], [0.0, 1.0, 0.0, 2.0]])
+    W_o = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, -1.0], [1.0, 0.0, -1.0, 0.0]])
+    Q, K, V = X @ W_q, X, X                                  # W_k = W_v = I
+    heads = [rows_softmax(Q[:, c] @ K[:, c].T / np.sqrt(2)) @ V[:, c] for c in (slice(0, 2), slice(2, 4))]
+    return np.hstack(heads) @ W_o
 
 
 # 04 · masks and cross-attention
 def answer_04_1():
-    tr = al.translation()
-    X = tr.X_dec
-    S = (X @ tr.self_W_q) @ (X @ tr.self_W_k).T / np.sqrt(X.shape[1])
-    allowed = np.tril(np.ones(S.shape, dtype=bool))
-    return rows_softmax(np.where(allowed, S, -np.inf))  # mask before the softmax
+    # causal: rows 0-2 never see 'dort'; only the last row (query 'dort', key 'dort') changes
+    return "a"
 
 
 def answer_04_2():
-    tr = al.translation()
-    Q = tr.X_dec @ tr.cross_W_q                     # queries: French (decoder)
-    K = tr.X_enc @ tr.cross_W_k                     # keys: English (encoder)
-    S = Q @ K.T / np.sqrt(Q.shape[1])
-    real = np.arange(len(K)) < tr.enc_length           # the last key is <pad>
-    return rows_softmax(np.where(real[None, :], S, -np.inf))
+    mask = np.zeros((6, 6), dtype=bool)
+    for start in (0, 3):                                     # each sentence: causal within itself
+        mask[start:start + 3, start:start + 3] = np.tril(np.ones((3, 3), dtype=bool))
+    return mask
 
 
 def answer_04_3():
-    causal = np.tril(np.ones((5, 5), dtype=bool))
-    real = np.arange(5) < 4
-    return causal & real[None, :]                         # padding masks keys (columns)
+    def masked_weights(S, mask):
+        S = np.where(mask, S, -np.inf)      # the fix: masked scores become -inf, not 0
+        return rows_softmax(S)
+    return masked_weights
+
+
+def answer_04_4():
+    X_dec = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    X_enc = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
+    S = (X_dec @ (2 * np.eye(3))) @ X_enc.T / np.sqrt(3)     # (2, 4): French queries, English keys
+    S[:, 3] = -np.inf                                        # the <pad> key
+    return rows_softmax(S) @ X_enc                           # values = encoder tokens (W_v = I)
+
+
+# 07 · reading the sources critically
+def answer_07_1():
+    # softmax([1.2, 1.2, 0.3]) = [0.416, 0.416, 0.169]: equal scores, equal weights, sum 1, same order
+    return "a"
+
+
+def answer_07_2():
+    q = np.array([1.37, -3.70, 2.63])       # q and k as printed, two decimals
+    k = np.array([4.04, 1.37, -2.36])
+    return q @ k
+
+
+def answer_07_3():
+    X = al.source_004()["X"]                 # identity weights: Q = K = V = X
+    return rows_softmax(X @ X.T / np.sqrt(2)) @ X
 
 
 SOLUTIONS = {f"{name[7:9]}.{name[10:]}": f for name, f in sorted(globals().items())

@@ -79,9 +79,67 @@ def test_design_and_debug_checks_run_the_students_work():
     assert debug.evaluate(al.softmax.__call__).status == "wrong"      # softmax(q, K) is not weights_of
 
 
-def test_lesson_01_has_every_kind_of_exercise():
-    kinds = {e.kind for k, e in al.EXERCISES.items() if k.startswith("01.")}
-    assert kinds == {"compute", "predict", "design", "debug"}
+@pytest.mark.parametrize("lesson", ["01", "02", "03", "04"])
+def test_lessons_01_to_04_have_every_kind_of_exercise(lesson):
+    exercises = [e for k, e in al.EXERCISES.items() if k.startswith(lesson + ".")]
+    assert len(exercises) >= 4
+    assert {e.kind for e in exercises} == {"compute", "predict", "design", "debug"}
+
+
+def test_other_valid_answers_pass_and_broken_ones_get_a_message():
+    # another query for 02.2: apple and cherry equal and large, banana pushed down
+    assert al.EXERCISES["02.2"].evaluate([10.0, -5.0, 10.0]).status == "correct"
+    assert "shape (3,)" in al.EXERCISES["02.2"].evaluate([1.0, 2.0]).message
+    # another fix for 02.3: the softmax written out along the last axis
+    def attention(Q, K, V):
+        S = Q @ K.T / np.sqrt(K.shape[1])
+        E = np.exp(S - S.max(axis=1, keepdims=True))
+        return E / E.sum(axis=1, keepdims=True) @ V
+    assert al.EXERCISES["02.3"].evaluate(attention).status == "correct"
+    # another fix for 03.3: stack the column blocks
+    def split(M, h):
+        k = M.shape[1] // h
+        return np.stack([M[:, i * k:(i + 1) * k] for i in range(h)])
+    assert al.EXERCISES["03.3"].evaluate(split).status == "correct"
+    assert "raised" in al.EXERCISES["03.3"].evaluate(lambda M, h: M.reshape(7, -1)).message
+    # 04.2: a 0/1 integer mask is accepted; a mask with an empty row is explained
+    assert al.EXERCISES["04.2"].evaluate(SOLUTIONS["04.2"].astype(int)).status == "correct"
+    empty = SOLUTIONS["04.2"].copy()
+    empty[4] = False
+    assert "row 4 of your mask is all False" in al.EXERCISES["04.2"].evaluate(empty).message
+    # 04.3: a large negative fill gives the same weights
+    fix = lambda S, m: al.softmax(np.where(m, S, -1e9))   # noqa: E731
+    assert al.EXERCISES["04.3"].evaluate(fix).status == "correct"
+    assert "expected your fixed function" in al.EXERCISES["04.3"].evaluate(np.eye(3)).message
+
+
+def test_the_predictions_are_true():
+    """The right letters of the predict exercises, checked by experiment (not by the checks' code)."""
+    rng = np.random.default_rng(5)
+    # 02.1: identical rows of X give equal rows and equal columns of A, and A need not be symmetric
+    X = rng.standard_normal((4, 3))
+    X[3] = X[1]
+    Wq, Wk = rng.standard_normal((3, 3)), rng.standard_normal((3, 3))
+    S = (X @ Wq) @ (X @ Wk).T / np.sqrt(3)
+    A = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
+    assert np.allclose(A[1], A[3]) and np.allclose(A[:, 1], A[:, 3]) and not np.allclose(A, A.T)
+    assert al.EXERCISES["02.1"].evaluate("c").status == "correct"
+    # 03.1: 4 heads instead of 2, same four 4 x 4 matrices: the outputs change
+    ex = al.the_cat_sat()
+    two = al.multi_head_attention(ex.X, ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_o, 2)[0]
+    four = al.multi_head_attention(ex.X, ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_o, 4)[0]
+    assert np.abs(two - four).max() > 0.1 and al.EXERCISES["03.1"].evaluate("b").status == "correct"
+    # 04.1: replace 'dort': with the causal mask only the last row of the weights changes
+    tr = al.translation()
+    X2 = tr.X_dec.copy()
+    X2[3] = [0.0, 1.0, 0.5, 0.0, 0.0]
+    w1 = al.self_attention(tr.X_dec, tr.self_W_q, tr.self_W_k, tr.self_W_v, mask=al.causal_mask(4))[1]
+    w2 = al.self_attention(X2, tr.self_W_q, tr.self_W_k, tr.self_W_v, mask=al.causal_mask(4))[1]
+    assert np.array_equal(w1[:3], w2[:3]) and not np.allclose(w1[3], w2[3])
+    assert al.EXERCISES["04.1"].evaluate("a").status == "correct"
+    # 07.1: softmax of [1.2, 1.2, 0.3] (by hand: e^1.2 = 3.3201, e^0.3 = 1.3499) rounds to option (a)
+    assert np.allclose(np.array([3.3201, 3.3201, 1.3499]) / 7.9901, [0.42, 0.42, 0.17], atol=5e-3)
+    assert al.EXERCISES["07.1"].evaluate("a").status == "correct"
 
 
 @pytest.mark.parametrize("answer, fragment", [

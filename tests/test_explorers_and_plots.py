@@ -229,3 +229,71 @@ def test_flow_picture_draws_the_lesson_numbers():
     assert fig.axes[0].get_title() == "X (tokens)" and np.array_equal(meshes["X (tokens)"], ex.X)
     with pytest.raises(ValueError, match=r"X has shape \(7, 4\) but there are 6 tokens"):
         al.plot_flow(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.tokens[:6], ex.features)
+
+
+def images(fig):
+    """{title's first line: the array drawn} for the imshow blocks of a figure."""
+    return {ax.get_title().split("\n")[0]: np.array(ax.images[0].get_array()) for ax in fig.axes if ax.images}
+
+
+def test_plot_shapes_draws_the_products_from_the_numbers():
+    Q = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])           # (3, 2)
+    K = np.array([[1.0, 0.0], [0.0, 1.0]])                       # (2, 2): two keys
+    V = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])             # (2, 3)
+    fig = al.plot_shapes(Q, K, V, scale=1.0)
+    drawn = images(fig)
+    S = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])           # Q Kᵀ by hand (K = I)
+    A = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
+    assert np.array_equal(drawn["Q"], Q) and np.array_equal(drawn["Kᵀ"], K.T)
+    assert np.allclose(drawn["scores Q Kᵀ"], S) and np.allclose(drawn["A = softmax(scores·scale)"], A)
+    assert np.allclose(drawn["Y = A V"], A @ V)
+    titles = [ax.get_title() for ax in fig.axes if ax.images]
+    assert "Y = A V\n(3, 3)" in titles and "Kᵀ\n(2, 2)" in titles
+    with pytest.raises(ValueError, match=r"plot_shapes draws one sequence"):
+        al.plot_shapes(np.ones((2, 3, 2)), np.ones((2, 4, 2)), np.ones((2, 4, 2)))
+
+
+def test_plot_heads_draws_each_heads_own_softmax():
+    ex = al.the_cat_sat()
+    fig = al.plot_heads(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_o, 2, ex.tokens)
+    meshes = {ax.get_title(): np.array(ax.collections[0].get_array()) for ax in fig.axes if ax.collections}
+    Q, K = ex.X @ ex.W_q, ex.X @ ex.W_k
+    for i, cols in enumerate((slice(0, 2), slice(2, 4))):     # each head: its own 2 columns, ÷ √2
+        S = Q[:, cols] @ K[:, cols].T / np.sqrt(2)
+        A = np.exp(S - S.max(axis=1, keepdims=True))
+        assert np.allclose(meshes[f"head {i + 1}"], A / A.sum(axis=1, keepdims=True))
+    drawn = images(fig)
+    assert np.array_equal(drawn["W_O"], ex.W_o)
+    assert np.allclose(drawn["output"], drawn["Concat(heads)"] @ ex.W_o)
+    with pytest.raises(ValueError, match=r"n_heads is 3 but d_model is 4: n_heads must divide d_model"):
+        al.plot_heads(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_o, 3, ex.tokens)
+
+
+def test_plot_encoder_decoder_draws_one_arrow_per_visible_weight():
+    tr = al.translation()
+    step = al.decoder_step(tr)
+    fig = al.plot_encoder_decoder(tr.enc_tokens, tr.dec_tokens, step.self_weights, step.cross_weights)
+    arrows = [t for t in fig.axes[0].texts if t.get_text() == ""]
+    off_diagonal = ~np.eye(4, dtype=bool)                      # a word's weight on itself has no arrow
+    expected = (step.cross_weights >= 0.05).sum() + ((step.self_weights >= 0.05) & off_diagonal).sum()
+    assert len(arrows) == expected and step.cross_weights[:, 5].max() == 0     # none to <pad>
+    words = {t.get_text() for t in fig.axes[0].texts}
+    assert set(tr.enc_tokens) <= words and set(tr.dec_tokens) <= words
+    with pytest.raises(ValueError, match=r"self_weights \(4, 4\) and cross_weights \(4, 5\) do not fit"):
+        al.plot_encoder_decoder(tr.enc_tokens, tr.dec_tokens, step.self_weights, step.cross_weights[:, :5])
+    bad = step.cross_weights.copy()
+    bad[0, 0] = -1.0
+    with pytest.raises(ValueError, match=r"cross_weights range from -1 to .*: expected attention weights"):
+        al.plot_encoder_decoder(tr.enc_tokens, tr.dec_tokens, step.self_weights, bad)
+
+
+def test_printout_problems_finds_each_kind_of_slip():
+    assert al.printout_problems([2.0, 1.0, 0.0], [0.665, 0.245, 0.090]) == []
+    assert al.printout_problems([2.0, 1.0], [-0.1, 1.1]) == [
+        "weight -0.1 of key 0 is outside 0..1", "weight 1.1 of key 1 is outside 0..1",
+        "key 0 scores 2 and key 1 1, but their weights -0.1 and 1.1 are in the other order"]
+    assert al.printout_problems([1.0, 1.0, 0.0], [0.5, 0.3, 0.2]) == [
+        "keys 0 and 1 have equal scores (1) but weights 0.5 and 0.3"]
+    assert al.printout_problems([[0.0, 0.0]], [[0.4, 0.4]]) == ["row 0: the weights sum to 0.8, not 1"]
+    with pytest.raises(ValueError, match=r"scores have shape \(3,\) and weights \(2,\): expected the same"):
+        al.printout_problems([1, 2, 3], [0.5, 0.5])

@@ -39,6 +39,9 @@ class TestLesson:
         assert first["cell_type"] == "markdown" and source(first).startswith("# ")
         assert source(first).count("\n# ") == 0
 
+    def test_one_sitting(self, path):
+        assert len(load(path)["cells"]) <= 45, "a lesson is at most 45 cells (one sitting)"
+
     def test_skeleton(self, path):
         text = "\n".join(source(c) for c in load(path)["cells"] if c["cell_type"] == "markdown")
         for heading in ("What you will learn", "## Summary", "## Exercises"):

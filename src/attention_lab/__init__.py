@@ -1,11 +1,10 @@
 """attention_lab: the shared code of the lessons 'Attention, step by step'.
 
 Row convention everywhere: a sequence is an (n, d) array, one token per row, and Q = X @ W_q.
-Lesson -> module: 01 loop, 02 matrix (+ experiments), 03 heads, 04 masks; examples, sources,
+Lesson -> module: 01 loop, 02 matrix (+ experiments), 03 heads, 04 masks, 07 sources; examples, sources,
 plots, explorers (built on explorer_kit), checks and notation serve every lesson.
 """
 
-from .checks import EXERCISES, check, exercise_03_output_weights
 from .examples import (
     HeadsSentence,
     Sentence,
@@ -15,6 +14,7 @@ from .examples import (
     the_cat_sat,
     translation,
 )
+from .exercises import EXERCISES, check
 from .experiments import scaling_experiment, score_matrix_bytes, time_forms
 from .explorers import cross_explorer, dk_explorer, heads_explorer, matrix_explorer, token_explorer
 from .heads import concat_heads, multi_head_attention, split_heads, split_weights
@@ -28,11 +28,22 @@ from .plots import (
     heatmap,
     heatmap_row,
     plot_cost,
+    plot_encoder_decoder,
     plot_flow,
+    plot_heads,
     plot_scaling,
+    plot_shapes,
     role_legend,
 )
-from .sources import ORIGINS, source_000, source_001, source_002, source_003, source_004
+from .sources import (
+    ORIGINS,
+    printout_problems,
+    source_000,
+    source_001,
+    source_002,
+    source_003,
+    source_004,
+)
 
 __version__ = "0.2.0"
 
@@ -54,7 +65,6 @@ __all__ = [
     "cross_explorer",
     "decoder_step",
     "dk_explorer",
-    "exercise_03_output_weights",
     "from_column_convention",
     "from_torch_linear",
     "heads_explorer",
@@ -65,8 +75,12 @@ __all__ = [
     "multi_head_attention",
     "padding_mask",
     "plot_cost",
+    "plot_encoder_decoder",
     "plot_flow",
+    "plot_heads",
     "plot_scaling",
+    "plot_shapes",
+    "printout_problems",
     "project",
     "role_legend",
     "scaled_dot_product_attention",

@@ -85,6 +85,7 @@ def the_cat_sat() -> HeadsSentence:
     Features: (cos, sin) of the position on a circle of 7 steps, 'content word', 'function word'.
     Head 1 (columns 0-1) turns each position one step back: its query finds the previous token.
     Head 2 (columns 2-3) matches the kind of word: content words find content words.
+    W_o mixes the heads: output column c = head column c + 0.5 x the other head's column c.
     """
     tokens = ["the", "cat", "sat", "on", "the", "mat"]
     theta = 2 * np.pi / 7                       # 7 steps per turn: 6 positions never wrap onto each other
@@ -97,8 +98,11 @@ def the_cat_sat() -> HeadsSentence:
     W_q = np.zeros((4, 4))
     W_q[:2, :2] = sharp * back                           # head 1: 'where is the previous token?'
     W_q[2:, 2:] = sharp * np.eye(2)                      # head 2: 'which tokens are my kind?'
+    W_o = np.eye(4)
+    W_o[0, 2] = W_o[2, 0] = 0.5                          # each output feature reads both heads: its own
+    W_o[1, 3] = W_o[3, 1] = 0.5                          # head's column, plus half of the other head's
     return HeadsSentence(tokens, ["cos pos", "sin pos", "content", "function"], X, W_q, np.eye(4),
-                         np.eye(4), W_o=np.eye(4), theta=theta)
+                         np.eye(4), W_o=W_o, theta=theta)
 
 
 def translation() -> Translation:

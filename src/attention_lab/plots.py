@@ -12,7 +12,15 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ._validate import as_matrix, as_scale, labels_fit, projection_inputs, shape_of
+from ._validate import (
+    as_matrix,
+    as_scale,
+    attention_inputs,
+    labels_fit,
+    multi_head_inputs,
+    projection_inputs,
+    shape_of,
+)
 from .matrix import _attention, _project
 
 # One colour per role across the whole collection (Okabe-Ito, readable by colour-blind students).
@@ -213,4 +221,129 @@ def plot_flow(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, toke
             ax.title.set_color(ROLE_COLORS.get(kind, "0.15"))
     top.suptitle("X → Q, K, V (one colour per role)", fontsize=FONT["title"])
     bottom.suptitle("→ scores → softmax → weights (0–1) → weights · V = Y", fontsize=FONT["title"])
+    return fig
+
+
+def _block(ax, values: np.ndarray, kind: str, title: str, edges: Sequence[int] = ()) -> None:
+    """One matrix as a block of square cells in its role's colour, titled with its shape."""
+    cmap, vmin, vmax = _style(kind, values, None, None)
+    ax.imshow(values, cmap=cmap, vmin=vmin, vmax=vmax)
+    ax.set_xticks(np.arange(values.shape[1] + 1) - 0.5, minor=True)
+    ax.set_yticks(np.arange(values.shape[0] + 1) - 0.5, minor=True)
+    ax.grid(which="minor", color="white", linewidth=1)
+    ax.tick_params(which="both", length=0, labelbottom=False, labelleft=False)
+    for edge in edges:                                   # head boundaries: thick black lines
+        ax.axvline(edge - 0.5, color="black", linewidth=3)
+    colour = ROLE_COLORS.get(kind, "0.15")
+    ax.set_title(f"{title}\n{shape_of(values)}", fontsize=FONT["title"], color=colour)
+
+
+def _operator(ax, symbol: str) -> None:
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, symbol, ha="center", va="center", fontsize=FONT["title"] + 8)
+
+
+def plot_shapes(Q: ArrayLike, K: ArrayLike, V: ArrayLike, scale: float | None = None) -> Figure:
+    """QKᵀ and AV as blocks whose sizes are the arrays' shapes (one square per number)."""
+    Q, K, V, _, scale = attention_inputs(Q, K, V, None, scale)
+    if Q.ndim != 2:
+        raise ValueError(f"Q has shape {shape_of(Q)}: plot_shapes draws one sequence, (m, d_k)")
+    Y, A = _attention(Q, K, V, None, scale)                              # (m, d_v), (m, n)
+    rows = [[(Q, "query", "Q"), "@", (K.T, "key", "Kᵀ"), "=", (Q @ K.T, "scores", "scores Q Kᵀ")],
+            [(A, "weights", "A = softmax(scores·scale)"), "@", (V, "value", "V"), "=",
+             (Y, "value", "Y = A V")]]
+    fig = plt.figure(figsize=(12, 2.2 + 0.9 * (Q.shape[0] + K.shape[1])), layout="constrained")
+    for sub, row in zip(fig.subfigures(2, 1, height_ratios=[max(Q.shape[0], K.shape[1]), Q.shape[0]]), rows):
+        widths = [item[0].shape[1] if isinstance(item, tuple) else 0.8 for item in row]
+        for ax, item in zip(sub.subplots(1, len(row), width_ratios=widths), row):
+            if isinstance(item, str):
+                _operator(ax, item)
+            else:
+                _block(ax, *item)
+    fig.suptitle("shapes: (m, d_k) @ (d_k, n) = (m, n), then (m, n) @ (n, d_v) = (m, d_v)",
+                 fontsize=FONT["title"])
+    return fig
+
+
+def plot_heads(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_o: ArrayLike,
+               n_heads: int, tokens: Sequence[str]) -> Figure:
+    """Multi-head attention as column blocks: Q, K, V cut into heads, one softmax each, concat @ W_O."""
+    X, _, W_q, W_k, W_v, W_o, h, _, scale = multi_head_inputs(X, X, W_q, W_k, W_v, W_o, n_heads)
+    tokens = list(tokens)
+    if len(tokens) != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but there are {len(tokens)} tokens: "
+                         "expected one word per row")
+    k = X.shape[1] // h
+    edges = [i * k for i in range(1, h)]
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v                                  # (n, d_model) each
+    heads, weights = _attention(*(np.swapaxes(M.reshape(len(X), h, k), 0, 1) for M in (Q, K, V)),
+                                None, scale)                            # (h, n, k), (h, n, n)
+    concat = np.swapaxes(heads, 0, 1).reshape(len(X), h * k)            # (n, d_model)
+    fig = plt.figure(figsize=(13, 4 + 2.4 * max(1.0, len(X) / 3)), layout="constrained")
+    top, middle, bottom = fig.subfigures(3, 1, height_ratios=[1.3, 1.1, 1])
+    for ax, (M, kind, name) in zip(top.subplots(1, 3), ((Q, "query", "Q = X W_q"), (K, "key", "K = X W_k"),
+                                                         (V, "value", "V = X W_v"))):
+        _block(ax, M, kind, name, edges)
+        ax.set_xticks([i * k + (k - 1) / 2 for i in range(h)], [f"h{i + 1}" for i in range(h)])
+        ax.tick_params(labelbottom=True, labelsize=FONT["ticks"])
+    top.suptitle(f"split: head i (h1, h2, …) takes its own k = {k} columns", fontsize=FONT["title"])
+    for i, ax in enumerate(np.atleast_1d(middle.subplots(1, h))):
+        heatmap(weights[i], tokens if i == 0 else [""] * len(tokens), tokens, ax=ax, title=f"head {i + 1}",
+                xlabel="", ylabel="", cbar=False, annot=h <= 2, annot_size=FONT["annot"] - 3)
+        ax.tick_params(axis="x", labelrotation=90)
+    middle.suptitle("attend: one softmax per head, on its own columns", fontsize=FONT["title"])
+    row = [(concat, "value", "Concat(heads)"), "@", (W_o, "value", "W_O"), "=",
+           (concat @ W_o, "value", "output")]
+    widths = [item[0].shape[1] if isinstance(item, tuple) else 0.8 for item in row]
+    for ax, item in zip(bottom.subplots(1, len(row), width_ratios=widths), row):
+        if isinstance(item, str):
+            _operator(ax, item)
+        else:
+            _block(ax, *item, edges if item[2] == "Concat(heads)" else ())
+    bottom.suptitle("concatenate in order, then W_O mixes the heads", fontsize=FONT["title"])
+    return fig
+
+
+def plot_encoder_decoder(enc_tokens: Sequence[str], dec_tokens: Sequence[str], self_weights: ArrayLike,
+                         cross_weights: ArrayLike, *, threshold: float = 0.05) -> Figure:
+    """Decoder words (queries) above encoder words (keys, values); arrows as thick as the weights."""
+    enc, dec = list(enc_tokens), list(dec_tokens)
+    S = as_matrix(self_weights, "self_weights", "(m, m)")
+    C = as_matrix(cross_weights, "cross_weights", "(m, n)")
+    if S.shape != (len(dec), len(dec)) or C.shape != (len(dec), len(enc)):
+        raise ValueError(f"self_weights {shape_of(S)} and cross_weights {shape_of(C)} do not fit "
+                         f"{len(dec)} decoder and {len(enc)} encoder words: expected "
+                         f"({len(dec)}, {len(dec)}) and ({len(dec)}, {len(enc)})")
+    for M, name in ((S, "self_weights"), (C, "cross_weights")):
+        if M.min() < 0 or M.max() > 1:
+            raise ValueError(f"{name} range from {M.min():.3g} to {M.max():.3g}: expected attention "
+                             "weights, which lie in 0..1")
+    fig, ax = plt.subplots(figsize=(12, 5.2), layout="constrained")
+    xe = np.linspace(0, 10, len(enc))
+    xd = np.linspace(1, 9, len(dec))
+    box = {"boxstyle": "round,pad=0.4", "linewidth": 2}
+    for x, word in zip(xe, enc):
+        ax.text(x, 0, word, ha="center", va="center", fontsize=FONT["ticks"] + 1,
+                bbox={**box, "facecolor": "white", "edgecolor": ROLE_COLORS["key"]})
+    for x, word in zip(xd, dec):
+        ax.text(x, 3, word, ha="center", va="center", fontsize=FONT["ticks"] + 1,
+                bbox={**box, "facecolor": "white", "edgecolor": ROLE_COLORS["query"]})
+    purple = plt.get_cmap(WEIGHTS_CMAP)
+    for i, j in zip(*np.nonzero(C >= threshold)):          # cross-attention: query i -> key j
+        ax.annotate("", xy=(xe[j], 0.35), xytext=(xd[i], 2.65),
+                    arrowprops={"arrowstyle": "-|>", "color": purple(0.35 + 0.65 * C[i, j]),
+                                "linewidth": 0.5 + 5 * C[i, j], "shrinkA": 0, "shrinkB": 0})
+    for i, j in zip(*np.nonzero(S >= threshold)):          # masked self-attention: arcs above
+        if i != j:
+            ax.annotate("", xy=(xd[j], 3.35), xytext=(xd[i], 3.35),
+                        arrowprops={"arrowstyle": "-|>", "color": purple(0.35 + 0.65 * S[i, j]),
+                                    "linewidth": 0.5 + 4 * S[i, j], "connectionstyle": "arc3,rad=0.4"})
+    ax.text(-0.6, 3, "decoder\n(queries)", ha="right", va="center", fontsize=FONT["labels"],
+            color=ROLE_COLORS["query"])
+    ax.text(-0.6, 0, "encoder\n(keys, values)", ha="right", va="center", fontsize=FONT["labels"],
+            color=ROLE_COLORS["key"])
+    ax.set(xlim=(-3, 10.8), ylim=(-0.6, 5.2))
+    ax.set_axis_off()
+    ax.set_title(f"cross-attention (down) and causal self-attention (arcs); weights ≥ {threshold} drawn, "
+                 "thicker = larger", fontsize=FONT["title"])
     return fig

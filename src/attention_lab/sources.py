@@ -1,4 +1,4 @@
-"""The sources' worked examples: their inputs and the numbers they printed (for errata), as data.
+"""Lesson 07 (and the errata of 01-04): the sources' worked examples, what they printed, and a checker.
 
 Each function returns fresh arrays, so a lesson may change them freely. Printed values are copied
 exactly as the source printed them, even where they are wrong: lessons recompute and compare.
@@ -7,6 +7,9 @@ exactly as the source printed them, even where they are wrong: lessons recompute
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validate import as_array, shape_of
 
 ORIGINS = {
     "000": "a TensorFlow walkthrough notebook on the math of self-attention (author not given)",
@@ -108,3 +111,31 @@ def source_004() -> dict:
             "cross_output": np.array([[0.817, 0.317], [0.317, 0.817]]),
         },
     }
+
+
+def printout_problems(scores: ArrayLike, weights: ArrayLike, tol: float = 5e-3) -> list[str]:
+    """What printed attention weights get wrong, judged from their own scores alone (no exp needed).
+
+    `scores` and `weights` are one row (n,) or rows (m, n); `tol` allows for the printout's rounding.
+    """
+    S = as_array(scores, "scores", "(n,) or (m, n)", min_ndim=1)
+    W = as_array(weights, "weights", "(n,) or (m, n)", min_ndim=1)
+    if S.shape != W.shape or S.ndim not in (1, 2):
+        raise ValueError(f"scores have shape {shape_of(S)} and weights {shape_of(W)}: expected the "
+                         "same shape, one row (n,) or rows (m, n)")
+    problems = []
+    for r, (s, w) in enumerate(zip(np.atleast_2d(S), np.atleast_2d(W))):
+        row = f"row {r}: " if S.ndim == 2 else ""
+        problems += [f"{row}weight {w[j]:g} of key {j} is outside 0..1" for j in range(len(w))
+                     if not -tol <= w[j] <= 1 + tol]
+        if abs(w.sum() - 1) > tol * len(w):
+            problems.append(f"{row}the weights sum to {w.sum():g}, not 1")
+        for i in range(len(s)):
+            for j in range(i + 1, len(s)):
+                if s[i] == s[j] and abs(w[i] - w[j]) > tol:
+                    problems.append(f"{row}keys {i} and {j} have equal scores ({s[i]:g}) but weights "
+                                    f"{w[i]:g} and {w[j]:g}")
+                elif (s[i] - s[j]) * (w[i] - w[j]) < 0 and abs(w[i] - w[j]) > tol:
+                    problems.append(f"{row}key {i} scores {s[i]:g} and key {j} {s[j]:g}, but their "
+                                    f"weights {w[i]:g} and {w[j]:g} are in the other order")
+    return problems

@@ -1,0 +1,655 @@
+"""Every exercise of lessons 00-07, each with its checked answer and a hint per typical mistake.
+
+Kinds: 'compute' (fresh data), 'predict' (a letter, a reason for each wrong one), 'design' (the check
+runs the student's matrix or mask) and 'debug' (the check runs the student's fixed function on fresh
+inputs). No exercise is passed by a value the lesson has already computed (tests/test_exercises.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .checks import Choice, Exercise, Trial
+from .examples import cats_chase_mice, the_cat_sat
+from .heads import _multi_head
+from .loop import attend_one
+from .masks import causal_mask
+from .matrix import scaled_dot_product_attention, softmax
+from .sources import source_004
+
+
+def _as_numbers(answer, shape: tuple[int, ...], what: str) -> np.ndarray | str:
+    """The student's answer as a finite float array of `shape`, or a message saying what was expected."""
+    try:
+        got = np.array(answer, dtype=float)
+    except (TypeError, ValueError):
+        return f"expected {what} of shape {shape}, got {type(answer).__name__}."
+    if got.shape != shape or not np.isfinite(got).all():
+        return f"expected {what}: finite numbers of shape {shape}, got shape {got.shape}."
+    return got
+
+
+def _run(fn, *args) -> np.ndarray | str:
+    """Call a student's function on copies of fresh inputs: its result as an array, or a message."""
+    if not callable(fn):
+        return f"expected your fixed function itself (no brackets), got {type(fn).__name__}."
+    try:
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(*(np.array(a) for a in args)), dtype=float)
+    except Exception as exc:     # a student's function may fail in any way: report it, never crash
+        return f"your function raised {type(exc).__name__}: {exc}"
+
+
+def _same(a, b) -> bool:
+    return isinstance(a, np.ndarray) and a.shape == np.shape(b) and np.allclose(a, b)
+
+
+def _design_01():
+    """01.3: a W_q with which 'small' listens most to 'mice' (weight > 0.7), keys = X, no scaling."""
+    X = cats_chase_mice().X
+
+    def weights(W):
+        return softmax((X[2] @ W) @ X.T)                   # (4,) small's weights, W_k = I, scale 1
+
+    def solution():
+        W = np.zeros((4, 4))
+        W[3, 0] = W[3, 3] = 2.0                            # small asks: "a noun? and small?"
+        return W
+
+    def judge(answer):
+        try:
+            W = np.array(answer, dtype=float)
+        except (TypeError, ValueError):
+            return f"expected a 4 × 4 matrix of numbers, got {type(answer).__name__}."
+        if W.shape != (4, 4) or not np.isfinite(W).all():
+            return (f"expected a finite 4 × 4 matrix (rows: features of x, columns: what the query "
+                    f"asks for), got shape {W.shape}.")
+        w = weights(W)
+        if np.argmax(w) == 3 and w[3] > 0.7 and w[3] - np.sort(w)[-2] > 1e-9:
+            return None
+        wt = weights(W.T)
+        if np.argmax(wt) == 3 and wt[3] > 0.7:
+            return "transposed"
+        if np.isclose(w[0], w[3]) and w[3] >= w.max() - 1e-12:
+            return "noun only"
+        if np.isclose(w[2], w[3]) and w[3] >= w.max() - 1e-12:
+            return "small only"
+        if np.argmax(w) == 3:
+            return "too weak"
+        return (f"with your W_q, small's weights are {np.round(w, 3)}: mice (the last) must get the "
+                "most, more than 0.7. Row 'small' of W_q decides what small's query asks for.")
+
+    def only(col, value=2.0):
+        W = np.zeros((4, 4))
+        W[3, col] = value
+        return W
+
+    weak = solution() * 0.2
+    return Trial("01.3", "Design W_q so that 'small' listens most to 'mice'.", "design", solution, judge, {
+        "transposed": (lambda: solution().T,
+                       "your matrix works when transposed: row i of W_q belongs to feature i of x "
+                       "(q = x @ W_q), so small's question goes in row 'small' (index 3)."),
+        "noun only": (lambda: only(0),
+                      "cats and mice tie: both are nouns. Ask for a second feature that only mice has."),
+        "small only": (lambda: only(3),
+                       "small ties with mice: x_small · x_small = x_small · x_mice = 1. Asking only "
+                       "'small?' cannot separate them; ask for 'noun' too."),
+        "too weak": (lambda: weak,
+                     "mice wins, but by too little: make your entries larger, so that the softmax "
+                     "decides more sharply."),
+    })
+
+
+def _debug_01():
+    """01.4: weights_of(q, K) has one planted bug; the check runs the fix on fresh inputs."""
+    rng = np.random.default_rng(14)
+    q, K = rng.standard_normal(3), rng.standard_normal((5, 3))   # fresh: nowhere in the lesson
+    big = q * (1000.0 / (K @ q).max())                            # top score 1000: exp(1000) overflows
+
+    def reference(q_, K_):
+        s = K_ @ q_
+        e = np.exp(s - s.max())
+        return e / e.sum()
+
+    def planted(q_, K_):                      # the function printed in the lesson, bug included
+        s = K_ @ q_
+        e = np.exp(s - s.max())
+        return e / e.max()
+
+    def no_max(q_, K_):
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(K_ @ q_)
+            return e / e.sum()
+
+    def no_exp(q_, K_):
+        s = K_ @ q_
+        return s / s.sum()
+
+    def judge(fn):
+        if not callable(fn):
+            return f"expected your fixed function (weights_of itself), got {type(fn).__name__}."
+        outs = []
+        for q_ in (q, big):
+            try:
+                with np.errstate(all="ignore"):
+                    outs.append(np.asarray(fn(q_.copy(), K.copy()), dtype=float))
+            except Exception as exc:     # a student's function may fail in any way: report it
+                return f"your function raised {type(exc).__name__}: {exc}"
+        for (name, wrong) in (("planted", planted), ("no exp", no_exp)):
+            if outs[0].shape == (5,) and np.allclose(outs[0], wrong(q, K)):
+                return name
+        if outs[0].shape == (5,) and np.allclose(outs[0], reference(q, K)):
+            if outs[1].shape == (5,) and np.allclose(outs[1], reference(big, K)):
+                return None
+            return "no max"
+        return (f"on fresh inputs your function returns {np.round(outs[0], 3)}; the weights must "
+                "be positive and sum to 1 (a softmax of the scores K @ q).")
+
+    return Trial("01.4", "Fix weights_of: one line is wrong.", "debug", lambda: reference, judge, {
+        "planted": (lambda: planted,
+                    "still the planted bug. Print weights_of(q, K) for a small q and K: what do "
+                    "the weights add up to, and what should they add up to?"),
+        "no max": (lambda: no_max,
+                   "right on small scores, but scores near 1000 overflow exp and give nan: keep "
+                   "subtracting the maximum score before exp."),
+        "no exp": (lambda: no_exp,
+                   "the scores divided by their sum can be negative and do not follow the softmax: "
+                   "take exp of each score first."),
+    })
+
+
+def _lesson00():
+    W_t = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])   # nn.Linear(3, 2).weight: (out, in)
+    return [
+        Exercise(
+            "00.1", "The shape of Q Kᵀ for n = 7 tokens and d_k = 16, as [rows, columns].",
+            lambda: np.array([7, 7]),
+            {"shape of Q": (lambda: np.array([7, 16]),
+                            "(7, 16) is the shape of Q (or K); Q Kᵀ compares every token with every "
+                            "token: (n, d_k) @ (d_k, n)."),
+             "Q transposed first": (lambda: np.array([16, 16]),
+                                    "(16, 16) would be Qᵀ K; the scores are Q @ K.T, one row per "
+                                    "query.")}),
+        Exercise(
+            "00.2", "nn.Linear(3, 2) stores weight = [[1, 2, 3], [4, 5, 6]]. Give our W (3 × 2).",
+            lambda: W_t.T,
+            {"PyTorch layout": (lambda: W_t,
+                                "that is PyTorch's layout (out_features, in_features) = (2, 3); ours "
+                                "is (in, out): the transpose."),
+             "reshaped": (lambda: W_t.reshape(3, 2),
+                          "reshape keeps the numbers in reading order; you need the transpose, "
+                          "weight.T (or al.from_torch_linear).")}),
+        Exercise(
+            "00.3", "Which row of X (a Python index) holds the token x₃?",
+            lambda: np.array(2),
+            {"counted from 1": (lambda: np.array(3),
+                                "maths counts tokens from 1, Python from 0: x₃ is X[2]."),
+             "one too few": (lambda: np.array(1),
+                             "X[1] is x₂; x₃ is one further, X[2].")}),
+    ]
+
+
+X5 = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])    # exercise 01.5: fresh tokens, as rows
+Wq5 = np.array([[1.0, 1.0], [0.0, 1.0]])                 # in a column-vector text: q = Wq5 x
+Wv5 = np.array([[0.0, 1.0], [1.0, 0.0]])                 # v = Wv5 x: swaps the two features
+
+
+def _lesson01():
+    X = cats_chase_mice().X
+    return [
+        Exercise(
+            "01.1", "Without any W matrices, compute the weights w₃ⱼ of token 3 ('small').",
+            lambda: softmax(X @ X[2]),
+            {"raw scores": (lambda: X @ X[2],
+                            "these are the scores x₃·xⱼ; turn them into weights with softmax."),
+             "off by one (x₂)": (lambda: softmax(X @ X[1]),
+                                 "these are the weights of token 2; Python counts from 0, so "
+                                 "token 3 is X[2]."),
+             "off by one (x₄)": (lambda: softmax(X @ X[3]),
+                                 "these are the weights of token 4; Python counts from 0, so "
+                                 "token 3 is X[2], not X[3]."),
+             "no exp": (lambda: (X @ X[2]) / (X @ X[2]).sum(),
+                        "you divided the scores by their sum; softmax takes exp of each score "
+                        "first, then divides by the sum of the exps.")}),
+        Choice("01.2", "Double every entry of W_q. What happens to chase's weights?", "b", {
+            "a": "the scores q·k double too, and the softmax of doubled scores is not the same: "
+                 "it is sharper (try the temperature slider of lesson 00).",
+            "c": "doubling makes the differences between scores larger, so the softmax gets "
+                 "sharper, not flatter.",
+            "d": "the weights are equal only when every score is equal; doubling keeps the "
+                 "scores of cats and mice (2 → 4) apart from the others (0)."}),
+        _design_01(),
+        _debug_01(),
+        Exercise(
+            "01.5", "Fresh tokens, column-convention weights: compute y_1 (no scaling).",
+            lambda: attend_one(0, X5, Wq5.T, np.eye(2), Wv5.T, scale=1.0)[0],
+            {"no transpose": (lambda: attend_one(0, X5, Wq5, np.eye(2), Wv5, scale=1.0)[0],
+                              "the text writes q = W x with column vectors; for our rows that is "
+                              "x @ W.T (al.from_column_convention(W))."),
+             "off by one": (lambda: attend_one(1, X5, Wq5.T, np.eye(2), Wv5.T, scale=1.0)[0],
+                            "that is y_2; Python counts from 0, so y_1 is the output of X[0]."),
+             "forgot W_v": (lambda: attend_one(0, X5, Wq5.T, np.eye(2), np.eye(2), scale=1.0)[0],
+                            "you averaged the tokens x_j; the sum runs over the values "
+                            "v_j = x_j @ W_v.T.")}),
+    ]
+
+
+# ---------------------------------------------------------------- lesson 02 · the matrix form
+FRUIT_PRICES = np.array([1.00, 0.50, 3.00])     # apple, banana, cherry: lesson 02, section 1
+
+
+def _design_02():
+    """02.2: a query for the soft lookup of lesson 02 that blends apple and cherry half and half."""
+    def weights(q):
+        return softmax(q @ np.eye(3))                     # (3,) keys: one-hot fruits, no scaling
+
+    def judge(answer):
+        q = _as_numbers(np.ravel(answer) if not isinstance(answer, str) else answer, (3,), "a query")
+        if isinstance(q, str):
+            return q
+        w = weights(q)
+        even = abs(w[0] - w[2]) <= 0.01
+        if even and w[1] <= 0.01:
+            return None
+        if w[1] >= w.max() - 1e-12:
+            return "banana"
+        return "too weak" if even else "uneven"
+
+    return Trial("02.2", "Design a query whose soft lookup is half apple, half cherry.", "design",
+                 lambda: np.array([6.0, 0.0, 6.0]), judge, {
+        "too weak": (lambda: np.array([1.0, 0.0, 1.0]),
+                     "apple and cherry are even, but banana still takes more than 0.01 of the weight. "
+                     "Scale your query up: a sharper query leaves less for banana."),
+        "uneven": (lambda: np.array([8.0, 0.0, 6.0]),
+                   "banana is out, but apple and cherry differ by more than 0.01: they need the same "
+                   "score, so give them the same entry."),
+        "banana": (lambda: np.array([0.2, 1.0, 0.1]),
+                   "this query still looks for banana (the lesson's query). Each entry of q is the "
+                   "score of one fruit: raise apple's and cherry's, not banana's."),
+    })
+
+
+def _debug_02():
+    """02.3: attention(Q, K, V) normalises the wrong axis; the check runs the fix on fresh inputs."""
+    rng = np.random.default_rng(23)
+    Q, K, V = rng.standard_normal((2, 3)), rng.standard_normal((4, 3)), rng.standard_normal((4, 2))
+
+    def make(axis=-1, divide=np.sqrt):
+        def attention(Q_, K_, V_):
+            S = Q_ @ K_.T / divide(K_.shape[1])
+            return softmax(S, axis=axis) @ V_
+        return attention
+
+    wrong = {"planted": make(axis=0), "no scaling": make(divide=lambda d: 1.0),
+             "divided by d_k": make(divide=float)}
+
+    def judge(fn):
+        out = _run(fn, Q, K, V)
+        if isinstance(out, str):
+            return out
+        if _same(out, make()(Q, K, V)):
+            return None
+        for name, f in wrong.items():
+            if _same(out, f(Q, K, V)):
+                return name
+        return (f"on fresh inputs (2 queries, 4 keys) your function returns shape {out.shape}: "
+                "expected softmax(Q Kᵀ / √d_k) V, shape (2, 2).")
+
+    return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, {
+        "planted": (lambda: wrong["planted"],
+                    "still the planted bug. Print the weights' sums along each axis: which sums are "
+                    "1, and which should be? Each query's row must sum to 1."),
+        "no scaling": (lambda: wrong["no scaling"],
+                       "the weights now sum to 1 per row, but you removed the division by √d_k."),
+        "divided by d_k": (lambda: wrong["divided by d_k"],
+                           "you divide by d_k; the formula divides by its square root, √d_k."),
+    })
+
+
+X24 = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])       # exercise 02.4: fresh tokens
+Wq24 = np.array([[1.0, 1.0], [0.0, 1.0]])
+Wv24 = np.array([[1.0, 0.0], [0.0, -1.0]])
+
+
+def _lesson02():
+    def Y(scale=2 ** -0.5, axis=-1, W_v=Wv24):
+        S = (X24 @ Wq24) @ X24.T * scale                   # W_k = I
+        return softmax(S, axis=axis) @ (X24 @ W_v)
+
+    return [
+        Choice("02.1", "Two tokens have identical rows in X. What do you see in A?", "c", {
+            "a": "equal columns is half of it: equal rows of X also give equal queries, and so equal "
+                 "rows of A.",
+            "b": "equal rows is half of it: equal rows of X also give equal keys, and every query "
+                 "scores them the same, so their columns are equal too.",
+            "d": "A is symmetric only in special cases (such as W_q = W_k and no softmax); "
+                 "the softmax normalises each row on its own."}),
+        _design_02(),
+        _debug_02(),
+        Exercise(
+            "02.4", "Fresh tokens: compute Y = softmax(Q Kᵀ / √2) V (3 × 2).", lambda: Y(), {
+                "no scaling": (lambda: Y(scale=1.0), "you forgot to divide the scores by √d_k = √2."),
+                "wrong axis": (lambda: Y(axis=0),
+                               "your softmax ran down the columns; each query's row must sum to 1."),
+                "forgot W_v": (lambda: Y(W_v=np.eye(2)),
+                               "you averaged the tokens X; the outputs average the values V = X W_v."),
+                "weights only": (lambda: softmax((X24 @ Wq24) @ X24.T / np.sqrt(2)),
+                                 "these are the weights A (3 × 3); multiply by V to get Y (3 × 2)."),
+            }),
+    ]
+
+
+# ---------------------------------------------------------------- lesson 03 · many heads
+def _design_03():
+    """03.2: a W_q whose head 1 looks two tokens back instead of one; head 2 unchanged."""
+    ex = the_cat_sat()
+    t = ex.theta
+    back = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])     # row form: p -> p - 1
+
+    def weights(W):
+        return _multi_head(ex.X, ex.X, W, ex.W_k, ex.W_v, ex.W_o, 2, None, 1 / np.sqrt(2))[1]
+
+    def with_head1(block):
+        W = ex.W_q.copy()
+        W[:2, :2] = block
+        return W
+
+    reference = weights(ex.W_q)
+    queries = np.arange(2, 6)                                # sat, on, the, mat: two tokens back exist
+
+    def finds(w, shift):
+        return (np.argmax(w[0][queries], axis=1) == queries - shift).all()
+
+    def judge(answer):
+        W = _as_numbers(answer, (4, 4), "a W_q")
+        if isinstance(W, str):
+            return W
+        w = weights(W)                                       # (2, 6, 6)
+        if not np.allclose(w[1], reference[1]):
+            return "head 2 changed" if finds(w, 2) else "both"
+        if finds(w, 2):
+            return None if w[0][queries, queries - 2].min() >= 0.5 else "too weak"
+        if finds(w, 1):
+            return "previous"
+        if (np.argmax(w[0][:5], axis=1) == np.arange(1, 6)).all():
+            return "next"
+        return (f"head 1's weights two tokens back are {np.round(w[0][queries, queries - 2], 2)} "
+                "(for sat, on, the, mat): each must be the largest in its row, at least 0.5.")
+
+    two_back = back @ back                                   # turn back twice: p -> p - 2
+    return Trial("03.2", "Design W_q so that head 1 looks two tokens back; head 2 keeps its job.",
+                 "design", lambda: with_head1(8.0 * two_back), judge, {
+        "previous": (lambda: ex.W_q,
+                     "head 1 still finds the previous token (this is the lesson's W_q): it turns each "
+                     "position back by one step, θ. Two tokens back is a turn by 2θ."),
+        "next": (lambda: ex.W_q.T,
+                 "head 1 now finds the next token: transposing a rotation turns it the other way. "
+                 "You need two steps back, a turn by 2θ."),
+        "too weak": (lambda: with_head1(two_back),
+                     "the right token wins, but with less than 0.5: multiply head 1's block by a "
+                     "larger number (the lesson used 8) to make the softmax decide."),
+        "head 2 changed": (lambda: np.block([[8.0 * two_back, np.zeros((2, 2))],
+                                             [np.zeros((2, 2)), np.zeros((2, 2))]]),
+                           "head 1 works, but head 2's block (rows and columns 2-3) changed: keep it "
+                           "as in the lesson's W_q."),
+        "both": (lambda: np.block([[np.zeros((2, 2)), 8.0 * two_back],
+                                   [np.zeros((2, 2)), np.zeros((2, 2))]]),
+                 "you wrote into head 2's columns (2-3). Head 1 owns columns 0-1 of W_q; the rows are "
+                 "the input features (position in rows 0-1)."),
+    })
+
+
+def _debug_03():
+    """03.3: split(M, h) reshapes without moving the heads' axis; the check runs the fix on fresh M."""
+    rng = np.random.default_rng(33)
+    M1, M2 = rng.standard_normal((5, 6)), rng.standard_normal((4, 4))     # (n, d): h = 3, then h = 2
+
+    def right(M, h):
+        d = M.shape[1]
+        return np.stack([M[:, i * (d // h):(i + 1) * (d // h)] for i in range(h)])   # (h, n, k) blocks
+
+    def planted(M, h):
+        n, d = M.shape
+        return M.reshape(h, n, d // h)
+
+    def no_transpose(M, h):
+        n, d = M.shape
+        return M.reshape(n, h, d // h)
+
+    def interleaved(M, h):
+        n, d = M.shape
+        return M.reshape(n, d // h, h).transpose(2, 0, 1)
+
+    wrong = {"planted": planted, "no transpose": no_transpose, "interleaved": interleaved}
+
+    def judge(fn):
+        outs = [_run(fn, M1, 3), _run(fn, M2, 2)]
+        for out in outs:
+            if isinstance(out, str):
+                return out
+        if _same(outs[0], right(M1, 3)) and _same(outs[1], right(M2, 2)):
+            return None
+        for name, f in wrong.items():
+            if _same(outs[0], f(M1, 3)):
+                return name
+        return (f"for a fresh (5, 6) array and h = 3 your function returns shape {outs[0].shape}: "
+                "expected (3, 5, 2), head i holding columns 2i and 2i+1 of every token.")
+
+    return Trial("03.3", "Fix split(M, h): one line is wrong.", "debug", lambda: right, judge, {
+        "planted": (lambda: planted,
+                    "still the planted bug: the shape is right, but the numbers are not. Compare "
+                    "split(M, h)[0] with M[:, :k] for a small M = np.arange(12).reshape(3, 4)."),
+        "no transpose": (lambda: no_transpose,
+                         "the blocks are right but in shape (n, h, k); the heads' axis must come first: "
+                         "move it with .transpose(1, 0, 2)."),
+        "interleaved": (lambda: interleaved,
+                        "your head i takes every h-th column; a head takes k neighbouring columns, "
+                        "i*k to (i+1)*k: reshape to (n, h, k) first."),
+    })
+
+
+X34 = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0]])   # 03.4: fresh
+Wq34 = np.array([[2.0, 0.0, 0.0, 1.0], [0.0, 2.0, 1.0, 0.0], [1.0, 0.0, 2.0, 0.0], [0.0, 1.0, 0.0, 2.0]])
+Wo34 = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, -1.0], [1.0, 0.0, -1.0, 0.0]])
+
+
+def _lesson03():
+    I4 = np.eye(4)
+
+    def out(h=2, W_o=Wo34, scale=2 ** -0.5):
+        return _multi_head(X34, X34, Wq34, I4, I4, W_o, h, None, scale)[0]
+
+    return [
+        Choice("03.1", "Same W_q, W_k, W_v, W_O; 4 heads instead of 2. What changes?", "b", {
+            "a": "the number of parameters stays the same: W_q, W_k, W_v and W_O are still four "
+                 "d_model × d_model matrices. Only the grouping of their columns into heads changes.",
+            "c": "each head now has width 1 and its own softmax, over scores from one column instead "
+                 "of two: different weights, so different outputs.",
+            "d": "the outputs do change (each head has its own softmax), and the work is about the "
+                 "same: the same products, cut into more pieces."}),
+        _design_03(),
+        _debug_03(),
+        Exercise(
+            "03.4", "Fresh tokens: 2 heads, W_k = W_v = I, the given W_q and W_O; compute the output.",
+            out, {
+                "one head": (lambda: out(h=1, scale=0.5),
+                             "that is one head of width 4: split Q, K and V into two heads of "
+                             "width 2, each with its own softmax, scaled by 1/√2."),
+                "forgot W_O": (lambda: out(W_o=I4), "this is the concatenation; finish with @ W_O."),
+                "transposed W_O": (lambda: out(W_o=Wo34.T),
+                                   "you used W_O.T; in the row convention it is Concat(heads) @ W_O."),
+                "scaled by √d_model": (lambda: out(scale=0.5),
+                                       "each head is scaled by 1/√k with k = 2, its own width, not "
+                                       "by 1/√d_model."),
+            }),
+    ]
+
+
+# ---------------------------------------------------------------- lesson 04 · masks, cross-attention
+def _packed(causal=True, blocks=True) -> np.ndarray:
+    """The mask of two sentences (tokens 0-2 and 3-5) packed into one sequence of 6."""
+    same = np.kron(np.eye(2, dtype=bool), np.ones((3, 3), dtype=bool))
+    return (causal_mask(6) if causal else True) & (same if blocks else True)
+
+
+def _design_04():
+    """04.2: a mask for two sentences packed into one sequence: causal, and blind to the other one."""
+    rng = np.random.default_rng(42)
+    Q, K, V = (rng.standard_normal((6, 3)) for _ in range(3))
+    wrong = {"causal only": _packed(blocks=False), "blocks only": _packed(causal=False),
+             "upper triangle": _packed().T}
+
+    def judge(answer):
+        M = _as_numbers(answer, (6, 6), "a mask")
+        if isinstance(M, str):
+            return M
+        if not np.isin(M, (0, 1)).all():
+            return "a mask holds True/False (or 1/0): True where the query may look at the key."
+        M = M.astype(bool)
+        if not M.any(axis=1).all():
+            return (f"row {int(np.argmin(M.any(axis=1)))} of your mask is all False: that query "
+                    "could look at nothing. Every token may at least look at itself.")
+        w = scaled_dot_product_attention(Q, K, V, mask=M)[1]          # run it: who listens to whom
+        if np.array_equal(w > 0, _packed()):
+            return None
+        for name, m in wrong.items():
+            if np.array_equal(M, m):
+                return name
+        return ("with your mask some token listens where it must not, or not where it may: a token "
+                "sees itself and the earlier tokens of its own sentence, nothing else.")
+
+    return Trial("04.2", "Design the mask for two sentences packed into one sequence of 6.", "design",
+                 _packed, judge, {
+        "causal only": (lambda: wrong["causal only"],
+                        "the future is hidden, but the second sentence still sees the first: "
+                        "combine with a block mask (& ) that keeps each sentence to itself."),
+        "blocks only": (lambda: wrong["blocks only"],
+                        "each sentence keeps to itself, but sees its own future: combine with the "
+                        "causal mask, np.tril."),
+        "upper triangle": (lambda: wrong["upper triangle"],
+                           "your mask is transposed: rows are queries, so row i may be True only at "
+                           "columns j <= i."),
+    })
+
+
+def _debug_04():
+    """04.3: masked_weights multiplies by the mask; the check runs the fix on fresh scores."""
+    rng = np.random.default_rng(43)
+    S = 3 * rng.standard_normal((3, 4))
+    mask = np.array([[True, False, True, False], [True, True, False, False], [False, True, True, True]])
+
+    def right(S_, m):
+        return softmax(np.where(m, S_, -np.inf))
+
+    wrong = {"planted": lambda S_, m: softmax(S_ * m),
+             "after softmax": lambda S_, m: softmax(S_) * m,
+             "inverted": lambda S_, m: softmax(np.where(m, -np.inf, S_))}
+
+    def judge(fn):
+        out = _run(fn, S, mask)
+        if isinstance(out, str):
+            return out
+        if _same(out, right(S, mask)):
+            return None
+        for name, f in wrong.items():
+            with np.errstate(all="ignore"):
+                if _same(out, f(S, mask)):
+                    return name
+        return ("on fresh scores your weights are not softmax over the allowed keys: masked keys "
+                "must get exactly 0 and every row must sum to 1.")
+
+    return Trial("04.3", "Fix masked_weights(S, mask): one line is wrong.", "debug", lambda: right, judge, {
+        "planted": (lambda: wrong["planted"],
+                    "still the planted bug: a masked score multiplied by False becomes 0, and "
+                    "exp(0) = 1 is not 0. Replace masked scores with -inf instead."),
+        "after softmax": (lambda: wrong["after softmax"],
+                          "masking after the softmax leaves rows that no longer sum to 1: mask the "
+                          "scores before it."),
+        "inverted": (lambda: wrong["inverted"],
+                     "you hid the allowed keys and kept the masked ones: True means 'may look'."),
+    })
+
+
+Xd44 = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])                    # 04.4: 2 fresh decoder tokens
+Xe44 = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0.0]])   # 3 + <pad>
+
+
+def _lesson04():
+    keys = np.arange(4) < 3
+
+    def cross(mask=True, scale=3 ** -0.5, Xq=Xd44, Xc=Xe44):
+        S = (Xq @ (2 * np.eye(3))) @ Xc.T * scale
+        return softmax(np.where(mask, S, -np.inf)) @ Xc
+
+    return [
+        Choice("04.1", "Replace the last French token 'dort' by another word. Which causal weights change?",
+               "a", {
+            "b": "the earlier queries are causal: 'le', 'chat' and 'noir' cannot see 'dort' at all, so "
+                 "their rows do not change.",
+            "c": "the last column above the diagonal is masked, 0 whatever 'dort' is; only 'dort' "
+                 "itself looks at 'dort'.",
+            "d": "the last row does change: its query is the new word's query, and it also sees its "
+                 "own new key."}),
+        _design_04(),
+        _debug_04(),
+        Exercise(
+            "04.4", "Fresh cross-attention: 2 decoder queries (W_q = 2I), 3 encoder tokens + <pad>, "
+                    "W_k = W_v = I, scaled by 1/√3; compute the output (2 × 3).",
+            lambda: cross(mask=keys), {
+                "no padding mask": (lambda: cross(), "'<pad>' took some weight: mask the padding key."),
+                "no scaling": (lambda: cross(mask=keys, scale=1.0), "divide the scores by √d_k = √3."),
+                "queries and keys swapped": (
+                    lambda: softmax((Xe44[:3] @ (2 * np.eye(3))) @ Xd44.T / np.sqrt(3)) @ Xd44,
+                    "your rows are encoder tokens: the queries come from the decoder, keys and "
+                    "values from the encoder."),
+            }),
+    ]
+
+
+# ---------------------------------------------------------------- lesson 07 · reading the sources
+q72 = np.array([1.371, -3.702, 2.628])            # 07.2: a fresh query and key, as a tutorial would
+k72 = np.array([4.041, 1.368, -2.358])            # store them, printed with two decimals
+
+
+def _lesson07():
+    s4 = source_004()
+    X4 = s4["X"]
+    return [
+        Choice("07.1", "Scores [1.2, 1.2, 0.3]: which printed weight row can be right?", "a", {
+            "b": "equal scores must get equal weights: the first two differ (source 004 made this "
+                 "slip).",
+            "c": "the weights sum to 1.1; a softmax row always sums to 1.",
+            "d": "the order is wrong: the lowest score (0.3) gets the largest weight, and softmax "
+                 "keeps the order of the scores."}),
+        Exercise(
+            "07.2", "The dot product a tutorial prints if it computes with q and k rounded to 2 decimals.",
+            lambda: np.round(q72, 2) @ np.round(k72, 2), {
+                "full precision": (lambda: q72 @ k72,
+                                   "this is the exact dot product; the tutorial computed with the "
+                                   "numbers as printed, rounded to 2 decimals first."),
+                "one decimal": (lambda: np.round(q72, 1) @ np.round(k72, 1),
+                                "you rounded to one decimal; the tutorial shows two."),
+            }),
+        Exercise(
+            "07.3", "Source 004's self-attention example: the right output A V (3 × 2).",
+            lambda: scaled_dot_product_attention(X4, X4, X4)[0], {
+                "source's printout": (lambda: s4["printed"]["self_output"],
+                                      "that is what the source printed, and it is wrong: recompute "
+                                      "the softmax of each row of Q Kᵀ / √2."),
+                "wrong axis": (lambda: softmax(X4 @ X4.T / np.sqrt(2), axis=0) @ X4,
+                               "your softmax ran down the columns; it must run along each row."),
+                "no scaling": (lambda: softmax(X4 @ X4.T) @ X4,
+                               "you forgot to divide the scores by √d_k = √2."),
+            }),
+    ]
+
+
+EXERCISES = {e.key: e for e in (*_lesson00(), *_lesson01(), *_lesson02(), *_lesson03(), *_lesson04(),
+                                *_lesson07())}
+
+
+def check(key: str, answer: object) -> None:
+    """Check the answer to exercise `key` (for example '01.2') and print ✓ or a hint."""
+    if key not in EXERCISES:
+        raise ValueError(f"no exercise {key!r}: the exercises are {sorted(EXERCISES)}")
+    EXERCISES[key].check(answer)
