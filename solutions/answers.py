@@ -155,6 +155,44 @@ def answer_04_4():
     return rows_softmax(S) @ X_enc                           # values = encoder tokens (W_v = I)
 
 
+# 05 · word order and decoding
+def answer_05_1():
+    # without positions, reversing X reverses the rows of Y: each word keeps its own output
+    return "a"
+
+
+def answer_05_2():
+    # chase's query asks only for 'animal' (column 2), and no other query reads 'animal': raise it
+    # for whoever stands at position 1 (row 0). Scores (2 * animal / √4): subject 1 + 3 = 4, chase 0,
+    # object 1 -> weight e^4 / (e^4 + 1 + e) = 0.936
+    table = np.zeros((3, 4))
+    table[0, 2] = 3.0
+    return table
+
+
+def answer_05_3():
+    def decode(X, W_q, W_k, W_v):
+        K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
+        for x in X:                                   # one new token per step
+            K = np.vstack([K, x @ W_k])               # its key joins the cache
+            V = np.vstack([V, x @ W_v])               # its value joins the cache
+            w = rows_softmax((K @ (x @ W_q) / np.sqrt(W_q.shape[1]))[None, :])[0]   # the fix: x's query
+            Y.append(w @ V)
+        return np.array(Y)
+    return decode
+
+
+def answer_05_4():
+    def rotate(v, p, base=100.0):
+        out = v.copy()
+        for i in range(len(v) // 2):                 # pair (2i, 2i+1) turns by p * base^(-2i/d)
+            a = p * base ** (-2 * i / len(v))
+            c, s_ = np.cos(a), np.sin(a)
+            out[2 * i], out[2 * i + 1] = c * v[2 * i] - s_ * v[2 * i + 1], s_ * v[2 * i] + c * v[2 * i + 1]
+        return out
+    return rotate(np.array([1.0, 0.0, 0.0, 1.0]), 2) @ rotate(np.array([0.0, 1.0, 1.0, 0.0]), 5)
+
+
 # 07 · reading the sources critically
 def answer_07_1():
     # softmax([1.2, 1.2, 0.3]) = [0.416, 0.416, 0.169]: equal scores, equal weights, sum 1, same order

@@ -340,3 +340,53 @@ def translation_inputs(ex):
                              "expected one per row of X_dec/X_enc, or one per feature")
     return replace(ex, X_dec=X_dec, X_enc=X_enc, enc_length=length, self_W_q=sq, self_W_k=sk,
                    self_W_v=sv, cross_W_q=cq, cross_W_k=ck, cross_W_v=cv)
+
+
+def even_width(d: int, what: str) -> int:
+    """A width that splits into pairs of components (sin/cos pairs, RoPE rotation planes)."""
+    if d % 2:
+        raise ValueError(f"{what} has width d = {d}, which is odd: expected an even d, because the "
+                         "components are used in pairs (0, 1), (2, 3), ...")
+    return d
+
+
+def as_positions(positions, n: int) -> np.ndarray:
+    """n whole-number positions, >= 0 (default 0..n-1)."""
+    if positions is None:
+        return np.arange(n)
+    p = np.asarray(positions)
+    if p.shape != (n,) or p.dtype.kind not in "iu" or (p < 0).any():
+        raise ValueError(f"positions {p.tolist()!r} (shape {shape_of(p)}): expected {n} whole numbers "
+                         ">= 0, one per token")
+    return p.astype(int)
+
+
+def table_fits(table: np.ndarray, X: np.ndarray) -> None:
+    """A learned position table (max_len, d) has a row for every token of X (n, d)."""
+    if table.shape[1] != X.shape[1]:
+        raise ValueError(f"the position table has shape {shape_of(table)} but X has shape "
+                         f"{shape_of(X)}: expected the same width d = {X.shape[1]}")
+    if X.shape[0] > table.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} tokens but the position table has rows for positions "
+                         f"0..{table.shape[0] - 1} only: position {table.shape[0]} is past the table. "
+                         "Learned positions cannot go past the longest sequence seen in training")
+
+
+def ffn_inputs(X, W_1, W_2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """X (n, d), W_1 (d, d_ff) and W_2 (d_ff, d): the feed-forward network's matrices chain."""
+    X = as_matrix(X, "X", "(n, d)")
+    W_1, W_2 = as_matrix(W_1, "W_1", "(d, d_ff)"), as_matrix(W_2, "W_2", "(d_ff, d)")
+    if W_1.shape[0] != X.shape[1] or W_2.shape != (W_1.shape[1], X.shape[1]):
+        raise ValueError(f"X {shape_of(X)}, W_1 {shape_of(W_1)} and W_2 {shape_of(W_2)} do not chain: "
+                         f"expected W_1 of shape ({X.shape[1]}, d_ff) and W_2 of shape (d_ff, {X.shape[1]})")
+    return X, W_1, W_2
+
+
+def block_inputs(X, p):
+    """X (n, d_model) and a copy of the BlockWeights p, every matrix checked against d_model."""
+    X = as_matrix(X, "X", "(n, d_model)")
+    d = X.shape[1]
+    square_ones = {name: square(getattr(p, name), name, d) for name in ("W_q", "W_k", "W_v", "W_o")}
+    head_width(d, p.n_heads)
+    _, W_1, W_2 = ffn_inputs(X, p.W_1, p.W_2)
+    return X, replace(p, **square_ones, W_1=W_1, W_2=W_2)

@@ -46,6 +46,35 @@ class Translation:
     cross_W_v: np.ndarray
 
 
+@dataclass(frozen=True, eq=False)
+class PatternDecoder:
+    """A one-layer, one-head decoder with designed weights: it predicts the token two places back."""
+    vocab: list[str]
+    theta: float         # the angle of one position step
+    W_q: np.ndarray      # (d, d): d = len(vocab) token features + (cos, sin) of the position
+    W_k: np.ndarray      # (d, d)
+    W_v: np.ndarray      # (d, d)
+
+
+def pattern_decoder() -> PatternDecoder:
+    """Tokens a, b, c, d as one-hot rows plus the position on a circle of 16 steps.
+
+    The query turns the position two steps back (like the heads of lesson 03), the key shows the
+    position, the value hands over the token. So each output is (nearly) the token two places back,
+    and a prompt 'a b c' continues as 'a b c a b c ...'.
+    """
+    vocab = ["a", "b", "c", "d"]
+    v = len(vocab)
+    theta = 2 * np.pi / 16                           # 16 steps per turn: sequences of up to 12 tokens
+    back2 = np.array([[np.cos(2 * theta), -np.sin(2 * theta)],
+                      [np.sin(2 * theta), np.cos(2 * theta)]])   # row form: position p -> p - 2
+    W_q, W_k, W_v = (np.zeros((v + 2, v + 2)) for _ in range(3))
+    W_q[v:, v:] = 40.0 * back2                      # 'where is the token two places back?'
+    W_k[v:, v:] = np.eye(2)                         # 'I am at this position'
+    W_v[:v, :v] = np.eye(v)                         # 'this is my token'
+    return PatternDecoder(vocab, theta, W_q, W_k, W_v)
+
+
 def cats_chase_mice() -> Sentence:
     """Four tokens with 4 readable features, and weights that make the verb look for animals.
 

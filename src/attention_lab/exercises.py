@@ -15,6 +15,7 @@ from .heads import _multi_head
 from .loop import attend_one
 from .masks import causal_mask
 from .matrix import scaled_dot_product_attention, softmax
+from .positions import _rope
 from .sources import source_004
 
 
@@ -606,6 +607,130 @@ def _lesson04():
     ]
 
 
+# ---------------------------------------------------------------- lesson 05 · word order, decoding
+def _design_05():
+    """05.2: a learned position table with which 'chase' listens to the word before it, and only that."""
+    ex = cats_chase_mice()
+    X = ex.X[[0, 1, 3]]                                  # cats chase mice
+    orders = (X, X[[2, 1, 0]])                           # and mice chase cats
+
+    def weights(table):                                  # (2 sentences, 3, 3)
+        return np.array([softmax(((Xo + table) @ ex.W_q) @ ((Xo + table) @ ex.W_k).T / 2.0) for Xo in orders])
+
+    def boost(row, col, value=3.0):
+        T = np.zeros((3, 4))
+        T[row, col] = value
+        return T
+
+    before = weights(np.zeros((3, 4)))
+    wrong = {"last position": boost(2, 2), "not asked for": boost(0, 0), "too weak": boost(0, 2, 1.0),
+             "others changed": boost(0, 2) + boost(0, 0)}
+
+    def judge(answer):
+        T = _as_numbers(answer, (3, 4), "a position table")
+        if isinstance(T, str):
+            return T
+        w = weights(T)
+        others_same = np.allclose(w[:, [0, 2]], before[:, [0, 2]], atol=1e-9)
+        if others_same and (w[:, 1, 0] >= 0.9).all():
+            return None
+        for name, m in wrong.items():
+            if np.allclose(T, m):
+                return name
+        if not others_same:
+            return "others changed"
+        return (f"with your table, chase's weights are {np.round(w[0, 1], 2)} (cats chase mice) and "
+                f"{np.round(w[1, 1], 2)} (mice chase cats): position 1 must get at least 0.9 in both.")
+
+    return Trial("05.2", "Design a learned position table: chase listens to the word before it.", "design",
+                 lambda: boost(0, 2), judge, {
+        "last position": (lambda: wrong["last position"],
+                          "chase now prefers the word after it (position 3); the subject stands before "
+                          "the verb, at position 1 (row 0 of the table)."),
+        "not asked for": (lambda: wrong["not asked for"],
+                          "chase's query asks only about the feature 'animal' (column 2): adding to "
+                          "'noun' does not help chase, and it changes what mice's query finds."),
+        "too weak": (lambda: wrong["too weak"],
+                     "position 1 wins, but with less than 0.9: add more to its 'animal' feature."),
+        "others changed": (lambda: wrong["others changed"],
+                           "chase works, but cats' or mice's weights changed too: mice's query asks "
+                           "'noun?' and reads the other features. Touch only what chase asks about."),
+    })
+
+
+def _debug_05():
+    """05.3: decode(X, ...) uses the wrong query; the check compares with the masked computation."""
+    rng = np.random.default_rng(53)
+    X, W_q, W_k, W_v = (rng.standard_normal(s) for s in ((5, 4), (4, 4), (4, 4), (4, 3)))
+
+    def reference(X_, Wq, Wk, Wv):
+        return scaled_dot_product_attention(X_ @ Wq, X_ @ Wk, X_ @ Wv, mask=causal_mask(len(X_)))[0]
+
+    def cached(query_of, scale=0.5):
+        def decode(X_, Wq, Wk, Wv):
+            K, V, Y = np.zeros((0, Wk.shape[1])), np.zeros((0, Wv.shape[1])), []
+            for t, x in enumerate(X_):
+                K, V = np.vstack([K, x @ Wk]), np.vstack([V, x @ Wv])
+                Y.append(softmax(K @ (query_of(X_, t) @ Wq) * scale) @ V)
+            return np.array(Y)
+        return decode
+
+    wrong = {"planted": cached(lambda X_, t: X_[-1]), "no scaling": cached(lambda X_, t: X_[t], 1.0),
+             "unmasked": lambda X_, Wq, Wk, Wv: scaled_dot_product_attention(X_ @ Wq, X_ @ Wk, X_ @ Wv)[0]}
+
+    def judge(fn):
+        out = _run(fn, X, W_q, W_k, W_v)
+        if isinstance(out, str):
+            return out
+        if _same(out, reference(X, W_q, W_k, W_v)):
+            return None
+        for name, f in wrong.items():
+            if _same(out, f(X, W_q, W_k, W_v)):
+                return name
+        return (f"on 5 fresh tokens your outputs (shape {out.shape}) differ from causal self-attention "
+                "computed at once: expected shape (5, 3), row t using tokens 0..t only.")
+
+    return Trial("05.3", "Fix decode: one line is wrong.", "debug", lambda: cached(lambda X_, t: X_[t]),
+                 judge, {
+        "planted": (lambda: wrong["planted"],
+                    "still the planted bug: every step uses the query of the sequence's last token, "
+                    "which a decoder has not seen yet. Step t must ask with its own token's query."),
+        "no scaling": (lambda: wrong["no scaling"],
+                       "the right query now, but the scores lost their division by √d_k."),
+        "unmasked": (lambda: wrong["unmasked"],
+                     "every row sees the whole sequence, future included: a decoder step sees only "
+                     "the cache, tokens 0..t."),
+    })
+
+
+q54 = np.array([[1.0, 0.0, 0.0, 1.0]])       # exercise 05.4: a fresh query at position 2
+k54 = np.array([[0.0, 1.0, 1.0, 0.0]])       # and a fresh key at position 5
+
+
+def _lesson05():
+    def score(pq=2, pk=5, base=100.0):
+        return (_rope(q54, np.array([pq]), base) @ _rope(k54, np.array([pk]), base).T)[0, 0]
+
+    return [
+        Choice("05.1", "No positions: reverse the order of the words. What happens to Y?", "a", {
+            "b": "no row changes its numbers: each word meets the same keys and values as before, "
+                 "only listed in another order, and a sum does not depend on order.",
+            "c": "Y is not the same row by row: row i belongs to the word now at place i, so the rows "
+                 "move with their words.",
+            "d": "the middle word keeps its place, and the others' outputs move with them, unchanged."}),
+        _design_05(),
+        _debug_05(),
+        Exercise("05.4", "RoPE score of q = (1, 0, 0, 1) at position 2 and k = (0, 1, 1, 0) at position 5, "
+                         "base 100.", score, {
+            "no rotation": (lambda: 0.0, "q · k without any rotation is 0: rotate each pair first."),
+            "positions swapped": (lambda: score(5, 2),
+                                  "you rotated q by position 5 and k by 2: q is at 2, k at 5."),
+            "base 10000": (lambda: score(base=10000.0),
+                           "you used base 10000; this exercise uses base 100: w_i = 100^(-2i/d)."),
+        }),
+    ]
+
+
 # ---------------------------------------------------------------- lesson 07 · reading the sources
 q72 = np.array([1.371, -3.702, 2.628])            # 07.2: a fresh query and key, as a tutorial would
 k72 = np.array([4.041, 1.368, -2.358])            # store them, printed with two decimals
@@ -645,7 +770,7 @@ def _lesson07():
 
 
 EXERCISES = {e.key: e for e in (*_lesson00(), *_lesson01(), *_lesson02(), *_lesson03(), *_lesson04(),
-                                *_lesson07())}
+                                *_lesson05(), *_lesson07())}
 
 
 def check(key: str, answer: object) -> None:

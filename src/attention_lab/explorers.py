@@ -13,7 +13,18 @@ from dataclasses import replace
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_count, as_index, as_scale, explorer_inputs, slider_range, square, translation_inputs
+from ._validate import (
+    as_count,
+    as_index,
+    as_scale,
+    even_width,
+    explorer_inputs,
+    labels_fit,
+    projection_inputs,
+    slider_range,
+    square,
+    translation_inputs,
+)
 from .examples import Translation, translation
 from .explorer_kit import Control, Explorer, Panel
 from .heads import _multi_head
@@ -21,6 +32,7 @@ from .loop import _attend_one
 from .masks import _decoder_step
 from .matrix import _self_attention, _softmax
 from .plots import subscript
+from .positions import _rope, _sinusoidal
 
 
 def _fmt(v) -> str:
@@ -225,3 +237,48 @@ def cross_explorer(ex: Translation | None = None, edit: int = 2, low: float = -3
               Panel("cross_weights", dec, enc, "weights", "cross-attention: French → English",
                     "key (English, encoder)", "query (French)")]
     return Explorer(controls, compute, panels, describe=describe, figsize=(11.0, 3.4))
+
+
+def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, tokens: Sequence[str],
+                      base: float = 10.0, max_shift: int = 40) -> Explorer:
+    """Sliders: swap the first and last word, shift every position, scale the added positions.
+
+    Three weight maps of the same sentence: no positions, sinusoidal positions added to X, RoPE.
+    """
+    X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
+    tokens, _ = labels_fit(X, tokens, [""] * X.shape[1])
+    even_width(X.shape[1], "X (for the added positions)")
+    even_width(W_q.shape[1], "the queries and keys (for RoPE)")
+    max_shift = as_count(max_shift, "max_shift", minimum=1)
+    scale = 1.0 / np.sqrt(W_q.shape[1])
+    n = len(X)
+
+    def compute(values):
+        order = np.arange(n)
+        if values["swap"]:
+            order[[0, -1]] = order[[-1, 0]]                            # 'mice chase cats'
+        Xo = X[order]                                                  # (n, d) the words in this order
+        p = int(values["shift"]) + np.arange(n)                        # (n,) positions
+        none = _self_attention(Xo, W_q, W_k, W_v, None, scale)[1]
+        added = _self_attention(Xo + values["strength"] * _sinusoidal(p, X.shape[1], base),
+                                W_q, W_k, W_v, None, scale)[1]
+        Q, K = _rope(Xo @ W_q, p, base), _rope(Xo @ W_k, p, base)
+        rotary = _softmax(scale * Q @ K.T)
+        return {"none": none, "added": added, "rope": rotary, "words": [tokens[i] for i in order],
+                "p": p}
+
+    def describe(values, r):
+        return (f"sentence: {' '.join(r['words'])}   positions {r['p'][0]}..{r['p'][-1]}\n"
+                f"row 2 (the middle word):  none {_fmt(r['none'][1])}\n"
+                f"                          added {_fmt(r['added'][1])}\n"
+                f"                          RoPE  {_fmt(r['rope'][1])}")
+
+    rows = [f"pos {i + 1}" for i in range(n)]            # words move with swap; places do not
+    cols = rows
+    controls = [Control("shift", "shift positions", 0, 0, max_shift, 1, integer=True),
+                Control("strength", "strength", 1.0, 0.0, 3.0, 0.1),
+                Control("swap", "swap words 1 and 3", False, toggle=True)]
+    panels = [Panel("none", rows, cols, "weights", "no positions", "key", "query", cbar=False),
+              Panel("added", rows, cols, "weights", "sinusoidal added to X", "key", "", cbar=False),
+              Panel("rope", rows, cols, "weights", "RoPE on q and k", "key", "")]
+    return Explorer(controls, compute, panels, describe=describe, figsize=(12.0, 3.2))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
@@ -346,4 +347,47 @@ def plot_encoder_decoder(enc_tokens: Sequence[str], dec_tokens: Sequence[str], s
     ax.set_axis_off()
     ax.set_title(f"cross-attention (down) and causal self-attention (arcs); weights ≥ {threshold} drawn, "
                  "thicker = larger", fontsize=FONT["title"])
+    return fig
+
+
+def plot_decoding_cost(table: dict[str, np.ndarray]) -> Figure:
+    """Multiply-adds per decoding step, recomputing everything vs. with a KV cache."""
+    fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
+    ax.plot(table["t"], table["no_cache"], "o-", color=LINE_COLORS[0], label="recompute every step")
+    ax.plot(table["t"], table["cache"], "s-", color=LINE_COLORS[1], label="with a KV cache")
+    ax.set(yscale="log", xlabel="step t (tokens so far)", ylabel="multiply-adds in step t")
+    ax.set_title("work per generated token", fontsize=FONT["title"])
+    ax.legend(fontsize=FONT["ticks"] - 1)
+    ax.xaxis.label.set_size(FONT["labels"])
+    ax.yaxis.label.set_size(FONT["labels"])
+    return fig
+
+
+def plot_block() -> Figure:
+    """The pre-LayerNorm transformer block as a diagram: two sub-layers, each with its residual."""
+    fig, ax = plt.subplots(figsize=(11, 3.4), layout="constrained")
+    steps = [("x\n(n, d)", "0.95"), ("LayerNorm", "0.9"), ("multi-head\nattention", None), ("+", "white"),
+             ("LayerNorm", "0.9"), ("feed-\nforward", "0.9"), ("+", "white"), ("out\n(n, d)", "0.95")]
+    xs = np.linspace(0, 14, len(steps))
+    for x, (label, face) in zip(xs, steps):
+        ax.text(x, 0, label, ha="center", va="center", fontsize=FONT["ticks"],
+                bbox={"boxstyle": "circle" if label == "+" else "round,pad=0.5",
+                      "facecolor": face or "white", "edgecolor": "0.3", "linewidth": 1.5})
+    for a, b in itertools.pairwise(xs):
+        ax.annotate("", xy=(b - 0.75, 0), xytext=(a + 0.75, 0),
+                    arrowprops={"arrowstyle": "-|>", "color": "0.3"})
+    for role, dx in zip(("query", "key", "value"), (-0.45, 0, 0.45)):   # Q, K, V feed the attention box
+        ax.text(xs[2] + dx, -0.85, role[0].upper(), ha="center", fontsize=FONT["ticks"],
+                fontweight="bold", color=ROLE_COLORS[role])
+    for start, end in ((0, 3), (3, 6)):                                 # residual connections around
+        ax.annotate("", xy=(xs[end], 0.35), xytext=(xs[start], 0.35),
+                    arrowprops={"arrowstyle": "-|>", "color": LINE_COLORS[1], "linewidth": 2,
+                                "connectionstyle": "arc3,rad=-0.35"})
+        ax.text((xs[start] + xs[end]) / 2, 1.45, "residual: add the input back", ha="center",
+                fontsize=FONT["ticks"] - 1, color=LINE_COLORS[1])
+    ax.set(xlim=(-1, 15), ylim=(-1.3, 1.9))
+    ax.set_axis_off()
+    ax.set_title("one transformer block (pre-LayerNorm): z = x + MHA(LN(x)), out = z + FFN(LN(z));"
+                 " FFN(u) = ReLU(u W₁) W₂",
+                 fontsize=FONT["title"])
     return fig

@@ -1,0 +1,143 @@
+"""Lesson 05 (continued): writing one token at a time with a KV cache, and the block around attention."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validate import as_count, as_matrix, as_scale, block_inputs, ffn_inputs, projection_inputs
+from .examples import PatternDecoder
+from .heads import _multi_head
+from .masks import _causal
+from .matrix import _softmax
+
+
+@dataclass
+class KVCache:
+    """The keys and values of every token decoded so far: one row appended per step."""
+    keys: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))     # (t, d_k)
+    values: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))   # (t, d_v)
+
+    def append(self, k: np.ndarray, v: np.ndarray) -> None:
+        """Add one token's key (d_k,) and value (d_v,)."""
+        self.keys = np.vstack([self.keys.reshape(-1, len(k)), k])
+        self.values = np.vstack([self.values.reshape(-1, len(v)), v])
+
+
+def _decode(X, W_q, W_k, W_v, scale):
+    """Causal self-attention token by token with a KV cache; returns outputs and the cache."""
+    cache = KVCache()
+    outputs = []
+    for x in X:                                     # one new token per step
+        q, k, v = x @ W_q, x @ W_k, x @ W_v          # (d_k,), (d_k,), (d_v,): only the new token
+        cache.append(k, v)                           # its key and value join the cache first
+        w = _softmax(scale * cache.keys @ q)         # (t,) the past and itself, never the future
+        outputs.append(w @ cache.values)             # (d_v,)
+    return np.array(outputs), cache
+
+
+def decode_with_cache(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
+                      scale: float | None = None) -> tuple[np.ndarray, KVCache]:
+    """Causal self-attention computed one token at a time, keeping keys and values in a cache."""
+    X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
+    return _decode(X, W_q, W_k, W_v, as_scale(scale, W_q.shape[1]))
+
+
+def decoding_cost(n: int, d: int, d_k: int) -> dict[str, np.ndarray]:
+    """Multiply-adds of step t = 1..n, recomputing everything vs. with a KV cache (one layer)."""
+    n, d, d_k = as_count(n, "n"), as_count(d, "d"), as_count(d_k, "d_k")
+    t = np.arange(1, n + 1)
+    return {"t": t,
+            "no_cache": 3 * t * d * d_k + 2 * t * t * d_k,   # project all t tokens; all t x t scores, A V
+            "cache": 3 * d * d_k + 2 * t * d_k}               # project the new token; one row of scores, A V
+
+
+def _embed(dec: PatternDecoder, ids, start: int = 0) -> np.ndarray:
+    """Rows [one-hot token, cos, sin of the position] for tokens at positions start, start+1, ..."""
+    p = start + np.arange(len(ids))
+    return np.column_stack([np.eye(len(dec.vocab))[ids], np.cos(dec.theta * p), np.sin(dec.theta * p)])
+
+
+def embed(dec: PatternDecoder, tokens: Sequence[str]) -> np.ndarray:
+    """(n, d) inputs of a PatternDecoder: the one-hot token, then the position on the circle."""
+    return _embed(dec, token_ids(dec, tokens))
+
+
+def token_ids(dec: PatternDecoder, tokens: Sequence[str]) -> list[int]:
+    """The vocabulary index of each token."""
+    unknown = [t for t in tokens if t not in dec.vocab]
+    if unknown or not len(tokens):
+        raise ValueError(f"tokens {list(tokens)!r}: expected one or more of the vocabulary {dec.vocab}")
+    return [dec.vocab.index(t) for t in tokens]
+
+
+def generate(dec: PatternDecoder, prompt: Sequence[str], n_new: int) -> tuple[list[str], list[np.ndarray]]:
+    """Read the prompt, then write n_new tokens, one step each, with a KV cache.
+
+    Returns all tokens, and each step's weights over the cache (step t sees tokens 0..t).
+    """
+    ids = token_ids(dec, prompt)
+    n_new = as_count(n_new, "n_new", minimum=0)
+    if len(ids) + n_new > 12:
+        raise ValueError(f"{len(ids)} prompt tokens + {n_new} new ones = {len(ids) + n_new}: this decoder's "
+                         "circle of positions has room for at most 12 tokens")
+    total, cache, weights = len(ids) + n_new, KVCache(), []
+    for t in range(total - 1 if n_new else total):           # the last new token is never read back
+        x = _embed(dec, [ids[t]], start=t)[0]                 # (d,) the token at position t
+        cache.append(x @ dec.W_k, x @ dec.W_v)                # one key and one value per step
+        w = _softmax(cache.keys @ (x @ dec.W_q))              # (t+1,) scale 1: designed weights
+        weights.append(w)
+        if t >= len(prompt) - 1 and len(ids) < total:
+            ids.append(int(np.argmax((w @ cache.values)[:len(dec.vocab)])))   # the next token
+    return [dec.vocab[i] for i in ids], weights
+
+
+@dataclass(frozen=True, eq=False)
+class BlockWeights:
+    """The weights of one pre-LayerNorm transformer block (LayerNorm gains 1 and biases 0)."""
+    W_q: np.ndarray       # (d, d)
+    W_k: np.ndarray       # (d, d)
+    W_v: np.ndarray       # (d, d)
+    W_o: np.ndarray       # (d, d)
+    n_heads: int
+    W_1: np.ndarray       # (d, d_ff)
+    W_2: np.ndarray       # (d_ff, d)
+
+
+def _layer_norm(X, eps=1e-5):
+    mu = X.mean(axis=-1, keepdims=True)                       # (n, 1)
+    var = X.var(axis=-1, keepdims=True)                       # (n, 1)
+    return (X - mu) / np.sqrt(var + eps)                      # (n, d) each row: mean 0, variance ~1
+
+
+def layer_norm(X: ArrayLike, eps: float = 1e-5) -> np.ndarray:
+    """Each row shifted to mean 0 and scaled to variance 1 (gain 1, bias 0)."""
+    return _layer_norm(as_matrix(X, "X", "(n, d)"), float(eps))
+
+
+def _feed_forward(X, W_1, W_2):
+    return np.maximum(X @ W_1, 0.0) @ W_2                     # (n, d_ff) -> ReLU -> (n, d)
+
+
+def feed_forward(X: ArrayLike, W_1: ArrayLike, W_2: ArrayLike) -> np.ndarray:
+    """ReLU(X W_1) W_2: the same small network applied to every token on its own."""
+    return _feed_forward(*ffn_inputs(X, W_1, W_2))
+
+
+def _block(X, p, causal):
+    n = len(X)
+    mask = _causal(n) if causal else None
+    H = _layer_norm(X)                                                     # (n, d)
+    attn, weights = _multi_head(H, H, p.W_q, p.W_k, p.W_v, p.W_o, p.n_heads, mask,
+                                1.0 / np.sqrt(X.shape[1] // p.n_heads))     # (n, d), (h, n, n)
+    Z = X + attn                                                           # residual 1
+    return Z + _feed_forward(_layer_norm(Z), p.W_1, p.W_2), weights        # residual 2: (n, d)
+
+
+def transformer_block(X: ArrayLike, p: BlockWeights, causal: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Pre-LN block: Z = X + MHA(LN(X)); out = Z + FFN(LN(Z)) -> (out (n, d), weights (h, n, n))."""
+    X, p = block_inputs(X, p)
+    return _block(X, p, bool(causal))

@@ -1,0 +1,160 @@
+"""Lesson 05: positions, decoding with a KV cache, and the block, against independent formulations."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_properties import problems
+
+import attention_lab as al
+
+
+@settings(max_examples=60, deadline=None)
+@given(problems(), st.randoms(use_true_random=False))
+def test_attention_is_permutation_equivariant(p, rnd):
+    X, Wq, Wk, Wv = p
+    perm = list(range(len(X)))
+    rnd.shuffle(perm)
+    Y = al.self_attention(X, Wq, Wk, Wv)[0]
+    assert np.allclose(al.self_attention(X[perm], Wq, Wk, Wv)[0], Y[perm])
+
+
+def test_sinusoidal_positions_by_hand():
+    P = al.sinusoidal_positions(3, 4, base=10.0)        # w_0 = 1, w_1 = 10^(-1/2)
+    w1 = 10 ** -0.5
+    assert np.allclose(P[0], [0, 1, 0, 1])
+    assert np.allclose(P[2], [np.sin(2), np.cos(2), np.sin(2 * w1), np.cos(2 * w1)])
+
+
+def rope_by_complex_numbers(M, positions, base):
+    """Independent formulation: pair (2i, 2i+1) as the complex number x + iy, times e^(i p w_i)."""
+    d = M.shape[1]
+    z = M[:, 0::2] + 1j * M[:, 1::2]
+    z = z * np.exp(1j * np.outer(positions, base ** (-np.arange(0, d, 2) / d)))
+    out = np.empty_like(M)
+    out[:, 0::2], out[:, 1::2] = z.real, z.imag
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 4), st.integers(0, 50), st.integers(0, 50), st.integers(0, 100), st.integers(0, 2**31))
+def test_rope_score_depends_on_the_offset_only(half, m, n, shift, seed):
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal((1, 2 * half)), rng.standard_normal((1, 2 * half))
+    score = (al.rope(q, [m]) @ al.rope(k, [n]).T).item()
+    shifted = (al.rope(q, [m + shift]) @ al.rope(k, [n + shift]).T).item()
+    assert np.isclose(score, shifted, atol=1e-9)
+    assert np.allclose(al.rope(q, [m], base=100.0), rope_by_complex_numbers(q, [m], 100.0))
+
+
+def test_rope_keeps_lengths_and_batches():
+    rng = np.random.default_rng(1)
+    M = rng.standard_normal((2, 5, 6))                    # (batch, n, d)
+    R = al.rope(M)
+    assert np.allclose(np.linalg.norm(R, axis=-1), np.linalg.norm(M, axis=-1))   # a rotation
+    assert np.allclose(R[1], rope_by_complex_numbers(M[1], np.arange(5), 10000.0))
+
+
+def test_kv_cache_equals_the_masked_computation_and_nothing_leaks():
+    rng = np.random.default_rng(2)
+    X, Wq, Wk, Wv = rng.standard_normal((7, 5)), *rng.standard_normal((2, 5, 3)), rng.standard_normal((5, 4))
+    Y_full = al.self_attention(X, Wq, Wk, Wv, mask=al.causal_mask(7))[0]
+    Y_cached, cache = al.decode_with_cache(X, Wq, Wk, Wv)
+    assert np.abs(Y_cached - Y_full).max() < 1e-12 and cache.keys.shape == (7, 3)
+    assert cache.values.shape == (7, 4)
+    X2 = X.copy()
+    X2[5:] = rng.standard_normal((2, 5))                   # change the future
+    Y2 = al.self_attention(X2, Wq, Wk, Wv, mask=al.causal_mask(7))[0]
+    assert np.array_equal(Y2[:5], Y_full[:5]) and not np.allclose(Y2[5:], Y_full[5:])
+
+
+def test_pattern_decoder_repeats_the_prompt():
+    dec = al.pattern_decoder()
+    tokens, steps = al.generate(dec, ["a", "b", "c"], 6)
+    assert tokens == list("abcabcabc")                    # two places back, every step
+    assert [len(w) for w in steps] == list(range(1, 9))   # step t sees t + 1 cached tokens
+    assert al.generate(dec, ["d"], 0)[0] == ["d"]
+    with pytest.raises(ValueError, match=r"at most 12 tokens"):
+        al.generate(dec, ["a", "b"], 11)
+    with pytest.raises(ValueError, match=r"expected one or more of the vocabulary \['a', 'b', 'c', 'd'\]"):
+        al.generate(dec, ["a", "z"], 1)
+
+
+def test_decoding_cost_by_hand():
+    cost = al.decoding_cost(3, d=2, d_k=1)
+    assert cost["no_cache"].tolist() == [3 * 1 * 2 + 2 * 1, 3 * 2 * 2 + 2 * 4, 3 * 3 * 2 + 2 * 9]
+    assert cost["cache"].tolist() == [6 + 2, 6 + 4, 6 + 6]
+
+
+def test_layer_norm_and_feed_forward_by_hand():
+    H = al.layer_norm(np.array([[1.0, 3.0]]), eps=0.0)   # mean 2, variance 1
+    assert np.allclose(H, [[-1.0, 1.0]])
+    W_2 = np.array([[2.0, 0.0], [3.0, 1.0]])
+    out = al.feed_forward(np.array([[1.0, -1.0]]), np.eye(2), W_2)
+    assert np.allclose(out, [[2.0, 0.0]])                 # ReLU([1, -1]) = [1, 0]; [1, 0] @ W_2
+
+
+def test_block_against_a_composition_written_here():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((4, 6))
+    p = al.BlockWeights(*rng.standard_normal((4, 6, 6)), n_heads=3, W_1=rng.standard_normal((6, 5)),
+                        W_2=rng.standard_normal((5, 6)))
+
+    def ln(M):
+        return (M - M.mean(1, keepdims=True)) / np.sqrt(M.var(1, keepdims=True) + 1e-5)
+
+    H = ln(X)
+    heads = []
+    for i in range(3):                                     # one head at a time, causal, ÷ √2
+        c = slice(2 * i, 2 * i + 2)
+        S = (H @ p.W_q)[:, c] @ (H @ p.W_k)[:, c].T / np.sqrt(2)
+        S[np.triu_indices(4, 1)] = -np.inf
+        A = np.exp(S - S.max(1, keepdims=True))
+        heads.append(A / A.sum(1, keepdims=True) @ (H @ p.W_v)[:, c])
+    Z = X + np.hstack(heads) @ p.W_o
+    expected = Z + np.maximum(ln(Z) @ p.W_1, 0) @ p.W_2
+    out, w = al.transformer_block(X, p)
+    assert np.allclose(out, expected) and w.shape == (3, 4, 4)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: al.rope(np.ones((3, 5))), ValueError, r"width d = 5, which is odd: expected an even d"),
+    (lambda: al.sinusoidal_positions(4, 3), ValueError, r"width d = 3, which is odd"),
+    (lambda: al.rope(np.ones((3, 4)), [0, 1]), ValueError,
+     r"positions \[0, 1\] \(shape \(2,\)\): expected 3 whole"),
+    (lambda: al.rope(np.ones((2, 4)), [0, -1]), ValueError, r"expected 2 whole numbers >= 0"),
+    (lambda: al.add_positions(np.ones((9, 4)), np.ones((8, 4))), ValueError,
+     r"X has 9 tokens but the position table has rows for positions 0\.\.7 only: position 8 is past"),
+    (lambda: al.add_positions(np.ones((2, 4)), np.ones((8, 3))), ValueError,
+     r"the position table has shape \(8, 3\) but X has shape \(2, 4\)"),
+    (lambda: al.feed_forward(np.ones((2, 4)), np.ones((3, 5)), np.ones((5, 4))), ValueError,
+     r"X \(2, 4\), W_1 \(3, 5\) and W_2 \(5, 4\) do not chain"),
+    (lambda: al.transformer_block(np.ones((2, 4)), al.BlockWeights(
+        *np.ones((4, 4, 4)), n_heads=3, W_1=np.ones((4, 2)), W_2=np.ones((2, 4)))), ValueError,
+     r"n_heads is 3 but d_model is 4"),
+    (lambda: al.decoding_cost(0, 2, 2), ValueError, r"n is 0"),
+])
+def test_bad_inputs_get_clear_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_inputs_are_not_mutated():
+    M = np.arange(8.0).reshape(2, 4)
+    X = np.ones((2, 4))
+    before = M.copy()
+    al.rope(M)
+    al.add_positions(X, M)
+    al.layer_norm(M)
+    assert np.array_equal(M, before) and np.array_equal(X, np.ones((2, 4)))
+
+
+def test_position_explorer_shows_what_the_lesson_says():
+    ex = al.cats_chase_mice()
+    e = al.position_explorer(ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"])
+    start = e.compute(e.values)
+    shifted = e.compute({**e.values, "shift": 17})
+    swapped = e.compute({**e.values, "swap": True})
+    assert np.allclose(shifted["rope"], start["rope"]) and not np.allclose(shifted["added"], start["added"])
+    assert np.allclose(swapped["none"], start["none"][[2, 1, 0]][:, [2, 1, 0]])   # the same words, reordered
+    assert not np.allclose(swapped["added"], start["added"][[2, 1, 0]][:, [2, 1, 0]])
