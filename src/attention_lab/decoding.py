@@ -27,15 +27,17 @@ class KVCache:
         self.values = np.vstack([self.values.reshape(-1, len(v)), v])
 
 
+def _cache_step(cache, x, W_q, W_k, W_v, scale):
+    """One decoding step: the new token's key and value join the cache, its query reads the cache."""
+    cache.append(x @ W_k, x @ W_v)                   # (d_k,), (d_v,): only the new token is projected
+    w = _softmax(scale * cache.keys @ (x @ W_q))     # (t,) the past and itself, never the future
+    return w @ cache.values, w                       # (d_v,), (t,)
+
+
 def _decode(X, W_q, W_k, W_v, scale):
     """Causal self-attention token by token with a KV cache; returns outputs and the cache."""
     cache = KVCache()
-    outputs = []
-    for x in X:                                     # one new token per step
-        q, k, v = x @ W_q, x @ W_k, x @ W_v          # (d_k,), (d_k,), (d_v,): only the new token
-        cache.append(k, v)                           # its key and value join the cache first
-        w = _softmax(scale * cache.keys @ q)         # (t,) the past and itself, never the future
-        outputs.append(w @ cache.values)             # (d_v,)
+    outputs = [_cache_step(cache, x, W_q, W_k, W_v, scale)[0] for x in X]   # one new token per step
     return np.array(outputs), cache
 
 
@@ -87,11 +89,10 @@ def generate(dec: PatternDecoder, prompt: Sequence[str], n_new: int) -> tuple[li
     total, cache, weights = len(ids) + n_new, KVCache(), []
     for t in range(total - 1 if n_new else total):           # the last new token is never read back
         x = _embed(dec, [ids[t]], start=t)[0]                 # (d,) the token at position t
-        cache.append(x @ dec.W_k, x @ dec.W_v)                # one key and one value per step
-        w = _softmax(cache.keys @ (x @ dec.W_q))              # (t+1,) scale 1: designed weights
+        y, w = _cache_step(cache, x, dec.W_q, dec.W_k, dec.W_v, 1.0)   # scale 1: designed weights
         weights.append(w)
         if t >= len(prompt) - 1 and len(ids) < total:
-            ids.append(int(np.argmax((w @ cache.values)[:len(dec.vocab)])))   # the next token
+            ids.append(int(np.argmax(y[:len(dec.vocab)])))    # the next token: the output's token part
     return [dec.vocab[i] for i in ids], weights
 
 

@@ -42,7 +42,28 @@ def _run(fn, *args) -> np.ndarray | str:
 
 
 def _same(a, b) -> bool:
-    return isinstance(a, np.ndarray) and a.shape == np.shape(b) and np.allclose(a, b)
+    return isinstance(a, np.ndarray) and a.shape == np.shape(b) and np.allclose(a, b, equal_nan=True)
+
+
+def _judge_fix(reference, wrong: dict, inputs: list[tuple], expected: str):
+    """The judge of a debug exercise: run the student's function on every fresh input; right if it
+    agrees with `reference` on all of them, else the name of the wrong version it agrees with."""
+    def agrees(outs, f):
+        with np.errstate(all="ignore"):
+            return all(_same(out, f(*args)) for out, args in zip(outs, inputs))
+
+    def judge(fn):
+        outs = [_run(fn, *args) for args in inputs]
+        failed = [out for out in outs if isinstance(out, str)]
+        if failed:
+            return failed[0]
+        if agrees(outs, reference):
+            return None
+        named = [name for name, f in wrong.items() if agrees(outs, f)]
+        if named:
+            return named[0]
+        return f"on fresh inputs your function returns shape {outs[0].shape}: {expected}"
+    return judge
 
 
 def _design_01():
@@ -126,25 +147,9 @@ def _debug_01():
         s = K_ @ q_
         return s / s.sum()
 
-    def judge(fn):
-        if not callable(fn):
-            return f"expected your fixed function (weights_of itself), got {type(fn).__name__}."
-        outs = []
-        for q_ in (q, big):
-            try:
-                with np.errstate(all="ignore"):
-                    outs.append(np.asarray(fn(q_.copy(), K.copy()), dtype=float))
-            except Exception as exc:     # a student's function may fail in any way: report it
-                return f"your function raised {type(exc).__name__}: {exc}"
-        for (name, wrong) in (("planted", planted), ("no exp", no_exp)):
-            if outs[0].shape == (5,) and np.allclose(outs[0], wrong(q, K)):
-                return name
-        if outs[0].shape == (5,) and np.allclose(outs[0], reference(q, K)):
-            if outs[1].shape == (5,) and np.allclose(outs[1], reference(big, K)):
-                return None
-            return "no max"
-        return (f"on fresh inputs your function returns {np.round(outs[0], 3)}; the weights must "
-                "be positive and sum to 1 (a softmax of the scores K @ q).")
+    judge = _judge_fix(reference, {"planted": planted, "no exp": no_exp, "no max": no_max},
+                       [(q, K), (big, K)], "expected 5 weights, positive and summing to 1 (a softmax "
+                       "of the scores K @ q), also for very large scores.")
 
     return Trial("01.4", "Fix weights_of: one line is wrong.", "debug", lambda: reference, judge, {
         "planted": (lambda: planted,
@@ -284,17 +289,8 @@ def _debug_02():
     wrong = {"planted": make(axis=0), "no scaling": make(divide=lambda d: 1.0),
              "divided by d_k": make(divide=float)}
 
-    def judge(fn):
-        out = _run(fn, Q, K, V)
-        if isinstance(out, str):
-            return out
-        if _same(out, make()(Q, K, V)):
-            return None
-        for name, f in wrong.items():
-            if _same(out, f(Q, K, V)):
-                return name
-        return (f"on fresh inputs (2 queries, 4 keys) your function returns shape {out.shape}: "
-                "expected softmax(Q Kᵀ / √d_k) V, shape (2, 2).")
+    judge = _judge_fix(make(), wrong, [(Q, K, V)], "expected softmax(Q Kᵀ / √d_k) V, shape (2, 2), "
+                       "for 2 queries and 4 keys.")
 
     return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, {
         "planted": (lambda: wrong["planted"],
@@ -423,18 +419,8 @@ def _debug_03():
 
     wrong = {"planted": planted, "no transpose": no_transpose, "interleaved": interleaved}
 
-    def judge(fn):
-        outs = [_run(fn, M1, 3), _run(fn, M2, 2)]
-        for out in outs:
-            if isinstance(out, str):
-                return out
-        if _same(outs[0], right(M1, 3)) and _same(outs[1], right(M2, 2)):
-            return None
-        for name, f in wrong.items():
-            if _same(outs[0], f(M1, 3)):
-                return name
-        return (f"for a fresh (5, 6) array and h = 3 your function returns shape {outs[0].shape}: "
-                "expected (3, 5, 2), head i holding columns 2i and 2i+1 of every token.")
+    judge = _judge_fix(right, wrong, [(M1, 3), (M2, 2)], "expected (3, 5, 2) for a (5, 6) array and "
+                       "h = 3, head i holding columns 2i and 2i+1 of every token.")
 
     return Trial("03.3", "Fix split(M, h): one line is wrong.", "debug", lambda: right, judge, {
         "planted": (lambda: planted,
@@ -546,18 +532,8 @@ def _debug_04():
              "after softmax": lambda S_, m: softmax(S_) * m,
              "inverted": lambda S_, m: softmax(np.where(m, -np.inf, S_))}
 
-    def judge(fn):
-        out = _run(fn, S, mask)
-        if isinstance(out, str):
-            return out
-        if _same(out, right(S, mask)):
-            return None
-        for name, f in wrong.items():
-            with np.errstate(all="ignore"):
-                if _same(out, f(S, mask)):
-                    return name
-        return ("on fresh scores your weights are not softmax over the allowed keys: masked keys "
-                "must get exactly 0 and every row must sum to 1.")
+    judge = _judge_fix(right, wrong, [(S, mask)], "expected weights that are 0 on masked keys and sum "
+                       "to 1 in every row (a softmax over the allowed keys).")
 
     return Trial("04.3", "Fix masked_weights(S, mask): one line is wrong.", "debug", lambda: right, judge, {
         "planted": (lambda: wrong["planted"],
@@ -678,17 +654,8 @@ def _debug_05():
     wrong = {"planted": cached(lambda X_, t: X_[-1]), "no scaling": cached(lambda X_, t: X_[t], 1.0),
              "unmasked": lambda X_, Wq, Wk, Wv: scaled_dot_product_attention(X_ @ Wq, X_ @ Wk, X_ @ Wv)[0]}
 
-    def judge(fn):
-        out = _run(fn, X, W_q, W_k, W_v)
-        if isinstance(out, str):
-            return out
-        if _same(out, reference(X, W_q, W_k, W_v)):
-            return None
-        for name, f in wrong.items():
-            if _same(out, f(X, W_q, W_k, W_v)):
-                return name
-        return (f"on 5 fresh tokens your outputs (shape {out.shape}) differ from causal self-attention "
-                "computed at once: expected shape (5, 3), row t using tokens 0..t only.")
+    judge = _judge_fix(reference, wrong, [(X, W_q, W_k, W_v)], "expected (5, 3), the same as causal "
+                       "self-attention computed at once: row t uses tokens 0..t only.")
 
     return Trial("05.3", "Fix decode: one line is wrong.", "debug", lambda: cached(lambda X_, t: X_[t]),
                  judge, {

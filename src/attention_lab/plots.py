@@ -22,6 +22,7 @@ from ._validate import (
     projection_inputs,
     shape_of,
 )
+from .heads import _concat_heads, _split_heads
 from .matrix import _attention, _project
 
 # One colour per role across the whole collection (Okabe-Ito, readable by colour-blind students).
@@ -244,6 +245,16 @@ def _operator(ax, symbol: str) -> None:
     ax.text(0.5, 0.5, symbol, ha="center", va="center", fontsize=FONT["title"] + 8)
 
 
+def _product_row(sub, row, edges: Sequence[int] = ()) -> None:
+    """A row such as A @ B = C: (matrix, kind, title) blocks with '@' and '=' between them."""
+    widths = [item[0].shape[1] if isinstance(item, tuple) else 0.8 for item in row]
+    for ax, item in zip(sub.subplots(1, len(row), width_ratios=widths), row):
+        if isinstance(item, str):
+            _operator(ax, item)
+        else:
+            _block(ax, *item, edges if item is row[0] else ())
+
+
 def plot_shapes(Q: ArrayLike, K: ArrayLike, V: ArrayLike, scale: float | None = None) -> Figure:
     """QKᵀ and AV as blocks whose sizes are the arrays' shapes (one square per number)."""
     Q, K, V, _, scale = attention_inputs(Q, K, V, None, scale)
@@ -255,12 +266,7 @@ def plot_shapes(Q: ArrayLike, K: ArrayLike, V: ArrayLike, scale: float | None = 
              (Y, "value", "Y = A V")]]
     fig = plt.figure(figsize=(12, 2.2 + 0.9 * (Q.shape[0] + K.shape[1])), layout="constrained")
     for sub, row in zip(fig.subfigures(2, 1, height_ratios=[max(Q.shape[0], K.shape[1]), Q.shape[0]]), rows):
-        widths = [item[0].shape[1] if isinstance(item, tuple) else 0.8 for item in row]
-        for ax, item in zip(sub.subplots(1, len(row), width_ratios=widths), row):
-            if isinstance(item, str):
-                _operator(ax, item)
-            else:
-                _block(ax, *item)
+        _product_row(sub, row)
     fig.suptitle("shapes: (m, d_k) @ (d_k, n) = (m, n), then (m, n) @ (n, d_v) = (m, d_v)",
                  fontsize=FONT["title"])
     return fig
@@ -277,9 +283,8 @@ def plot_heads(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_o
     k = X.shape[1] // h
     edges = [i * k for i in range(1, h)]
     Q, K, V = X @ W_q, X @ W_k, X @ W_v                                  # (n, d_model) each
-    heads, weights = _attention(*(np.swapaxes(M.reshape(len(X), h, k), 0, 1) for M in (Q, K, V)),
-                                None, scale)                            # (h, n, k), (h, n, n)
-    concat = np.swapaxes(heads, 0, 1).reshape(len(X), h * k)            # (n, d_model)
+    heads, weights = _attention(*(_split_heads(M, h) for M in (Q, K, V)), None, scale)  # (h,n,k), (h,n,n)
+    concat = _concat_heads(heads)                                        # (n, d_model)
     fig = plt.figure(figsize=(13, 4 + 2.4 * max(1.0, len(X) / 3)), layout="constrained")
     top, middle, bottom = fig.subfigures(3, 1, height_ratios=[1.3, 1.1, 1])
     for ax, (M, kind, name) in zip(top.subplots(1, 3), ((Q, "query", "Q = X W_q"), (K, "key", "K = X W_k"),
@@ -295,12 +300,7 @@ def plot_heads(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_o
     middle.suptitle("attend: one softmax per head, on its own columns", fontsize=FONT["title"])
     row = [(concat, "value", "Concat(heads)"), "@", (W_o, "value", "W_O"), "=",
            (concat @ W_o, "value", "output")]
-    widths = [item[0].shape[1] if isinstance(item, tuple) else 0.8 for item in row]
-    for ax, item in zip(bottom.subplots(1, len(row), width_ratios=widths), row):
-        if isinstance(item, str):
-            _operator(ax, item)
-        else:
-            _block(ax, *item, edges if item[2] == "Concat(heads)" else ())
+    _product_row(bottom, row, edges)                                     # head boundaries on Concat
     bottom.suptitle("concatenate in order, then W_O mixes the heads", fontsize=FONT["title"])
     return fig
 
