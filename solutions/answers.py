@@ -193,6 +193,40 @@ def answer_05_4():
     return rotate(np.array([1.0, 0.0, 0.0, 1.0]), 2) @ rotate(np.array([0.0, 1.0, 1.0, 0.0]), 5)
 
 
+# 06 · attention learns
+def answer_06_1():
+    # copying needs no other place: the residual path brings each place its own digit, and
+    # E W_u learns to read it (held-out accuracy 1.00 after 300 steps)
+    return "a"
+
+
+def answer_06_2():
+    # query place i must read key place i + 1 (place 7 reads place 0). Against 7 other keys at 0,
+    # a score of 8 gives e^8 / (e^8 + 7) = 0.998 >= 0.9 (the bound is ln 63 = 4.14)
+    M = np.zeros((8, 8))
+    for i in range(8):
+        M[i, (i + 1) % 8] = 8.0
+    return M
+
+
+def answer_06_3():
+    def causal_attention_grads(Q, K, V, dY):
+        s = 1 / np.sqrt(K.shape[1])
+        future = np.triu(np.ones((len(Q), len(K)), dtype=bool), k=1)
+        A = rows_softmax(np.where(future, -np.inf, s * Q @ K.T))     # (m, n)
+        dA = dY @ V.T                                                 # (m, n)
+        dS = s * A * (dA - (A * dA).sum(axis=1, keepdims=True))       # the fix: the whole Jacobian
+        return dS @ K, dS.T @ Q, A.T @ dY
+    return causal_attention_grads
+
+
+def answer_06_4():
+    s = np.array([2.0, 0.0, 1.0])
+    a = np.exp(s) / np.exp(s).sum()                    # (0.665, 0.090, 0.245)
+    da = np.array([1.0 - 0.0, 0.0 - 1.0, 1.0 - 1.0])   # dL/da_j = v_j · (1, -1)
+    return a * (da - a @ da)                           # the softmax's Jacobian applied to da
+
+
 # 07 · reading the sources critically
 def answer_07_1():
     # softmax([1.2, 1.2, 0.3]) = [0.416, 0.416, 0.169]: equal scores, equal weights, sum 1, same order

@@ -1,12 +1,14 @@
 """Every lesson in a real JupyterLab, in headless Chromium: runs clean, widgets render, sliders work.
 
-Screenshots go to build/screenshots/, measured latencies to build/browser-latency.json.
+Screenshots go to build/screenshots/, measured latencies to build/browser-latency.json, and the time
+from opening a lesson to the end of its Run All to build/browser-run-all.json.
 Skipped (with the reason) where Chromium or Playwright is missing; .ci/run installs both.
 """
 
 import json
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -45,7 +47,9 @@ def lab():
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_lesson_in_jupyterlab(lab, name):
     base, page = lab
+    start = time.perf_counter()
     shown = lab_session.open_and_run_all(page, base, name)
+    run_all_s = time.perf_counter() - start             # reported, never asserted (machines are noisy)
     assert not shown["widget_error_before_run"], "a stored widget output shows an error before Run All"
     assert shown["ran_ok"], "Run All stopped on an error"
     assert shown["stderr"] == [], f"error or warning output: {shown['stderr']}"
@@ -71,3 +75,6 @@ def test_lesson_in_jupyterlab(lab, name):
     out = ROOT / "build" / "browser-latency.json"
     previous = json.loads(out.read_text()) if out.exists() else {}
     out.write_text(json.dumps(previous | results, indent=1))
+    timings = ROOT / "build" / "browser-run-all.json"      # open + Run All until idle, per lesson
+    before = json.loads(timings.read_text()) if timings.exists() else {}
+    timings.write_text(json.dumps(before | {name: round(run_all_s, 2)}, indent=1))

@@ -79,8 +79,8 @@ def test_design_and_debug_checks_run_the_students_work():
     assert debug.evaluate(al.softmax.__call__).status == "wrong"      # softmax(q, K) is not weights_of
 
 
-@pytest.mark.parametrize("lesson", ["01", "02", "03", "04", "05"])
-def test_lessons_01_to_05_have_every_kind_of_exercise(lesson):
+@pytest.mark.parametrize("lesson", ["01", "02", "03", "04", "05", "06"])
+def test_lessons_01_to_06_have_every_kind_of_exercise(lesson):
     exercises = [e for k, e in al.EXERCISES.items() if k.startswith(lesson + ".")]
     assert len(exercises) >= 4
     assert {e.kind for e in exercises} == {"compute", "predict", "design", "debug"}

@@ -22,7 +22,8 @@ def lesson01_explorer():
 
 
 def mesh_values(explorer):
-    return {k: np.array(ax.collections[0].get_array()) for k, ax in explorer.axes.items()}
+    """Every heatmap's cell values (line panels, such as a loss curve, have no cells)."""
+    return {k: np.array(ax.collections[0].get_array()) for k, ax in explorer.axes.items() if ax.collections}
 
 
 def positions(slider, most=21):

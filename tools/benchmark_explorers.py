@@ -38,6 +38,9 @@ def naive_redraw(explorer, values) -> bytes:
     fig, axes = plt.subplots(1, len(explorer.panels), figsize=explorer.figure.get_size_inches())
     for ax, p in zip(np.atleast_1d(axes), explorer.panels):
         data = result[p.key]
+        if p.kind == "curve":
+            ax.plot(np.asarray(p.col_labels, dtype=float), data)
+            continue
         vmin, vmax = (0, 1) if p.kind == "weights" else (p.vmin, p.vmax)
         sns.heatmap(data, ax=ax, annot=True, fmt=".2f", vmin=vmin, vmax=vmax,
                     xticklabels=p.col_labels, yticklabels=p.row_labels)

@@ -5,6 +5,8 @@ Not part of the runtime package: students never need it.
 
 from __future__ import annotations
 
+import numpy as np
+
 import attention_lab as al
 
 
@@ -22,4 +24,13 @@ def demo_explorers() -> dict:
         "04 cross_explorer (4×4 + 4×6)": al.cross_explorer,
         "05 position_explorer (3 × 3×3)": lambda: al.position_explorer(
             ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"]),
+        "06 training_explorer (8×8 + 8×8 + loss curve)": _training_explorer,
     }
+
+
+def _training_explorer():
+    """Lesson 06's explorer: the lesson's 120-step run, snapshots as in the lesson."""
+    cfg = al.ModelConfig()
+    held_ids, held_targets = al.task_batch(np.random.default_rng(6), 500, cfg)
+    run = al.train(cfg, steps=120, seed=0, snapshots=[*range(0, 60, 2), *range(60, 121, 10)])
+    return al.training_explorer(run, held_ids, held_targets)

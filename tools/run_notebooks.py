@@ -5,8 +5,9 @@
 
 First it runs tools/navigation.py (links, lesson map, slide types), then executes.
 
-Deterministic: fixed hash seed, no timing metadata, no widget state, widget views blanked
-(a stored widget id would show 'Error displaying widget: model not found' before a re-run).
+Deterministic: fixed hash seed, no timing metadata, no widget state, consecutive prints joined into
+one output, widget views blanked (a stored widget id would show 'Error displaying widget: model not
+found' before a re-run).
 """
 
 from __future__ import annotations
@@ -33,6 +34,19 @@ def lessons() -> list[Path]:
     return sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
 
 
+def coalesce(outputs: list) -> list:
+    """Join consecutive prints to the same stream into one output (how a print is split into
+    messages depends on timing)."""
+    joined: list = []
+    for out in outputs:
+        if (out.get("output_type") == "stream" and joined and joined[-1].get("output_type") == "stream"
+                and joined[-1]["name"] == out["name"]):
+            joined[-1]["text"] += out["text"]
+        else:
+            joined.append(out)
+    return joined
+
+
 def clean(nb) -> None:
     """Keep only what students need and what is stable from run to run."""
     nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
@@ -40,6 +54,8 @@ def clean(nb) -> None:
         cell.metadata.pop("execution", None)
         cell.metadata.pop("collapsed", None)
         cell.metadata.pop("scrolled", None)
+        if "outputs" in cell:
+            cell.outputs = coalesce(cell.outputs)
         for out in cell.get("outputs", []):
             if WIDGET in out.get("data", {}):
                 out["data"][WIDGET]["model_id"] = ""   # hidden until the cell is run again

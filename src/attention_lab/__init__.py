@@ -2,8 +2,8 @@
 
 Row convention everywhere: a sequence is an (n, d) array, one token per row, and Q = X @ W_q.
 Lesson -> module: 01 loop, 02 matrix (+ experiments), 03 heads, 04 masks, 05 positions (+ decoding),
-07 sources; examples, plots, explorers (built on explorer_kit), checks, exercises and notation serve
-every lesson.
+06 training, 07 sources; examples, plots, explorers (built on explorer_kit), checks, exercises and
+notation serve every lesson.
 """
 
 from .decoding import (
@@ -37,6 +37,7 @@ from .explorers import (
     matrix_explorer,
     position_explorer,
     token_explorer,
+    training_explorer,
 )
 from .heads import concat_heads, multi_head_attention, split_heads, split_weights
 from .loop import attend_one
@@ -54,6 +55,8 @@ from .plots import (
     plot_encoder_decoder,
     plot_flow,
     plot_heads,
+    plot_learning_curve,
+    plot_model_flow,
     plot_scaling,
     plot_shapes,
     role_legend,
@@ -68,27 +71,51 @@ from .sources import (
     source_003,
     source_004,
 )
+from .training import (
+    PARAMS,
+    ModelConfig,
+    Run,
+    accuracy,
+    attention_backward,
+    commonest_token_baseline,
+    counting_baseline,
+    init_params,
+    loss_and_grads,
+    loss_of,
+    numerical_gradient,
+    predict,
+    relative_error,
+    task_batch,
+    train,
+)
 
 __version__ = "0.2.0"
 
 __all__ = [
     "EXERCISES",
     "ORIGINS",
+    "PARAMS",
     "ROLE_COLORS",
     "WEIGHTS_CMAP",
     "BlockWeights",
     "DecoderStep",
     "HeadsSentence",
     "KVCache",
+    "ModelConfig",
     "PatternDecoder",
+    "Run",
     "Sentence",
     "Translation",
+    "accuracy",
     "add_positions",
     "attend_one",
+    "attention_backward",
     "cats_chase_mice",
     "causal_mask",
     "check",
+    "commonest_token_baseline",
     "concat_heads",
+    "counting_baseline",
     "cross_attention",
     "cross_explorer",
     "decode_with_cache",
@@ -103,10 +130,14 @@ __all__ = [
     "heads_explorer",
     "heatmap",
     "heatmap_row",
+    "init_params",
     "it_was_tired",
     "layer_norm",
+    "loss_and_grads",
+    "loss_of",
     "matrix_explorer",
     "multi_head_attention",
+    "numerical_gradient",
     "padding_mask",
     "pattern_decoder",
     "plot_block",
@@ -115,11 +146,15 @@ __all__ = [
     "plot_encoder_decoder",
     "plot_flow",
     "plot_heads",
+    "plot_learning_curve",
+    "plot_model_flow",
     "plot_scaling",
     "plot_shapes",
     "position_explorer",
+    "predict",
     "printout_problems",
     "project",
+    "relative_error",
     "role_legend",
     "rope",
     "scaled_dot_product_attention",
@@ -135,9 +170,12 @@ __all__ = [
     "source_004",
     "split_heads",
     "split_weights",
+    "task_batch",
     "the_cat_sat",
     "time_forms",
     "token_explorer",
+    "train",
+    "training_explorer",
     "transformer_block",
     "translation",
 ]

@@ -698,6 +698,158 @@ def _lesson05():
     ]
 
 
+# ---------------------------------------------------------------- lesson 06 · attention learns
+def _design_06():
+    """06.2: position scores (8 × 8) with which attention rotates a sequence left by one place."""
+    n = 8
+    rng = np.random.default_rng(62)
+    fresh = rng.integers(0, 10, size=(20, n))                  # 20 fresh sequences of digits
+    places = np.arange(n)
+
+    def scores(pairs, big=8.0):
+        M = np.zeros((n, n))
+        M[places, pairs % n] = big
+        return M
+
+    wrong = {"rotate right": scores(places - 1), "reversal": scores(n - 1 - places),
+             "too weak": scores(places + 1, 3.0), "no wrap": scores(places + 1) * (places < n - 1)[:, None]}
+
+    def judge(answer):
+        M = _as_numbers(answer, (n, n), "position scores (query place, key place)")
+        if isinstance(M, str):
+            return M
+        A = softmax(M)                                         # (n, n) the same for every sequence
+        out = np.eye(10)[fresh].transpose(0, 2, 1) @ A.T      # (20, 10, n): attention reads one-hot tokens
+        moved = (out.argmax(axis=1) == np.roll(fresh, -1, axis=1)).all()
+        if moved and (A[places, (places + 1) % n] >= 0.9).all():
+            return None
+        for name, m in wrong.items():
+            if np.allclose(softmax(m), A, atol=0.05):
+                return name
+        if moved:
+            return "too weak"
+        if (A[:-1].argmax(axis=1) == places[:-1] + 1).all():
+            return "no wrap"
+        return (f"with your scores, query place 0 gives its largest weight to key place "
+                f"{int(A[0].argmax())}: it must read place 1, and every place i must read place i + 1.")
+
+    return Trial("06.2", "Design position scores that rotate a sequence left by one place.", "design",
+                 lambda: scores(places + 1), judge, {
+        "rotate right": (lambda: wrong["rotate right"],
+                         "your model reads the place before, so it rotates right. Rows are queries "
+                         "(the place writing its output), columns are keys (the place it reads)."),
+        "reversal": (lambda: wrong["reversal"],
+                     "that is the reversal the model learned in this lesson; here place i must read "
+                     "place i + 1."),
+        "too weak": (lambda: wrong["too weak"],
+                     "the right key wins, with less than 0.9 of the weight: against 7 other keys at 0, "
+                     "the winning score must be above ln(0.9 / 0.1 · 7) ≈ 4.1."),
+        "no wrap": (lambda: wrong["no wrap"],
+                    "every place reads the next one, except the last: it must wrap around to place 0."),
+    })
+
+
+def _grads_numeric(Q, K, V, dY, eps=1e-6):
+    """dQ, dK, dV of L = sum(Y * dY), Y causal attention, by central differences (no backward pass)."""
+    mask = causal_mask(len(Q))
+
+    def loss(Q_, K_, V_):
+        return float((scaled_dot_product_attention(Q_, K_, V_, mask=mask)[0] * dY).sum())
+    out = []
+    for i, x in enumerate((Q, K, V)):
+        g = np.zeros_like(x)
+        for j in np.ndindex(x.shape):
+            up, down = [a.copy() for a in (Q, K, V)], [a.copy() for a in (Q, K, V)]
+            up[i][j] += eps
+            down[i][j] -= eps
+            g[j] = (loss(*up) - loss(*down)) / (2 * eps)
+        out.append(g)
+    return np.array(out)
+
+
+def _debug_06():
+    """06.3: the backward pass of causal attention with one wrong line, caught by finite differences."""
+    rng = np.random.default_rng(63)
+    inputs = [tuple(rng.standard_normal((m, 3)) for _ in range(4)) for m in (4, 5)]
+
+    def backward(fix_softmax=True, scale_grads=True, transpose_dK=True, masked=True):
+        def grads(Q, K, V, dY):
+            s = 1 / np.sqrt(K.shape[1])
+            S = s * Q @ K.T
+            A = softmax(np.where(causal_mask(len(Q)), S, -np.inf) if masked else S)
+            dA = dY @ V.T
+            dS = A * (dA - (A * dA).sum(axis=1, keepdims=True)) if fix_softmax else A * dA
+            dS = s * dS if scale_grads else dS
+            return dS @ K, (dS.T if transpose_dK else dS) @ Q, A.T @ dY
+        return grads
+
+    wrong = {"planted": backward(fix_softmax=False), "no scale": backward(scale_grads=False),
+             "dK not transposed": backward(transpose_dK=False), "unmasked": backward(masked=False)}
+    cache = {}
+
+    def reference(Q, K, V, dY):
+        if Q.shape not in cache:
+            cache[Q.shape] = _grads_numeric(Q, K, V, dY)
+        return cache[Q.shape]
+
+    judge = _judge_fix(reference, wrong, inputs, "expected (dQ, dK, dV), each of the shape of Q, K "
+                       "and V, equal to the finite-difference gradients of causal attention.")
+
+    return Trial("06.3", "Fix causal_attention_grads: one line is wrong.", "debug", lambda: backward(),
+                 judge, {
+        "planted": (lambda: wrong["planted"],
+                    "still the planted bug: A * dA is only half of the softmax's derivative. "
+                    "Every weight of a row depends on every score of it, so subtract the row's sum "
+                    "of A * dA first."),
+        "no scale": (lambda: wrong["no scale"],
+                     "the softmax is right now, but the scores were multiplied by 1/√d_k on the way "
+                     "in, so their gradient must be multiplied by it on the way back."),
+        "dK not transposed": (lambda: wrong["dK not transposed"],
+                              "dK uses dS as if key j were query j: row j of dK collects column j of "
+                              "dS (dSᵀ Q)."),
+        "unmasked": (lambda: wrong["unmasked"],
+                     "these are the gradients of attention without the mask (al.attention_backward): "
+                     "the causal mask is part of the forward pass, so the backward pass must use the "
+                     "masked weights."),
+    })
+
+
+s64 = np.array([2.0, 0.0, 1.0])                  # 06.4: one query's (scaled) scores over 3 keys,
+V64 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])   # the 3 values,
+g64 = np.array([1.0, -1.0])                      # and dL/dy, the gradient of the loss at its output
+
+
+def _lesson06():
+    def ds(subtract=True, weights=True):
+        a = softmax(s64) if weights else s64
+        da = V64 @ g64                                  # dL/da_j = v_j · g
+        return a * (da - a @ da) if subtract else a * da
+
+    return [
+        Choice("06.1", "Task 'copy' (target i = token i), attention removed: held-out accuracy?", "a", {
+            "b": "reversing needs attention, because output i needs another place's token. Copying "
+                 "needs only the token at the same place, and the residual path brings it there.",
+            "c": "about 0.3 is the no-position model on reversal, guessing the commonest token. Here the "
+                 "right token is the model's own input.",
+            "d": "it trains fine: the embeddings, the positions and W_u still learn; only attention "
+                 "is gone."}),
+        _design_06(),
+        _debug_06(),
+        Exercise("06.4", "dL/ds for scores s = (2, 0, 1), values (1, 0), (0, 1), (1, 1) and dL/dy = (1, -1).",
+                 ds, {
+            "no subtraction": (lambda: ds(subtract=False),
+                               "you used a * dL/da, the diagonal of the softmax's derivative only: "
+                               "subtract a · dL/da from every entry first."),
+            "softmax skipped": (lambda: V64 @ g64,
+                                "that is dL/da, the gradient with respect to the weights; go one step "
+                                "further back, through the softmax."),
+            "scores for weights": (lambda: ds(weights=False),
+                                   "you used the scores s where the softmax's derivative needs the "
+                                   "weights a = softmax(s)."),
+        }),
+    ]
+
+
 # ---------------------------------------------------------------- lesson 07 · reading the sources
 q72 = np.array([1.371, -3.702, 2.628])            # 07.2: a fresh query and key, as a tutorial would
 k72 = np.array([4.041, 1.368, -2.358])            # store them, printed with two decimals
@@ -737,7 +889,7 @@ def _lesson07():
 
 
 EXERCISES = {e.key: e for e in (*_lesson00(), *_lesson01(), *_lesson02(), *_lesson03(), *_lesson04(),
-                                *_lesson05(), *_lesson07())}
+                                *_lesson05(), *_lesson06(), *_lesson07())}
 
 
 def check(key: str, answer: object) -> None:

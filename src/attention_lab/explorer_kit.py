@@ -20,7 +20,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image as PILImage
 
-from .plots import _set_heatmap, add_colorbar, heatmap
+from .plots import FONT, _set_heatmap, add_colorbar, heatmap
 
 # Unhinted glyphs draw about a third faster, and at these sizes they look the same.
 _FAST_TEXT = {"text.hinting": "none"}
@@ -42,7 +42,11 @@ class Control:
 
 @dataclass(frozen=True)
 class Panel:
-    """One heatmap of the explorer's figure, filled from compute()[key]."""
+    """One heatmap of the explorer's figure, filled from compute()[key].
+
+    kind="curve" draws a line instead: compute()[key] holds one y per x in `col_labels` (NaN where
+    there is nothing yet), vmin and vmax fix the y range, and a dot marks the last finite point.
+    """
     key: str
     row_labels: list
     col_labels: list
@@ -81,6 +85,37 @@ def _slider(c: Control):
                                  step=int(c.step), **common)
     return widgets.FloatSlider(value=c.value, min=c.low, max=c.high, step=c.step,
                                readout_format=".1f", **common)
+
+
+def _curve(ax, p: Panel, y):
+    """A line panel: axes fixed once (x from col_labels, y from vmin..vmax), then a line and a dot."""
+    x = np.asarray(p.col_labels, dtype=float)
+    ax.set_xlim(x[0], x[-1])
+    ax.set_ylim(p.vmin, p.vmax)
+    ax.set_xlabel(p.xlabel, fontsize=FONT["labels"])
+    ax.set_ylabel(p.ylabel, fontsize=FONT["labels"])
+    ax.tick_params(labelsize=FONT["ticks"])
+    ax.grid(alpha=0.3)
+    if p.title:
+        ax.set_title(p.title, fontsize=FONT["title"])
+    ax._attention_lab_x = x
+    ax.plot(x, np.full_like(x, np.nan), color="#333333", lw=2)
+    ax.plot([], [], "o", color="#b00020", ms=8)
+    _set_curve(ax, np.asarray(y, dtype=float))
+    return ax
+
+
+def _set_curve(ax, y: np.ndarray) -> None:
+    """New y values for a line panel; the dot moves to the last finite one."""
+    line, dot = ax.lines[:2]
+    line.set_ydata(y)
+    seen = np.flatnonzero(np.isfinite(y))
+    dot.set_data(ax._attention_lab_x[seen[-1:]], y[seen[-1:]])
+
+
+def _moving(ax, p: Panel) -> list:
+    """What changes when a slider moves: a line and its dot, or a heatmap's cells and numbers."""
+    return list(ax.lines[:2]) if p.kind == "curve" else [ax.collections[0], *ax.texts]
 
 
 class Explorer:
@@ -144,6 +179,9 @@ class Explorer:
         # seaborn cannot slow this down unnoticed.
         FigureCanvasBase(self.figure)
         for ax, p in zip(axes, self.panels):
+            if p.kind == "curve":
+                self.axes[p.key] = _curve(ax, p, self.result[p.key])
+                continue
             self.axes[p.key] = heatmap(self.result[p.key], p.row_labels, p.col_labels, ax=ax,
                                        kind=p.kind, title=p.title, xlabel=p.xlabel, ylabel=p.ylabel,
                                        vmin=p.vmin, vmax=p.vmax, fmt=p.fmt, annot_size=p.annot_size,
@@ -152,12 +190,12 @@ class Explorer:
         self._canvas = FigureCanvasAgg(self.figure)
         # Blitting: draw everything static once, keep that background, and on every change
         # repaint only the cells and their numbers (about 4x faster than a full draw).
-        self._animated = [a for ax in self.axes.values() for a in (ax.collections[0], *ax.texts)]
+        self._animated = [a for p in self.panels for a in _moving(self.axes[p.key], p)]
         for artist in self._animated:
             artist.set_animated(True)
         self.figure.set_layout_engine("constrained", w_pad=0.12, h_pad=0.08)   # inches of margin
         for p in self.panels:
-            if p.cbar:
+            if p.cbar and p.kind != "curve":
                 add_colorbar(self.axes[p.key])
         self._canvas.draw()
         self.figure.set_layout_engine("none")   # freeze the layout computed by that first draw
@@ -218,7 +256,11 @@ class Explorer:
                 self._build_figure()
         else:
             for p in self.panels:
-                _set_heatmap(self.axes[p.key], np.asarray(self.result[p.key], dtype=float))
+                values = np.asarray(self.result[p.key], dtype=float)
+                if p.kind == "curve":
+                    _set_curve(self.axes[p.key], values)
+                else:
+                    _set_heatmap(self.axes[p.key], values)
         self.image.value = self._png()
         self.numbers.value = self._numbers_html()
 

@@ -33,6 +33,7 @@ from .masks import _decoder_step
 from .matrix import _self_attention, _softmax
 from .plots import subscript
 from .positions import _rope, _sinusoidal
+from .training import Run, _batch_inputs, _cross_entropy, _forward
 
 
 def _fmt(v) -> str:
@@ -282,3 +283,57 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
               Panel("added", rows, cols, "weights", "sinusoidal added to X", "key", "", cbar=False),
               Panel("rope", rows, cols, "weights", "RoPE on q and k", "key", "")]
     return Explorer(controls, compute, panels, describe=describe, figsize=(12.0, 3.2))
+
+
+def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, probe: int = 0) -> Explorer:
+    """A slider over the training steps kept in `run`: the attention of one held-out sequence, the
+    position scores (P W_q)(P W_k)ᵀ/√k that W_q and W_k have learned so far, and the loss curve."""
+    if not isinstance(run, Run):
+        raise TypeError(f"expected the Run that train() returns, got {type(run).__name__}")
+    if len(run.snapshot_steps) < 2:
+        raise ValueError(f"the run kept {len(run.snapshot_steps)} snapshot(s): expected at least 2, "
+                         "e.g. train(cfg, snapshots=range(0, 301, 10))")
+    cfg = run.cfg
+    if not cfg.attention:
+        raise ValueError("this run has no attention layer (ModelConfig(attention=False)): nothing to show")
+    ids, targets = _batch_inputs(cfg, run.params, held_ids, held_targets)[2:]
+    probe = as_index(probe, len(ids))
+    k = cfg.d // cfg.n_heads
+    frames = {}
+    for t, p in zip(run.snapshot_steps, run.snapshot_params):
+        logits, c = _forward(p, ids, cfg)
+        PQ, PK = p["P"] @ p["W_q"][:, :k], p["P"] @ p["W_k"][:, :k]           # (n, k) head 1's
+        frames[t] = {"weights": c["A"][probe, 0], "positions": cfg.scale * PQ @ PK.T,
+                     "loss": np.where(np.arange(len(run.losses)) < t, run.losses, np.nan),
+                     "held_loss": _cross_entropy(logits, targets)[0],
+                     "accuracy": float((logits.argmax(-1) == targets).mean()),
+                     "said": " ".join(map(str, logits[probe].argmax(-1)))}
+        if np.ptp(logits[probe]) == 0:
+            frames[t]["said"] += "  (a tie: every digit equally likely)"
+    bound = max(np.abs(f["positions"]).max() for f in frames.values())
+    n = ids.shape[1]
+    mirror = n - 1 - np.arange(n)
+
+    def compute(values):
+        return frames[values["step"]]
+
+    def describe(values, r):
+        return (f"step {values['step']}: held-out loss {r['held_loss']:.2f}, "
+                f"held-out accuracy {r['accuracy']:.2f}\n"
+                f"input      {' '.join(map(str, ids[probe]))}\n"
+                f"predicted  {r['said']}\n"
+                f"target     {' '.join(map(str, targets[probe]))}\n"
+                f"weight on the mirror place: {np.round(r['weights'][np.arange(n), mirror], 2)}")
+
+    words = [str(t) for t in ids[probe]]
+    places = [str(i) for i in range(n)]
+    head = "" if cfg.n_heads == 1 else f" (head 1 of {cfg.n_heads})"
+    steps = np.arange(len(run.losses))                                     # loss of step t: before update t
+    panels = [Panel("weights", words, words, "weights", f"attention{head}", "key token",
+                    "query token", annot_size=11, cbar=False),
+              Panel("positions", places, places, "scores", "position scores", "key place",
+                    "query place", vmin=-bound, vmax=bound, fmt=".0f", annot_size=11, cbar=False),
+              Panel("loss", [], list(steps), "curve", "training loss so far", "step", "loss",
+                    vmin=0.0, vmax=float(np.max(run.losses)) * 1.05, width=10.0)]
+    controls = [Control("step", "training step", run.snapshot_steps[0], options=tuple(run.snapshot_steps))]
+    return Explorer(controls, compute, panels, describe=describe, figsize=(13.0, 3.6))

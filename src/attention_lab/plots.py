@@ -24,6 +24,7 @@ from ._validate import (
 )
 from .heads import _concat_heads, _split_heads
 from .matrix import _attention, _project
+from .training import ModelConfig, Run, _batch_inputs, _forward, accuracy
 
 # One colour per role across the whole collection (Okabe-Ito, readable by colour-blind students).
 ROLE_COLORS = {"query": "#0072B2", "key": "#D55E00", "value": "#009E73"}
@@ -113,7 +114,8 @@ def _set_heatmap(ax, values: np.ndarray) -> None:
     fmt = getattr(ax, "_attention_lab_fmt", ".2f")
     colours = mesh.cmap(mesh.norm(values.ravel()))
     for text, value, colour in zip(ax.texts, values.ravel(), colours):
-        text.set_text(format(value, fmt))
+        shown = format(value, fmt)
+        text.set_text(shown[1:] if shown.startswith("-") and not shown.strip("-0.") else shown)  # no "-0"
         text.set_color(text_color(colour))
 
 
@@ -390,4 +392,53 @@ def plot_block() -> Figure:
     ax.set_title("one transformer block (pre-LayerNorm): z = x + MHA(LN(x)), out = z + FFN(LN(z));"
                  " FFN(u) = ReLU(u W₁) W₂",
                  fontsize=FONT["title"])
+    return fig
+
+
+def plot_model_flow(params: dict, cfg: ModelConfig, ids: ArrayLike) -> Figure:
+    """Lesson 06's model on one sequence, left to right, from its real numbers: X = E[ids] + P ->
+    attention weights -> H = X + attention output -> probabilities of each output token."""
+    cfg, params, ids, _ = _batch_inputs(cfg, params, ids, None)
+    if len(ids) != 1 or not cfg.attention:
+        raise ValueError(f"ids has shape {ids.shape} for a model with attention={cfg.attention}: "
+                         "expected one sequence (n,) and a model with an attention layer")
+    logits, c = _forward(params, ids, cfg)
+    probs = np.exp(logits[0] - logits[0].max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)                                   # (n, vocab)
+    words, d = [str(t) for t in ids[0]], cfg.d
+    dims = [str(j) if j % 8 == 0 else "" for j in range(d)]
+    panels = [(c["X"][0], "input", "X = E[token] + P", dims, d / 3),
+              (c["A"][0, 0], "weights", "attention weights", words, len(words)),
+              (c["H"][0], "input", "H = X + attention output", dims, d / 3),
+              (probs, "weights", "softmax(H W_u)", [str(v) for v in range(cfg.vocab)], cfg.vocab)]
+    fig, axes = plt.subplots(1, 4, figsize=(15, 4.2), layout="constrained",
+                             width_ratios=[p[4] for p in panels])
+    for i, (ax, (values, kind, title, cols, _)) in enumerate(zip(axes, panels)):
+        heatmap(values, words, cols, ax=ax, kind=kind, title=title, xlabel=["feature", "key token", "feature",
+                "output token"][i], ylabel="token" if i == 0 else "", cbar=False, annot=False)
+        ax.tick_params(axis="x", labelrotation=0)
+    fig.suptitle("one held-out sequence through the trained model →", fontsize=FONT["title"])
+    return fig
+
+
+def plot_learning_curve(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, baseline: float) -> Figure:
+    """Training loss at every step, and held-out accuracy at every snapshot against a baseline."""
+    if not isinstance(run, Run) or len(run.snapshot_steps) < 2:
+        raise ValueError("expected the Run that train() returns, with at least 2 snapshots")
+    acc = [accuracy(p, held_ids, held_targets, run.cfg) for p in run.snapshot_params]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 3.6), layout="constrained")
+    left.plot(run.losses, color="#333333", lw=2)
+    left.axhline(np.log(run.cfg.vocab), color="0.5", ls=":", lw=1.5)
+    left.text(len(run.losses) - 1, np.log(run.cfg.vocab), f"ln {run.cfg.vocab}: a uniform guess",
+              ha="right", va="bottom", fontsize=FONT["ticks"])
+    left.set(xlabel="step", ylabel="training loss", ylim=(0, None))
+    right.plot(run.snapshot_steps, acc, "o-", color=ROLE_COLORS["query"], lw=2, label="model")
+    right.axhline(baseline, color=ROLE_COLORS["key"], ls="--", lw=2, label="best guess without attention")
+    right.set(xlabel="step", ylabel="held-out accuracy", ylim=(0, 1.05))
+    right.legend(fontsize=FONT["ticks"], loc="center right")
+    for ax in (left, right):
+        ax.grid(alpha=0.3)
+        ax.xaxis.label.set_size(FONT["labels"])
+        ax.yaxis.label.set_size(FONT["labels"])
+        ax.tick_params(labelsize=FONT["ticks"])
     return fig

@@ -1,0 +1,353 @@
+"""Lesson 06: attention learns. One attention layer trained in NumPy: backward pass by hand, Adam.
+
+The model (row convention, a batch of B sequences of n tokens, h heads of width k = d / h):
+
+    X = E[ids] + P                      (B, n, d)   token embedding + learned position
+    Q, K, V = split(X W_q), ...         (B, h, n, k)
+    Y, A = attention(Q, K, V)           (B, h, n, k), (B, h, n, n)
+    H = X + concat(Y) W_o               (B, n, d)   residual
+    logits = H W_u                      (B, n, vocab)
+
+Every gradient is written by hand in `_backward` and checked against central finite differences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validate import as_array, as_count, as_matrix, attention_inputs
+from .heads import _concat_heads, _split_heads
+from .matrix import _attention
+
+PARAMS = ("E", "P", "W_q", "W_k", "W_v", "W_o", "W_u")
+TASKS = {"reverse": lambda ids: ids[:, ::-1].copy(), "copy": lambda ids: ids.copy()}
+
+
+# ------------------------------------------------------------------ the backward pass of attention
+def _softmax_backward(A, dA):
+    """dL/dS from dL/dA for A = softmax(S) along the last axis: A * (dA - rowsum(A * dA))."""
+    return A * (dA - (A * dA).sum(axis=-1, keepdims=True))          # (..., m, n)
+
+
+def _attention_backward(Q, K, V, A, dY, scale):
+    """Gradients of Y = softmax(scale Q Kᵀ) V with respect to Q, K and V, given dL/dY."""
+    dA = dY @ np.swapaxes(V, -1, -2)                 # (..., m, n)   Y = A V  ->  dA = dY Vᵀ
+    dV = np.swapaxes(A, -1, -2) @ dY                 # (..., n, d_v)             dV = Aᵀ dY
+    dS = scale * _softmax_backward(A, dA)            # (..., m, n)   through softmax and the scale
+    return dS @ K, np.swapaxes(dS, -1, -2) @ Q, dV   # dQ (..., m, d_k), dK (..., n, d_k), dV
+
+
+def attention_backward(Q: ArrayLike, K: ArrayLike, V: ArrayLike, dY: ArrayLike,
+                       scale: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(dL/dQ, dL/dK, dL/dV) for Y = softmax(scale Q Kᵀ) V, given dY = dL/dY of shape (..., m, d_v)."""
+    Q, K, V, _, scale = attention_inputs(Q, K, V, None, scale)
+    dY = as_array(dY, "dY", "(..., m, d_v): one gradient per output number")
+    if not Q.shape[:-2] == K.shape[:-2] == V.shape[:-2]:
+        raise ValueError(f"Q {Q.shape}, K {K.shape} and V {V.shape} have different batch or head "
+                         "dimensions: expected the same leading dimensions (no broadcasting here)")
+    expected = Q.shape[:-1] + V.shape[-1:]
+    if dY.shape != expected:
+        raise ValueError(f"dY has shape {dY.shape}, but the output Y has shape {expected} (Q {Q.shape}, "
+                         f"V {V.shape}): expected dY of the same shape as Y")
+    A = _attention(Q, K, V, None, scale)[1]
+    return _attention_backward(Q, K, V, A, dY, scale)
+
+
+def numerical_gradient(f: Callable[[np.ndarray], float], x: ArrayLike, eps: float = 1e-6) -> np.ndarray:
+    """Central differences (f(x + eps) - f(x - eps)) / 2 eps, one entry of x at a time (x is not changed)."""
+    if not callable(f):
+        raise TypeError(f"f must be a function of one array returning a number, got {type(f).__name__}")
+    x = np.array(as_array(x, "x", "an array of numbers", min_ndim=0), dtype=float)   # a private copy
+    if not (isinstance(eps, (int, float)) and 0 < eps < 1):
+        raise ValueError(f"eps = {eps!r}: expected a small positive step such as 1e-6")
+    grad = np.zeros_like(x)
+    for i in np.ndindex(x.shape):            # slow on purpose: nothing here can share a mistake
+        old = x[i]
+        x[i] = old + eps
+        up = float(f(x))
+        x[i] = old - eps
+        down = float(f(x))
+        x[i] = old
+        grad[i] = (up - down) / (2 * eps)
+    return grad
+
+
+def relative_error(a: ArrayLike, b: ArrayLike) -> float:
+    """|a - b| / (|a| + |b|) over all entries (Frobenius norms); 0 when both are zero."""
+    a = as_array(a, "a", "an array of numbers", min_ndim=0)
+    b = as_array(b, "b", "an array of numbers", min_ndim=0)
+    if a.shape != b.shape:
+        raise ValueError(f"a has shape {a.shape} and b has shape {b.shape}: expected the same shape")
+    denominator = np.linalg.norm(a) + np.linalg.norm(b)
+    return 0.0 if denominator == 0 else float(np.linalg.norm(a - b) / denominator)
+
+
+# ------------------------------------------------------------------ the model
+@dataclass(frozen=True)
+class ModelConfig:
+    """The model's sizes and switches (the ablations turn them off)."""
+    vocab: int = 10
+    n: int = 8                    # tokens per sequence
+    d: int = 32                   # model width
+    n_heads: int = 1
+    positions: bool = True        # False: no position table (P stays 0)
+    attention: bool = True        # False: the attention layer is removed (H = X)
+    scaled: bool = True           # False: scores Q Kᵀ without the 1/sqrt(k)
+    task: str = "reverse"         # "reverse": target i = token n-1-i; "copy": target i = token i
+
+    @property
+    def scale(self) -> float:
+        return 1.0 / np.sqrt(self.d // self.n_heads) if self.scaled else 1.0
+
+
+def _config(cfg) -> ModelConfig:
+    if not isinstance(cfg, ModelConfig):
+        raise TypeError(f"expected an al.ModelConfig, got {type(cfg).__name__}")
+    for name in ("vocab", "n", "d", "n_heads"):
+        as_count(getattr(cfg, name), f"ModelConfig.{name}", minimum=2 if name == "vocab" else 1)
+    if cfg.task not in TASKS:
+        raise ValueError(f"ModelConfig.task is {cfg.task!r}: expected one of {sorted(TASKS)}")
+    if cfg.d % cfg.n_heads:
+        raise ValueError(f"ModelConfig.d = {cfg.d} is not divisible by n_heads = {cfg.n_heads}: "
+                         "expected a whole number of columns per head")
+    return cfg
+
+
+def init_params(cfg: ModelConfig, seed: int = 0) -> dict[str, np.ndarray]:
+    """Random weights: embeddings N(0, 1), matrices N(0, 1/fan_in); P is zero without positions."""
+    cfg = _config(cfg)
+    rng = np.random.default_rng(seed)
+    d, v = cfg.d, cfg.vocab
+
+    def matrix(rows, cols):
+        return rng.standard_normal((rows, cols)) / np.sqrt(rows)
+
+    p = {"E": rng.standard_normal((v, d)), "P": rng.standard_normal((cfg.n, d)),
+         "W_q": matrix(d, d), "W_k": matrix(d, d), "W_v": matrix(d, d), "W_o": matrix(d, d),
+         "W_u": np.zeros((d, v))}            # zero: the untrained model guesses uniformly
+    if not cfg.positions:
+        p["P"] = np.zeros((cfg.n, d))
+    return p
+
+
+def _forward(p, ids, cfg):
+    """Logits (B, n, vocab) and everything the backward pass needs."""
+    X = p["E"][ids]                                                 # (B, n, d)
+    if cfg.positions:
+        X = X + p["P"][: ids.shape[1]]                              # without positions P is unused
+    c = {"X": X, "ids": ids}
+    H = X
+    if cfg.attention:
+        h = cfg.n_heads
+        Q = _split_heads(X @ p["W_q"], h)                           # (B, h, n, k)
+        K = _split_heads(X @ p["W_k"], h)                           # (B, h, n, k)
+        V = _split_heads(X @ p["W_v"], h)                           # (B, h, n, k)
+        Y, A = _attention(Q, K, V, None, cfg.scale)                 # (B, h, n, k), (B, h, n, n)
+        C = _concat_heads(Y)                                        # (B, n, d)
+        H = X + C @ p["W_o"]                                        # (B, n, d) residual
+        c |= {"Q": Q, "K": K, "V": V, "A": A, "C": C}
+    c["H"] = H
+    return H @ p["W_u"], c                                          # (B, n, vocab)
+
+
+def _cross_entropy(logits, targets):
+    """Mean -log softmax(logits)[target] and its gradient dL/dlogits."""
+    z = logits - logits.max(axis=-1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))      # (B, n, vocab)
+    picked = np.take_along_axis(logp, targets[..., None], axis=-1)
+    grad = np.exp(logp)
+    np.put_along_axis(grad, targets[..., None], np.take_along_axis(grad, targets[..., None], -1) - 1, -1)
+    return -picked.mean(), grad / targets.size                     # softmax - one_hot, averaged
+
+
+def _flat(M):
+    return M.reshape(-1, M.shape[-1])                               # (B*n, cols)
+
+
+def _backward(p, c, dlogits, cfg):
+    """Every gradient by hand, from dL/dlogits back to the embeddings."""
+    g = {"W_u": _flat(c["H"]).T @ _flat(dlogits)}                   # (d, vocab)
+    dH = dlogits @ p["W_u"].T                                       # (B, n, d)
+    dX = dH                                                         # the residual path
+    for name in ("W_q", "W_k", "W_v", "W_o"):
+        g[name] = np.zeros_like(p[name])
+    if cfg.attention:
+        g["W_o"] = _flat(c["C"]).T @ _flat(dH)                      # (d, d)
+        dY = _split_heads(dH @ p["W_o"].T, cfg.n_heads)             # (B, h, n, k)
+        dQ, dK, dV = _attention_backward(c["Q"], c["K"], c["V"], c["A"], dY, cfg.scale)
+        dQ, dK, dV = _concat_heads(dQ), _concat_heads(dK), _concat_heads(dV)   # (B, n, d) each
+        X = _flat(c["X"])
+        g["W_q"], g["W_k"], g["W_v"] = X.T @ _flat(dQ), X.T @ _flat(dK), X.T @ _flat(dV)
+        dX = dX + dQ @ p["W_q"].T + dK @ p["W_k"].T + dV @ p["W_v"].T
+    one_hot = np.eye(len(p["E"]))[c["ids"].ravel()]                 # (B*n, vocab)
+    g["E"] = one_hot.T @ _flat(dX)                                  # a digit's row: sum over its tokens
+    g["P"] = np.zeros_like(p["P"])
+    if cfg.positions:
+        g["P"][: dX.shape[1]] = dX.sum(axis=0)                      # (n, d)
+    return g
+
+
+def loss_and_grads(p: dict, ids: ArrayLike, targets: ArrayLike,
+                   cfg: ModelConfig) -> tuple[float, dict[str, np.ndarray]]:
+    """Mean cross-entropy of predicting `targets` from `ids` (both (B, n) integers), and its gradients."""
+    cfg, p, ids, targets = _batch_inputs(cfg, p, ids, targets)
+    logits, c = _forward(p, ids, cfg)
+    loss, dlogits = _cross_entropy(logits, targets)
+    return float(loss), _backward(p, c, dlogits, cfg)
+
+
+def loss_of(p: dict, ids: ArrayLike, targets: ArrayLike, cfg: ModelConfig) -> float:
+    """Mean cross-entropy only (for finite differences)."""
+    cfg, p, ids, targets = _batch_inputs(cfg, p, ids, targets)
+    return float(_cross_entropy(_forward(p, ids, cfg)[0], targets)[0])
+
+
+def predict(p: dict, ids: ArrayLike, cfg: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Predicted tokens (B, n) and attention weights (B, h, n, n) (empty without attention)."""
+    cfg, p, ids, _ = _batch_inputs(cfg, p, ids, None)
+    logits, c = _forward(p, ids, cfg)
+    return logits.argmax(axis=-1), c.get("A", np.zeros((len(ids), 0, ids.shape[1], ids.shape[1])))
+
+
+def _batch_inputs(cfg, p, ids, targets):
+    """Check the config, the weights' shapes and the token ids once, at the door."""
+    cfg = _config(cfg)
+    shapes = {"E": (cfg.vocab, cfg.d), "P": (cfg.n, cfg.d), "W_q": (cfg.d, cfg.d), "W_k": (cfg.d, cfg.d),
+              "W_v": (cfg.d, cfg.d), "W_o": (cfg.d, cfg.d), "W_u": (cfg.d, cfg.vocab)}
+    if not isinstance(p, dict) or set(p) != set(PARAMS):
+        got = sorted(p) if isinstance(p, dict) else type(p).__name__
+        raise TypeError(f"expected the weights as a dict with keys {list(PARAMS)}, got {got}")
+    p = {k: as_matrix(p[k], k, str(shapes[k])) for k in PARAMS}
+    for k, shape in shapes.items():
+        if p[k].shape != shape:
+            raise ValueError(f"{k} has shape {p[k].shape}: expected {shape} for {cfg}")
+    ids = _token_ids(ids, "ids", cfg)
+    if targets is not None:
+        targets = _token_ids(targets, "targets", cfg)
+        if targets.shape != ids.shape:
+            raise ValueError(f"targets has shape {targets.shape} and ids {ids.shape}: expected one "
+                             "target per token")
+    return cfg, p, ids, targets
+
+
+def _token_ids(a, name, cfg):
+    arr = np.asarray(a)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must be whole numbers of shape (B, n) (a batch of sequences), got "
+                        f"{arr.dtype} of shape {arr.shape}")
+    if arr.size == 0 or arr.shape[1] > cfg.n:
+        raise ValueError(f"{name} has shape {arr.shape}: expected (B, n) with 1 <= n <= {cfg.n}")
+    if arr.min() < 0 or arr.max() >= cfg.vocab:
+        raise ValueError(f"{name} holds {arr.min()}..{arr.max()}: expected token ids 0..{cfg.vocab - 1}")
+    return arr
+
+
+# ------------------------------------------------------------------ the task and the training loop
+def task_batch(rng: np.random.Generator, batch: int, cfg: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
+    """`batch` random sequences (B, n) of the task's tokens, and their targets (reversed or copied)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), got "
+                        f"{type(rng).__name__}")
+    cfg, batch = _config(cfg), as_count(batch, "batch")
+    ids = rng.integers(0, cfg.vocab, size=(batch, cfg.n))
+    return ids, TASKS[cfg.task](ids)
+
+
+def _adam(p, g, state, t, lr, b1=0.9, b2=0.999, eps=1e-8):
+    """One Adam step on every weight matrix, in place (one update per matrix, no loop over entries)."""
+    for k in PARAMS:
+        m, v = state[k]
+        m *= b1
+        m += (1 - b1) * g[k]
+        v *= b2
+        v += (1 - b2) * g[k] ** 2
+        p[k] -= lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps)
+
+
+@dataclass
+class Run:
+    """What one training run leaves: the final weights, the loss at every step, and snapshots."""
+    cfg: ModelConfig
+    params: dict
+    losses: np.ndarray                                     # (steps,) training loss at every step
+    snapshot_steps: list = field(default_factory=list)     # the steps at which weights were kept
+    snapshot_params: list = field(default_factory=list)    # a copy of every weight matrix, per snapshot
+
+
+def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003, seed: int = 0,
+          snapshots: Sequence[int] = ()) -> Run:
+    """Adam on fresh random batches of the task; a copy of the weights before each step in `snapshots`
+    (step 0 = untrained, step `steps` = the end)."""
+    cfg = _config(cfg)
+    steps, batch = as_count(steps, "steps"), as_count(batch, "batch")
+    if not (isinstance(lr, (int, float)) and 0 < lr < 1):
+        raise ValueError(f"lr = {lr!r}: expected a learning rate between 0 and 1, such as 0.003")
+    keep = sorted({as_count(t, "a snapshot step", minimum=0) for t in snapshots})
+    if keep and keep[-1] > steps:
+        raise ValueError(f"snapshot step {keep[-1]} is after the last step ({steps}): expected "
+                         f"steps between 0 and {steps}")
+    p = init_params(cfg, seed)
+    rng = np.random.default_rng(seed + 1)                  # the data stream, apart from the weights
+    state = {k: (np.zeros_like(p[k]), np.zeros_like(p[k])) for k in PARAMS}
+    run = Run(cfg, p, np.zeros(steps))
+    for t in range(steps + 1):
+        if keep and t == keep[0]:
+            keep.pop(0)
+            run.snapshot_steps.append(t)
+            run.snapshot_params.append({k: w.copy() for k, w in p.items()})
+        if t == steps:
+            break
+        ids, targets = task_batch(rng, batch, cfg)
+        logits, c = _forward(p, ids, cfg)                  # forward
+        run.losses[t], dlogits = _cross_entropy(logits, targets)
+        g = _backward(p, c, dlogits, cfg)                  # backward, by hand
+        _adam(p, g, state, t + 1, lr)                      # update
+    return run
+
+
+def accuracy(p: dict, ids: ArrayLike, targets: ArrayLike, cfg: ModelConfig) -> float:
+    """Fraction of tokens predicted right."""
+    cfg, p, ids, targets = _batch_inputs(cfg, p, ids, targets)
+    return float((_forward(p, ids, cfg)[0].argmax(axis=-1) == targets).mean())
+
+
+def counting_baseline(train_ids: ArrayLike, train_targets: ArrayLike, test_ids: ArrayLike,
+                      test_targets: ArrayLike) -> float:
+    """Held-out accuracy of the best guess from a token and its position alone (no attention):
+    for each (position, token), the target seen most often with it in training."""
+    a, b, c, d = (np.asarray(x) for x in (train_ids, train_targets, test_ids, test_targets))
+    if not (a.shape == b.shape and c.shape == d.shape and a.ndim == c.ndim == 2 and a.shape[1] == c.shape[1]):
+        raise ValueError(f"shapes {a.shape}, {b.shape}, {c.shape}, {d.shape}: expected training ids "
+                         "and targets of one shape (B, n), test ids and targets of one shape (B', n)")
+    v = int(max(a.max(), b.max(), c.max(), d.max())) + 1
+    n = a.shape[1]
+    counts = np.zeros((n, v, v))                                    # (position, token, target)
+    np.add.at(counts, (np.broadcast_to(np.arange(n), a.shape), a, b), 1)
+    guess = counts.argmax(axis=-1)                                  # (n, v)
+    return float((guess[np.arange(n), c] == d).mean())
+
+
+def with_config(cfg: ModelConfig, **changes) -> ModelConfig:
+    """A copy of cfg with some fields changed (for the ablations)."""
+    return _config(replace(cfg, **changes))
+
+
+def commonest_token_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
+    """Expected accuracy of guessing, at every place, the token that is commonest in the sequence
+    (ties: one of them at random): the best a model can do that sees which tokens occur, not where."""
+    ids, targets = np.asarray(ids), np.asarray(targets)
+    if ids.ndim != 2 or ids.shape != targets.shape or not np.issubdtype(ids.dtype, np.integer):
+        raise ValueError(f"ids {ids.shape} and targets {targets.shape}: expected two integer arrays "
+                         "of one shape (B, n)")
+    v = int(max(ids.max(), targets.max())) + 1
+    counts = np.zeros((len(ids), v))
+    np.add.at(counts, (np.arange(len(ids))[:, None], ids), 1)                   # (B, vocab)
+    modes = counts == counts.max(axis=1, keepdims=True)                         # (B, vocab)
+    hit = np.take_along_axis(modes, targets, axis=1)                            # (B, n)
+    return float((hit / modes.sum(axis=1, keepdims=True)).mean())

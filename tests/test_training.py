@@ -1,0 +1,245 @@
+"""Lesson 06: the hand-written backward pass against finite differences and other formulations, the
+training loop, the baselines, the explorer, and the messages for bad input."""
+
+import numpy as np
+import pytest
+
+import attention_lab as al
+from attention_lab import training
+
+RNG = np.random.default_rng(2026)
+
+
+def random_params(cfg, seed):
+    """Every weight random (W_u too: at zero it would hide the gradients below it)."""
+    rng = np.random.default_rng(seed)
+    return {k: rng.standard_normal(w.shape) / 2 for k, w in al.init_params(cfg, seed).items()}
+
+
+# ------------------------------------------------------------ gradients
+@pytest.mark.parametrize("shape", [(4, 3, 3, 2), (2, 3, 5, 4, 3)])   # (..., m, n, d_k, d_v)
+def test_attention_backward_matches_finite_differences(shape):
+    *lead, m, n, dk, dv = shape
+    Q, K = RNG.standard_normal((*lead, m, dk)), RNG.standard_normal((*lead, n, dk))
+    V, dY = RNG.standard_normal((*lead, n, dv)), RNG.standard_normal((*lead, m, dv))
+    grads = al.attention_backward(Q, K, V, dY)
+    for i, x in enumerate((Q, K, V)):
+        def L(z, i=i):
+            args = [Q, K, V]
+            args[i] = z
+            return (al.scaled_dot_product_attention(*args)[0] * dY).sum()
+        assert al.relative_error(grads[i], al.numerical_gradient(L, x)) < 1e-6
+
+
+def test_softmax_backward_is_the_jacobian():
+    """dS = J dA with the softmax's Jacobian J = diag(a) - a aᵀ written out (another formulation)."""
+    s, dA = RNG.standard_normal(6), RNG.standard_normal(6)
+    a = np.exp(s) / np.exp(s).sum()
+    J = np.diag(a) - np.outer(a, a)
+    assert np.allclose(training._softmax_backward(a[None], dA[None])[0], J @ dA)
+
+
+@pytest.mark.parametrize("cfg", [
+    al.ModelConfig(vocab=5, n=4, d=8, n_heads=2),
+    al.ModelConfig(vocab=4, n=3, d=6, n_heads=3, scaled=False),
+    al.ModelConfig(vocab=5, n=4, d=4, positions=False),
+    al.ModelConfig(vocab=5, n=4, d=4, attention=False, task="copy"),
+], ids=["2 heads", "3 heads unscaled", "no positions", "no attention"])
+def test_every_model_gradient_matches_finite_differences(cfg):
+    p = random_params(cfg, 1)                  # without positions P is random and must not matter
+    ids, targets = al.task_batch(np.random.default_rng(3), 3, cfg)
+    _, grads = al.loss_and_grads(p, ids, targets, cfg)
+    for name in al.PARAMS:
+        def L(w, name=name):
+            return al.loss_of(p | {name: w}, ids, targets, cfg)
+        numeric = al.numerical_gradient(L, p[name])
+        assert al.relative_error(grads[name], numeric) <= 1e-6, name
+    if not cfg.positions:
+        assert not grads["P"].any()
+    if not cfg.attention:
+        assert not any(grads[k].any() for k in ("W_q", "W_k", "W_v", "W_o"))
+
+
+def test_forward_is_lesson_03s_multi_head_attention_plus_a_residual():
+    """The batched, vectorised forward pass against the lessons' one-sequence functions."""
+    cfg = al.ModelConfig(vocab=6, n=5, d=8, n_heads=2)
+    p = random_params(cfg, 2)
+    ids, targets = al.task_batch(np.random.default_rng(4), 3, cfg)
+    expected = []
+    for seq in ids:
+        X = p["E"][seq] + p["P"]
+        Y, _ = al.multi_head_attention(X, X, p["W_q"], p["W_k"], p["W_v"], p["W_o"], 2)
+        expected.append((X + Y) @ p["W_u"])
+    logits = np.array(expected)                                             # (3, 5, 6)
+    logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    by_hand = -np.mean([logp[b, i, targets[b, i]] for b in range(3) for i in range(5)])
+    assert np.isclose(al.loss_of(p, ids, targets, cfg), by_hand)
+    assert np.array_equal(al.predict(p, ids, cfg)[0], logits.argmax(-1))
+
+
+def test_untrained_model_guesses_uniformly():
+    cfg = al.ModelConfig()
+    ids, targets = al.task_batch(np.random.default_rng(0), 10, cfg)
+    assert np.isclose(al.loss_of(al.init_params(cfg, 0), ids, targets, cfg), np.log(10))
+
+
+# ------------------------------------------------------------ Adam and training
+def test_adam_matches_the_formula_by_hand():
+    """Two steps on one weight with gradients 2 then -1 (lr 0.1): computed from Adam's definition."""
+    p = {k: np.zeros((1, 1)) for k in al.PARAMS}
+    state = {k: (np.zeros((1, 1)), np.zeros((1, 1))) for k in al.PARAMS}
+    g1 = {k: np.full((1, 1), 2.0) for k in al.PARAMS}
+    g2 = {k: np.full((1, 1), -1.0) for k in al.PARAMS}
+    training._adam(p, g1, state, 1, 0.1)
+    assert np.isclose(p["E"][0, 0], -0.1 * 2 / (2 + 1e-8))                # first step: lr · sign(g)
+    training._adam(p, g2, state, 2, 0.1)
+    m = 0.9 * 0.1 * 2 + 0.1 * -1                                          # 0.08
+    v = 0.999 * 0.001 * 4 + 0.001 * 1                                     # 0.004996
+    step = 0.1 * (m / (1 - 0.81)) / (np.sqrt(v / (1 - 0.998001)) + 1e-8)
+    assert np.isclose(p["E"][0, 0], -0.1 * 2 / (2 + 1e-8) - step)
+
+
+def test_training_learns_reversal_and_its_anti_diagonal_on_unseen_sequences():
+    cfg = al.ModelConfig()
+    run = al.train(cfg, steps=120, seed=0, snapshots=[0, 60, 120])
+    held, held_targets = al.task_batch(np.random.default_rng(6), 500, cfg)
+    stream = np.random.default_rng(1)                        # train()'s data: default_rng(seed + 1)
+    seen = {tuple(s) for _ in range(120) for s in al.task_batch(stream, 64, cfg)[0]}
+    assert not seen & {tuple(s) for s in held}               # held out: never trained on
+    assert al.accuracy(run.params, held, held_targets, cfg) >= 0.99
+    A = al.predict(run.params, held, cfg)[1][:, 0]           # (500, 8, 8)
+    assert (A.argmax(-1) == np.arange(8)[::-1]).all()
+    assert A[:, np.arange(8), np.arange(8)[::-1]].mean() >= 0.9
+    assert run.snapshot_steps == [0, 60, 120]
+    assert all(np.array_equal(run.snapshot_params[-1][k], run.params[k]) for k in al.PARAMS)
+    again = al.train(cfg, steps=120, seed=0)
+    assert np.array_equal(again.losses, run.losses)          # seeded: the same run twice
+
+
+def test_the_ablations_fail_as_the_lesson_says():
+    cfg = al.ModelConfig()
+    held, held_targets = al.task_batch(np.random.default_rng(6), 500, cfg)
+    no_pos = al.ModelConfig(positions=False)
+    acc = al.accuracy(al.train(no_pos, steps=300).params, held, held_targets, no_pos)
+    assert abs(acc - al.commonest_token_baseline(held, held_targets)) < 0.03
+    no_attn = al.ModelConfig(attention=False)
+    assert al.accuracy(al.train(no_attn, steps=300).params, held, held_targets, no_attn) < 0.15
+    # 06.1's answer, by experiment: copying needs no attention
+    copy = al.ModelConfig(task="copy", attention=False)
+    ids, targets = al.task_batch(np.random.default_rng(6), 500, copy)
+    assert al.accuracy(al.train(copy, steps=300).params, ids, targets, copy) >= 0.95
+    assert al.EXERCISES["06.1"].evaluate("a").status == "correct"
+
+
+def test_training_does_not_change_its_inputs_and_snapshots_are_copies():
+    cfg = al.ModelConfig(vocab=4, n=3, d=4)
+    p = random_params(cfg, 0)
+    before = {k: w.copy() for k, w in p.items()}
+    ids, targets = al.task_batch(np.random.default_rng(0), 2, cfg)
+    ids_before = ids.copy()
+    al.loss_and_grads(p, ids, targets, cfg)
+    al.predict(p, ids, cfg)
+    assert all(np.array_equal(before[k], p[k]) for k in p) and np.array_equal(ids, ids_before)
+    x = RNG.standard_normal((2, 3))
+    x_before = x.copy()
+    al.numerical_gradient(lambda z: (z ** 2).sum(), x)
+    assert np.array_equal(x, x_before)
+    run = al.train(cfg, steps=3, snapshots=[0, 3])
+    assert not np.array_equal(run.snapshot_params[0]["W_u"], run.snapshot_params[1]["W_u"])
+
+
+# ------------------------------------------------------------ baselines
+def test_counting_baseline_by_hand():
+    train_ids = np.array([[0, 1], [0, 1], [1, 1]])
+    train_targets = np.array([[1, 0], [1, 1], [0, 0]])
+    # place 0: digit 0 -> target 1 (twice), digit 1 -> 0; place 1: digit 1 -> 0 twice, 1 once -> 0
+    test_ids, test_targets = np.array([[0, 1], [1, 1]]), np.array([[1, 1], [1, 0]])
+    assert al.counting_baseline(train_ids, train_targets, test_ids, test_targets) == 2 / 4
+
+
+def test_commonest_token_baseline_by_hand():
+    ids = np.array([[2, 2, 0, 1], [0, 1, 0, 1]])
+    # sequence 1: mode 2 (twice): targets hit it 2 of 4 times; sequence 2: modes 0 and 1 tied,
+    # guessing one of them at random is right with probability 1/2 at every place
+    assert al.commonest_token_baseline(ids, ids[:, ::-1]) == (2 / 4 + 4 * 0.5 / 4) / 2
+
+
+# ------------------------------------------------------------ the explorer and the pictures
+def test_training_explorer_moves_through_the_steps():
+    cfg = al.ModelConfig()
+    run = al.train(cfg, steps=40, snapshots=range(0, 41, 10))
+    held, targets = al.task_batch(np.random.default_rng(6), 50, cfg)
+    ex = al.training_explorer(run, held, targets)
+    assert "(a tie: every digit equally likely)" in ex.summary() and "step 0:" in ex.summary()
+    first = ex.image.value
+    ex.set(step=40)
+    assert ex.image.value != first and "step 40:" in ex.summary()
+    assert np.array_equal(ex.result["weights"], al.predict(run.params, held[:1], cfg)[1][0, 0])
+    assert np.isnan(ex.result["loss"][40:]).all() and np.isfinite(ex.result["loss"][:40]).all()
+    ex.reset()
+    assert ex.image.value == first
+    fig = al.plot_model_flow(run.params, cfg, held[0])
+    assert len(fig.axes) == 4
+    fig = al.plot_learning_curve(run, held, targets, 0.1)
+    assert len(fig.axes[1].lines[0].get_xdata()) == 5
+
+
+# ------------------------------------------------------------ bad input
+@pytest.mark.parametrize("call, error, fragment", [
+    (lambda: al.ModelConfig(d=30, n_heads=4) and al.init_params(al.ModelConfig(d=30, n_heads=4)),
+     ValueError, "d = 30 is not divisible by n_heads = 4"),
+    (lambda: al.init_params(al.ModelConfig(task="sort")), ValueError, "expected one of"),
+    (lambda: al.init_params({"d": 4}), TypeError, "expected an al.ModelConfig"),
+    (lambda: al.loss_of(al.init_params(al.ModelConfig()), [[0, 10]], [[0, 1]], al.ModelConfig()),
+     ValueError, "ids holds 0..10: expected token ids 0..9"),
+    (lambda: al.loss_of(al.init_params(al.ModelConfig()), [[0.5, 1]], [[0, 1]], al.ModelConfig()),
+     TypeError, "whole numbers of shape (B, n)"),
+    (lambda: al.loss_of(al.init_params(al.ModelConfig()), [[0, 1]], [[0, 1, 2]], al.ModelConfig()),
+     ValueError, "targets has shape (1, 3) and ids (1, 2)"),
+    (lambda: al.loss_of({"E": 1}, [[0]], [[0]], al.ModelConfig()), TypeError, "a dict with keys"),
+    (lambda: al.loss_of(al.init_params(al.ModelConfig()) | {"W_q": np.zeros((32, 16))}, [[0]], [[0]],
+                        al.ModelConfig()), ValueError, "W_q has shape (32, 16): expected (32, 32)"),
+    (lambda: al.attention_backward(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 2)), np.ones((2, 2))),
+     ValueError, "dY has shape (2, 2), but the output Y has shape (3, 2)"),
+    (lambda: al.attention_backward(np.ones((2, 3, 2)), np.ones((3, 2)), np.ones((3, 2)), np.ones((2, 3, 2))),
+     ValueError, "different batch or head dimensions"),
+    (lambda: al.numerical_gradient(np.ones(3), np.ones(3)), TypeError, "f must be a function"),
+    (lambda: al.numerical_gradient(np.sum, np.ones(3), eps=2.0), ValueError, "eps = 2.0"),
+    (lambda: al.relative_error(np.ones(3), np.ones(4)), ValueError, "a has shape (3,) and b has shape (4,)"),
+    (lambda: al.train(al.ModelConfig(), steps=5, lr=3), ValueError, "lr = 3"),
+    (lambda: al.train(al.ModelConfig(), steps=5, snapshots=[0, 9]), ValueError, "snapshot step 9"),
+    (lambda: al.task_batch(0, 3, al.ModelConfig()), TypeError, "np.random.Generator"),
+    (lambda: al.training_explorer(al.train(al.ModelConfig(), steps=2), np.zeros((2, 8), int),
+                                  np.zeros((2, 8), int)), ValueError, "kept 0 snapshot(s)"),
+    (lambda: al.counting_baseline(np.zeros((2, 3), int), np.zeros((2, 3), int), np.zeros((2, 4), int),
+                                  np.zeros((2, 4), int)), ValueError, "expected training ids"),
+    (lambda: al.commonest_token_baseline(np.zeros((2, 3), int), np.zeros((2, 4), int)), ValueError,
+     "of one shape (B, n)"),
+])
+def test_bad_input_is_refused_with_a_message(call, error, fragment):
+    with pytest.raises(error) as info:
+        call()
+    assert fragment in str(info.value)
+
+
+def test_lesson_06s_claims_about_the_explorer():
+    """Section 6's sentences, checked on the lesson's own run (the registry builds it as the lesson does)."""
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    from explorer_registry import demo_explorers
+    ex = demo_explorers()["06 training_explorer (8×8 + 8×8 + loss curve)"]()
+    mirror = np.arange(8)[::-1]
+    ex.set(step=8)
+    assert (ex.result["positions"].argmax(axis=1) != mirror).any()      # not yet at step 8
+    ex.set(step=10)
+    assert (ex.result["positions"].argmax(axis=1) == mirror).all()      # every row by step 10
+    assert round(ex.result["weights"][np.arange(8), mirror].min(), 2) == 0.01
+    ex.set(step=20)
+    assert "predicted  3 6 3 9 3 5 5 4" not in ex.summary()
+    ex.set(step=22)
+    assert "predicted  3 6 3 9 3 5 5 4" in ex.summary()                # the probe reversed
+    ex.set(step=28)
+    assert ex.result["accuracy"] < 0.995
+    ex.set(step=30)
+    assert ex.result["accuracy"] >= 0.995                                 # prints as 1.00
