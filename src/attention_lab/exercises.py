@@ -17,6 +17,7 @@ from .masks import causal_mask
 from .matrix import scaled_dot_product_attention, softmax
 from .positions import _rope
 from .sources import source_004
+from .training import numerical_gradient
 
 
 def _as_numbers(answer, shape: tuple[int, ...], what: str) -> np.ndarray | str:
@@ -749,22 +750,16 @@ def _design_06():
     })
 
 
-def _grads_numeric(Q, K, V, dY, eps=1e-6):
+def _grads_numeric(Q, K, V, dY):
     """dQ, dK, dV of L = sum(Y * dY), Y causal attention, by central differences (no backward pass)."""
     mask = causal_mask(len(Q))
 
-    def loss(Q_, K_, V_):
-        return float((scaled_dot_product_attention(Q_, K_, V_, mask=mask)[0] * dY).sum())
-    out = []
-    for i, x in enumerate((Q, K, V)):
-        g = np.zeros_like(x)
-        for j in np.ndindex(x.shape):
-            up, down = [a.copy() for a in (Q, K, V)], [a.copy() for a in (Q, K, V)]
-            up[i][j] += eps
-            down[i][j] -= eps
-            g[j] = (loss(*up) - loss(*down)) / (2 * eps)
-        out.append(g)
-    return np.array(out)
+    def loss_of(i):                       # L as a function of input i (Q, K or V), the others fixed
+        def L(x):
+            args = [x if j == i else a for j, a in enumerate((Q, K, V))]
+            return float((scaled_dot_product_attention(*args, mask=mask)[0] * dY).sum())
+        return L
+    return np.array([numerical_gradient(loss_of(i), x) for i, x in enumerate((Q, K, V))])
 
 
 def _debug_06():

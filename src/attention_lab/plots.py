@@ -23,7 +23,7 @@ from ._validate import (
     shape_of,
 )
 from .heads import _concat_heads, _split_heads
-from .matrix import _attention, _project
+from .matrix import _attention, _project, _softmax
 from .training import ModelConfig, Run, _batch_inputs, _forward, accuracy
 
 # One colour per role across the whole collection (Okabe-Ito, readable by colour-blind students).
@@ -403,8 +403,7 @@ def plot_model_flow(params: dict, cfg: ModelConfig, ids: ArrayLike) -> Figure:
         raise ValueError(f"ids has shape {ids.shape} for a model with attention={cfg.attention}: "
                          "expected one sequence (n,) and a model with an attention layer")
     logits, c = _forward(params, ids, cfg)
-    probs = np.exp(logits[0] - logits[0].max(-1, keepdims=True))
-    probs /= probs.sum(-1, keepdims=True)                                   # (n, vocab)
+    probs = _softmax(logits[0])                                             # (n, vocab)
     words, d = [str(t) for t in ids[0]], cfg.d
     dims = [str(j) if j % 8 == 0 else "" for j in range(d)]
     panels = [(c["X"][0], "input", "X = E[token] + P", dims, d / 3),

@@ -322,6 +322,9 @@ def counting_baseline(train_ids: ArrayLike, train_targets: ArrayLike, test_ids: 
     """Held-out accuracy of the best guess from a token and its position alone (no attention):
     for each (position, token), the target seen most often with it in training."""
     a, b, c, d = (np.asarray(x) for x in (train_ids, train_targets, test_ids, test_targets))
+    if not all(np.issubdtype(x.dtype, np.integer) and x.size and x.min() >= 0 for x in (a, b, c, d)):
+        raise TypeError(f"expected token ids (whole numbers >= 0), got dtypes {a.dtype}, {b.dtype}, "
+                        f"{c.dtype}, {d.dtype}")
     if not (a.shape == b.shape and c.shape == d.shape and a.ndim == c.ndim == 2 and a.shape[1] == c.shape[1]):
         raise ValueError(f"shapes {a.shape}, {b.shape}, {c.shape}, {d.shape}: expected training ids "
                          "and targets of one shape (B, n), test ids and targets of one shape (B', n)")
@@ -342,9 +345,11 @@ def commonest_token_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
     """Expected accuracy of guessing, at every place, the token that is commonest in the sequence
     (ties: one of them at random): the best a model can do that sees which tokens occur, not where."""
     ids, targets = np.asarray(ids), np.asarray(targets)
-    if ids.ndim != 2 or ids.shape != targets.shape or not np.issubdtype(ids.dtype, np.integer):
-        raise ValueError(f"ids {ids.shape} and targets {targets.shape}: expected two integer arrays "
-                         "of one shape (B, n)")
+    whole = all(np.issubdtype(x.dtype, np.integer) for x in (ids, targets))
+    if (ids.ndim != 2 or ids.shape != targets.shape or ids.size == 0 or not whole
+            or min(ids.min(), targets.min()) < 0):
+        raise ValueError(f"ids {ids.dtype} {ids.shape} and targets {targets.dtype} {targets.shape}: "
+                         "expected two arrays of token ids (whole numbers >= 0) of one shape (B, n)")
     v = int(max(ids.max(), targets.max())) + 1
     counts = np.zeros((len(ids), v))
     np.add.at(counts, (np.arange(len(ids))[:, None], ids), 1)                   # (B, vocab)
