@@ -312,7 +312,8 @@ def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, pr
             frames[t]["said"] += "  (a tie: every digit equally likely)"
     bound = max(np.abs(f["positions"]).max() for f in frames.values())
     n = ids.shape[1]
-    mirror = n - 1 - np.arange(n)
+    places = np.arange(n)
+    mirror = n - 1 - places
 
     def compute(values):
         return frames[values["step"]]
@@ -323,15 +324,15 @@ def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, pr
                 f"input      {' '.join(map(str, ids[probe]))}\n"
                 f"predicted  {r['said']}\n"
                 f"target     {' '.join(map(str, targets[probe]))}\n"
-                f"weight on the mirror place: {np.round(r['weights'][np.arange(n), mirror], 2)}")
+                f"weight on the mirror place: {' '.join(f'{w:.2f}' for w in r['weights'][places, mirror])}")
 
     words = [str(t) for t in ids[probe]]
-    places = [str(i) for i in range(n)]
+    place_labels = [str(i) for i in range(n)]
     head = "" if cfg.n_heads == 1 else f" (head 1 of {cfg.n_heads})"
     steps = np.arange(len(run.losses))                                     # loss of step t: before update t
     panels = [Panel("weights", words, words, "weights", f"attention{head}", "key token",
                     "query token", annot_size=11, cbar=False),
-              Panel("positions", places, places, "scores", "position scores", "key place",
+              Panel("positions", place_labels, place_labels, "scores", "position scores", "key place",
                     "query place", vmin=-bound, vmax=bound, fmt=".0f", annot_size=11, cbar=False),
               Panel("loss", [], list(steps), "curve", "training loss so far", "step", "loss",
                     vmin=0.0, vmax=float(np.max(run.losses)) * 1.05, width=10.0)]
