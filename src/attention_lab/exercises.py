@@ -46,6 +46,11 @@ def _same(a, b) -> bool:
     return isinstance(a, np.ndarray) and a.shape == np.shape(b) and np.allclose(a, b, equal_nan=True)
 
 
+def _hinted(wrong: dict, hints: dict[str, str]) -> dict:
+    """A Trial's known mistakes: each wrong answer (by name) with its hint."""
+    return {name: (lambda answer=wrong[name]: answer, hint) for name, hint in hints.items()}
+
+
 def _judge_fix(reference, wrong: dict, inputs: list[tuple], expected: str):
     """The judge of a debug exercise: run the student's function on every fresh input; right if it
     agrees with `reference` on all of them, else the name of the wrong version it agrees with."""
@@ -293,15 +298,12 @@ def _debug_02():
     judge = _judge_fix(make(), wrong, [(Q, K, V)], "expected softmax(Q Kᵀ / √d_k) V, shape (2, 2), "
                        "for 2 queries and 4 keys.")
 
-    return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, {
-        "planted": (lambda: wrong["planted"],
-                    "still the planted bug. Print the weights' sums along each axis: which sums are "
-                    "1, and which should be? Each query's row must sum to 1."),
-        "no scaling": (lambda: wrong["no scaling"],
-                       "the weights now sum to 1 per row, but you removed the division by √d_k."),
-        "divided by d_k": (lambda: wrong["divided by d_k"],
-                           "you divide by d_k; the formula divides by its square root, √d_k."),
-    })
+    return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, _hinted(wrong, {
+        "planted": "still the planted bug. Print the weights' sums along each axis: which sums are "
+                   "1, and which should be? Each query's row must sum to 1.",
+        "no scaling": "the weights now sum to 1 per row, but you removed the division by √d_k.",
+        "divided by d_k": "you divide by d_k; the formula divides by its square root, √d_k.",
+    }))
 
 
 X24 = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])       # exercise 02.4: fresh tokens
@@ -507,17 +509,14 @@ def _design_04():
                 "sees itself and the earlier tokens of its own sentence, nothing else.")
 
     return Trial("04.2", "Design the mask for two sentences packed into one sequence of 6.", "design",
-                 _packed, judge, {
-        "causal only": (lambda: wrong["causal only"],
-                        "the future is hidden, but the second sentence still sees the first: "
-                        "combine with a block mask (& ) that keeps each sentence to itself."),
-        "blocks only": (lambda: wrong["blocks only"],
-                        "each sentence keeps to itself, but sees its own future: combine with the "
-                        "causal mask, np.tril."),
-        "upper triangle": (lambda: wrong["upper triangle"],
-                           "your mask is transposed: rows are queries, so row i may be True only at "
-                           "columns j <= i."),
-    })
+                 _packed, judge, _hinted(wrong, {
+        "causal only": "the future is hidden, but the second sentence still sees the first: "
+                       "combine with a block mask (& ) that keeps each sentence to itself.",
+        "blocks only": "each sentence keeps to itself, but sees its own future: combine with the "
+                       "causal mask, np.tril.",
+        "upper triangle": "your mask is transposed: rows are queries, so row i may be True only at "
+                          "columns j <= i.",
+    }))
 
 
 def _debug_04():
@@ -536,16 +535,14 @@ def _debug_04():
     judge = _judge_fix(right, wrong, [(S, mask)], "expected weights that are 0 on masked keys and sum "
                        "to 1 in every row (a softmax over the allowed keys).")
 
-    return Trial("04.3", "Fix masked_weights(S, mask): one line is wrong.", "debug", lambda: right, judge, {
-        "planted": (lambda: wrong["planted"],
-                    "still the planted bug: a masked score multiplied by False becomes 0, and "
-                    "exp(0) = 1 is not 0. Replace masked scores with -inf instead."),
-        "after softmax": (lambda: wrong["after softmax"],
-                          "masking after the softmax leaves rows that no longer sum to 1: mask the "
-                          "scores before it."),
-        "inverted": (lambda: wrong["inverted"],
-                     "you hid the allowed keys and kept the masked ones: True means 'may look'."),
-    })
+    return Trial("04.3", "Fix masked_weights(S, mask): one line is wrong.", "debug", lambda: right, judge,
+                 _hinted(wrong, {
+        "planted": "still the planted bug: a masked score multiplied by False becomes 0, and "
+                   "exp(0) = 1 is not 0. Replace masked scores with -inf instead.",
+        "after softmax": "masking after the softmax leaves rows that no longer sum to 1: mask the "
+                         "scores before it.",
+        "inverted": "you hid the allowed keys and kept the masked ones: True means 'may look'.",
+    }))
 
 
 Xd44 = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])                    # 04.4: 2 fresh decoder tokens
@@ -620,19 +617,15 @@ def _design_05():
                 f"{np.round(w[1, 1], 2)} (mice chase cats): position 1 must get at least 0.9 in both.")
 
     return Trial("05.2", "Design a learned position table: chase listens to the word before it.", "design",
-                 lambda: boost(0, 2), judge, {
-        "last position": (lambda: wrong["last position"],
-                          "chase now prefers the word after it (position 3); the subject stands before "
-                          "the verb, at position 1 (row 0 of the table)."),
-        "not asked for": (lambda: wrong["not asked for"],
-                          "chase's query asks only about the feature 'animal' (column 2): adding to "
-                          "'noun' does not help chase, and it changes what mice's query finds."),
-        "too weak": (lambda: wrong["too weak"],
-                     "position 1 wins, but with less than 0.9: add more to its 'animal' feature."),
-        "others changed": (lambda: wrong["others changed"],
-                           "chase works, but cats' or mice's weights changed too: mice's query asks "
-                           "'noun?' and reads the other features. Touch only what chase asks about."),
-    })
+                 lambda: boost(0, 2), judge, _hinted(wrong, {
+        "last position": "chase now prefers the word after it (position 3); the subject stands before "
+                         "the verb, at position 1 (row 0 of the table).",
+        "not asked for": "chase's query asks only about the feature 'animal' (column 2): adding to "
+                         "'noun' does not help chase, and it changes what mice's query finds.",
+        "too weak": "position 1 wins, but with less than 0.9: add more to its 'animal' feature.",
+        "others changed": "chase works, but cats' or mice's weights changed too: mice's query asks "
+                          "'noun?' and reads the other features. Touch only what chase asks about.",
+    }))
 
 
 def _debug_05():
@@ -659,16 +652,13 @@ def _debug_05():
                        "self-attention computed at once: row t uses tokens 0..t only.")
 
     return Trial("05.3", "Fix decode: one line is wrong.", "debug", lambda: cached(lambda X_, t: X_[t]),
-                 judge, {
-        "planted": (lambda: wrong["planted"],
-                    "still the planted bug: every step uses the query of the sequence's last token, "
-                    "which a decoder has not seen yet. Step t must ask with its own token's query."),
-        "no scaling": (lambda: wrong["no scaling"],
-                       "the right query now, but the scores lost their division by √d_k."),
-        "unmasked": (lambda: wrong["unmasked"],
-                     "every row sees the whole sequence, future included: a decoder step sees only "
-                     "the cache, tokens 0..t."),
-    })
+                 judge, _hinted(wrong, {
+        "planted": "still the planted bug: every step uses the query of the sequence's last token, "
+                   "which a decoder has not seen yet. Step t must ask with its own token's query.",
+        "no scaling": "the right query now, but the scores lost their division by √d_k.",
+        "unmasked": "every row sees the whole sequence, future included: a decoder step sees only "
+                    "the cache, tokens 0..t.",
+    }))
 
 
 q54 = np.array([[1.0, 0.0, 0.0, 1.0]])       # exercise 05.4: a fresh query at position 2
@@ -735,19 +725,15 @@ def _design_06():
                 f"{int(A[0].argmax())}: it must read place 1, and every place i must read place i + 1.")
 
     return Trial("06.2", "Design position scores that rotate a sequence left by one place.", "design",
-                 lambda: scores(places + 1), judge, {
-        "rotate right": (lambda: wrong["rotate right"],
-                         "your model reads the place before, so it rotates right. Rows are queries "
-                         "(the place writing its output), columns are keys (the place it reads)."),
-        "reversal": (lambda: wrong["reversal"],
-                     "that is the reversal the model learned in this lesson; here place i must read "
-                     "place i + 1."),
-        "too weak": (lambda: wrong["too weak"],
-                     "the right key wins, with less than 0.9 of the weight: against 7 other keys at 0, "
-                     "the winning score must be above ln(0.9 / 0.1 · 7) ≈ 4.1."),
-        "no wrap": (lambda: wrong["no wrap"],
-                    "every place reads the next one, except the last: it must wrap around to place 0."),
-    })
+                 lambda: scores(places + 1), judge, _hinted(wrong, {
+        "rotate right": "your model reads the place before, so it rotates right. Rows are queries "
+                        "(the place writing its output), columns are keys (the place it reads).",
+        "reversal": "that is the reversal the model learned in this lesson; here place i must read "
+                    "place i + 1.",
+        "too weak": "the right key wins, with less than 0.9 of the weight: against 7 other keys at 0, "
+                    "the winning score must be above ln(0.9 / 0.1 · 7) ≈ 4.1.",
+        "no wrap": "every place reads the next one, except the last: it must wrap around to place 0.",
+    }))
 
 
 def _grads_numeric(Q, K, V, dY):
@@ -791,22 +777,18 @@ def _debug_06():
                        "and V, equal to the finite-difference gradients of causal attention.")
 
     return Trial("06.3", "Fix causal_attention_grads: one line is wrong.", "debug", lambda: backward(),
-                 judge, {
-        "planted": (lambda: wrong["planted"],
-                    "still the planted bug: A * dA is only half of the softmax's derivative. "
-                    "Every weight of a row depends on every score of it, so subtract the row's sum "
-                    "of A * dA first."),
-        "no scale": (lambda: wrong["no scale"],
-                     "the softmax is right now, but the scores were multiplied by 1/√d_k on the way "
-                     "in, so their gradient must be multiplied by it on the way back."),
-        "dK not transposed": (lambda: wrong["dK not transposed"],
-                              "dK uses dS as if key j were query j: row j of dK collects column j of "
-                              "dS (dSᵀ Q)."),
-        "unmasked": (lambda: wrong["unmasked"],
-                     "these are the gradients of attention without the mask (al.attention_backward): "
-                     "the causal mask is part of the forward pass, so the backward pass must use the "
-                     "masked weights."),
-    })
+                 judge, _hinted(wrong, {
+        "planted": "still the planted bug: A * dA is only half of the softmax's derivative. "
+                   "Every weight of a row depends on every score of it, so subtract the row's sum "
+                   "of A * dA first.",
+        "no scale": "the softmax is right now, but the scores were multiplied by 1/√d_k on the way "
+                    "in, so their gradient must be multiplied by it on the way back.",
+        "dK not transposed": "dK uses dS as if key j were query j: row j of dK collects column j of "
+                             "dS (dSᵀ Q).",
+        "unmasked": "these are the gradients of attention without the mask (al.attention_backward): "
+                    "the causal mask is part of the forward pass, so the backward pass must use the "
+                    "masked weights.",
+    }))
 
 
 s64 = np.array([2.0, 0.0, 1.0])                  # 06.4: one query's (scaled) scores over 3 keys,

@@ -14,7 +14,7 @@ Every gradient is written by hand in `_backward` and checked against central fin
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -334,11 +334,6 @@ def counting_baseline(train_ids: ArrayLike, train_targets: ArrayLike, test_ids: 
     np.add.at(counts, (np.broadcast_to(np.arange(n), a.shape), a, b), 1)
     guess = counts.argmax(axis=-1)                                  # (n, v)
     return float((guess[np.arange(n), c] == d).mean())
-
-
-def with_config(cfg: ModelConfig, **changes) -> ModelConfig:
-    """A copy of cfg with some fields changed (for the ablations)."""
-    return _config(replace(cfg, **changes))
 
 
 def commonest_token_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
