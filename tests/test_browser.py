@@ -1,4 +1,5 @@
-"""Every lesson in a real JupyterLab, in headless Chromium: runs clean, widgets render, sliders work.
+"""Every lesson in a real JupyterLab, in headless Chromium: opening and saving it changes no byte, it
+runs clean, widgets render, sliders work; and a lesson presented in JupyterLab's presentation mode.
 
 Screenshots go to build/screenshots/, measured latencies to build/browser-latency.json, and the time
 from opening a lesson to the end of its Run All to build/browser-run-all.json.
@@ -39,23 +40,27 @@ def explorer_cells(name):
 
 @pytest.fixture(scope="module")
 def lab():
-    with lab_session.jupyterlab() as (base, _copy), lab_session.chromium_page() as page:
-        yield base, page
+    with lab_session.jupyterlab() as (base, copy), lab_session.chromium_page() as page:
+        yield base, page, copy
 
 
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_lesson_in_jupyterlab(lab, name):
-    base, page = lab
+    base, page, copy = lab
     start = time.perf_counter()
-    shown = lab_session.open_and_run_all(page, base, name)
+    shown = lab_session.open_and_run_all(page, base, name, save_first=True)
     run_all_s = time.perf_counter() - start             # reported, never asserted (machines are noisy)
+    # clean on open: JupyterLab finds nothing to change, and saving rewrites the very same bytes
+    assert shown["dirty_after_open"] is False, "JupyterLab changed the lesson on open (metadata?)"
+    assert (copy / "notebooks" / name).read_bytes() == (ROOT / "notebooks" / name).read_bytes(), \
+        "opening and saving the lesson changed its file (tools/run_notebooks.py must store what " \
+        "JupyterLab writes)"
     assert not shown["widget_error_before_run"], "a stored widget output shows an error before Run All"
     assert shown["ran_ok"], "Run All stopped on an error"
     assert shown["stderr"] == [], f"error or warning output: {shown['stderr']}"
     assert shown["widget_errors"] == []
     assert shown["explorers"] == explorer_cells(name)
-    assert shown["rise_slideshow"], "RISE (jupyterlab-rise) is not loaded: no slides for this lesson"
     assert shown["clipped_images"] == 0, "an explorer's heatmap is wider than its output area"
     SHOTS.mkdir(parents=True, exist_ok=True)
     results = {}
@@ -78,3 +83,41 @@ def test_lesson_in_jupyterlab(lab, name):
     timings = ROOT / "build" / "browser-run-all.json"      # open + Run All until idle, per lesson
     before = json.loads(timings.read_text()) if timings.exists() else {}
     timings.write_text(json.dumps(before | {name: round(run_all_s, 2)}, indent=1))
+
+
+PRESENT = """async () => {   // the teacher's steps in docs/teaching-guide.md, 'Presenting a lesson'
+    const c = window.jupyterapp.commands, shell = window.jupyterapp.shell;
+    if (!shell.presentationMode) await c.execute('application:toggle-presentation-mode');
+    await c.execute('application:set-mode', {mode: 'single-document'});
+    if (!shell.leftCollapsed) await c.execute('application:toggle-left-area');
+    if (!shell.rightCollapsed) await c.execute('application:toggle-right-area');
+    return {presentation: shell.presentationMode, mode: shell.mode,
+            left: shell.leftCollapsed, right: shell.rightCollapsed}; }"""
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_present_a_lesson_in_jupyterlab(lab):
+    """RISE is not used (its slides cannot load the ipywidgets 8 manager): a teacher presents in
+    JupyterLab itself, and there the explorer works as it does for students."""
+    base, page, _ = lab
+    name = "00-start-here.ipynb"
+    page.set_viewport_size({"width": 1280, "height": 720})          # a projector
+    try:
+        shown = lab_session.open_and_run_all(page, base, name)
+        assert shown["ran_ok"] and shown["widget_errors"] == [] and shown["explorers"] == 1
+        layout = page.evaluate(PRESENT)
+        assert layout == {"presentation": True, "mode": "single-document", "left": True, "right": True}
+        m = lab_session.measure_explorer(page, 0, steps_per_slider=2)
+        assert m["sliders"] >= 1 and m["every_step_changed_image"], "a slider step did not redraw"
+        assert m["reset_restored"]
+        explorer = page.locator(lab_session.EXPLORER).first
+        assert explorer.bounding_box()["width"] <= 1280, "the explorer is wider than the projector"
+        explorer.scroll_into_view_if_needed()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=SHOTS / "present-00-start-here.png")
+    finally:
+        page.evaluate("""async () => { const c = window.jupyterapp.commands;
+            if (window.jupyterapp.shell.presentationMode)
+                await c.execute('application:toggle-presentation-mode');
+            await c.execute('application:set-mode', {mode: 'multiple-document'}); }""")
+        page.set_viewport_size({"width": 1400, "height": 1000})

@@ -12,7 +12,7 @@ import launch_links as ll
 @pytest.mark.parametrize("remote", ["git@github.com:alice/attention.git", "https://github.com/alice/attention",
                                     "https://github.com/alice/attention.git", "ssh://git@github.com/alice/attention"])
 def test_remote_forms(remote):
-    assert ll.https_url(remote) == "https://github.com/alice/attention"
+    assert ll.web_url(remote) == "https://github.com/alice/attention"
 
 
 def test_binder_link_github():
@@ -33,6 +33,11 @@ def test_hub_link():
         "&branch=main&urlpath=lab%2Ftree%2Fattention%2Fnotebooks%2F00-start-here.ipynb")
 
 
+def test_a_plain_http_server_keeps_its_scheme():
+    assert ll.web_url("http://git.school.lan:8080/course/attention.git") == \
+        "http://git.school.lan:8080/course/attention"
+
+
 def test_bad_address():
     with pytest.raises(ValueError, match=r"cannot read 'not a url' as a repository address"):
-        ll.https_url("not a url")
+        ll.web_url("not a url")

@@ -159,15 +159,51 @@ def _requirements(path):
     return reqs
 
 
+TEST_TOOLS = {"pytest", "pytest-xdist", "playwright", "nbval", "hypothesis", "nbclient", "ruff",
+              "nbgitpuller", "nbformat"}
+
+
 def test_binder_pins_agree_with_the_local_ranges():
     local = _requirements(ROOT / "requirements.txt")
-    pinned = _requirements(ROOT / "binder" / "requirements.txt")
+    student = _requirements(ROOT / "binder" / "requirements.txt")
+    tools = _requirements(ROOT / "binder" / "requirements-test.txt")
+    assert not set(student) & set(tools), f"in both binder files: {set(student) & set(tools)}"
+    pinned = student | tools
     assert set(local) == set(pinned), \
-        f"only local: {set(local) - set(pinned)}, only binder: {set(pinned) - set(local)}"
+        f"only local: {set(local) - set(pinned)}, only binder/: {set(pinned) - set(local)}"
     for name, spec in pinned.items():
         (pin,) = list(spec)
-        assert pin.operator == "==", f"{name} is not pinned exactly in binder/requirements.txt"
+        assert pin.operator == "==", f"{name} is not pinned exactly in binder/"
         assert local[name].contains(pin.version), f"{name}=={pin.version} is outside {local[name]}"
+
+
+def test_the_student_image_holds_no_test_tool():
+    student = _requirements(ROOT / "binder" / "requirements.txt")
+    assert set(student) == {"jupyterlab", "notebook", "ipykernel", "ipywidgets", "numpy", "matplotlib",
+                            "seaborn"}, sorted(student)
+    assert not set(student) & TEST_TOOLS
+    assert set(_requirements(ROOT / "binder" / "requirements-test.txt")) == TEST_TOOLS
+    assert re.search(r"^-e \.$", (ROOT / "binder" / "requirements.txt").read_text(), re.M)
+
+
+def _pin(path, name):
+    (pin,) = list(_requirements(path)[name])
+    return tuple(int(x) for x in pin.version.split("."))
+
+
+def test_binder_keeps_repo2dockers_jupyterlab_and_a_matching_notebook():
+    base, student = ROOT / "binder" / "repo2docker-base.txt", ROOT / "binder" / "requirements.txt"
+    assert "environment.py-3.11-linux-64.lock" in base.read_text()      # where the versions come from
+    assert (ROOT / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
+    for name in ("jupyterlab", "notebook", "ipykernel", "ipywidgets"):
+        assert _pin(base, name) == _pin(student, name), f"Binder would reinstall {name}"
+    # notebook 7.N is built on JupyterLab 4.N and requires it (e.g. notebook 7.4.7: jupyterlab<4.5)
+    assert _pin(student, "notebook")[:2] == (7, _pin(student, "jupyterlab")[1])
+
+
+def test_lessons_carry_no_slide_metadata():
+    for nb in (ROOT / "notebooks").glob("*.ipynb"):
+        assert '"slideshow"' not in nb.read_text(encoding="utf-8"), nb.name
 
 
 def test_binder_post_build_is_strict():

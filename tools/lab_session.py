@@ -45,13 +45,15 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def jupyterlab():
-    """Start JupyterLab on a copy of the repo; yields (base_url, copy_dir); stops it afterwards."""
+def jupyterlab(root: Path | None = None, base_url: str = "/"):
+    """Start JupyterLab on a copy of the repo (or on `root`, as it is) at `base_url`;
+    yields (address, root_dir); stops it afterwards."""
     with tempfile.TemporaryDirectory(prefix="attention-lab-") as tmp:
         tmp = Path(tmp)
-        copy = tmp / "repo"
-        shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
-            ".git", ".venv", "build", "__pycache__", ".ipynb_checkpoints", "*.egg-info"))
+        copy = Path(root) if root is not None else tmp / "repo"
+        if root is None:
+            shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
+                ".git", ".venv", "build", "__pycache__", ".ipynb_checkpoints", "*.egg-info"))
         settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
         settings.mkdir(parents=True)
         (settings / "notification.jupyterlab-settings").write_text(
@@ -66,14 +68,16 @@ def jupyterlab():
             [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--expose-app-in-browser",
              "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
              "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.allow_root=True",
-             "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={copy}"],
+             "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={copy}",
+             f"--ServerApp.base_url={base_url}"],
             cwd=copy, env=env, stdout=log, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
+        status = f"{base}{base_url.rstrip('/')}/api/status"
         try:
             deadline = time.monotonic() + 90
             while True:
                 try:
-                    with urllib.request.urlopen(f"{base}/api/status", timeout=2) as r:
+                    with urllib.request.urlopen(status, timeout=2) as r:
                         if r.status == 200:
                             break
                 except OSError:
@@ -105,8 +109,10 @@ def chromium_page(width=1400, height=1000):
             browser.close()
 
 
-def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 120) -> dict:
-    """Open notebooks/<notebook>, run every cell, wait until done; returns what the page shows."""
+def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 120,
+                     save_first: bool = False) -> dict:
+    """Open notebooks/<notebook>, run every cell, wait until done; returns what the page shows.
+    With save_first, the lesson is saved once its kernel is idle and before anything runs."""
     page.goto(f"{base}/lab/tree/notebooks/{notebook}?reset", wait_until="domcontentloaded")
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
                            " && window.jupyterapp.shell.currentWidget.sessionContext"
@@ -114,6 +120,13 @@ def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 120) -> 
                            " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel",
                            timeout=timeout_s * 1000)
     before = page.evaluate("() => document.body.innerText.includes('Error displaying widget')")
+    dirty_after_open = None
+    if save_first:   # as JupyterLab's autosave would, had opening changed anything
+        page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext"
+                               ".session.kernel.status === 'idle'", timeout=timeout_s * 1000)
+        dirty_after_open = page.evaluate(
+            "() => window.jupyterapp.shell.currentWidget.context.model.dirty")
+        save(page, timeout_s)
     ok = page.evaluate(
         """async () => {
             const nb = window.jupyterapp.shell.currentWidget;
@@ -149,8 +162,19 @@ def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 120) -> 
                 return r.right > area.right + 1 || r.width < 100; }).length,
             code_cells: window.jupyterapp.shell.currentWidget.content.widgets
                 .filter(c => c.model.type === 'code').length,
-            rise_slideshow: window.jupyterapp.commands.hasCommand('RISE:slideshow'),
-        })""".replace("__EXPLORER__", EXPLORER), ok) | {"widget_error_before_run": before}
+        })""".replace("__EXPLORER__", EXPLORER), ok) | {"widget_error_before_run": before,
+                                                         "dirty_after_open": dirty_after_open}
+
+
+def save(page, timeout_s: float = 60) -> None:
+    """Save the open notebook (as autosave would); waits with a time-out, never forever."""
+    page.evaluate("""() => { window.__al_saved = null;
+        window.jupyterapp.commands.execute('docmanager:save').then(
+            () => { window.__al_saved = 'saved'; }, e => { window.__al_saved = 'failed: ' + e; }); }""")
+    page.wait_for_function("() => window.__al_saved !== null", timeout=timeout_s * 1000)
+    result = page.evaluate("() => window.__al_saved")
+    if result != "saved":
+        raise RuntimeError(f"JupyterLab could not save the notebook: {result}")
 
 
 _INSTRUMENT = """(index) => {

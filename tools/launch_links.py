@@ -19,26 +19,28 @@ from urllib.parse import quote
 START = "notebooks/00-start-here.ipynb"
 
 
-def https_url(remote: str) -> str:
-    """git@host:owner/name.git or https://host/owner/name(.git) -> https://host/owner/name."""
+def web_url(remote: str) -> str:
+    """git@host:owner/name.git or https://host/owner/name(.git) -> https://host/owner/name.
+    An http:// address (a git server on the school's own network) keeps its scheme."""
     remote = remote.strip()
     m = re.fullmatch(r"git@([^:]+):(.+?)(\.git)?/?", remote) or re.fullmatch(
         r"(?:https?|ssh|git)://(?:[^@/]+@)?([^/]+)/(.+?)(\.git)?/?", remote)
     if not m:
         raise ValueError(f"cannot read {remote!r} as a repository address: expected "
                          "https://host/owner/name or git@host:owner/name.git")
-    return f"https://{m.group(1)}/{m.group(2)}"
+    scheme = "http" if remote.startswith("http://") else "https"
+    return f"{scheme}://{m.group(1)}/{m.group(2)}"
 
 
 def binder_link(repo: str, branch: str = "main") -> str:
-    url = https_url(repo)
+    url = web_url(repo)
     gh = re.fullmatch(r"https://github\.com/([^/]+)/([^/]+)", url)
     spec = f"gh/{gh.group(1)}/{gh.group(2)}" if gh else f"git/{quote(url, safe='')}"
     return f"https://mybinder.org/v2/{spec}/{branch}?urlpath={quote('lab/tree/' + START, safe='')}"
 
 
 def hub_link(repo: str, hub: str, branch: str = "main") -> str:
-    url = https_url(repo)
+    url = web_url(repo)
     folder = url.rstrip("/").rsplit("/", 1)[-1]
     return (f"{hub.rstrip('/')}/hub/user-redirect/git-pull?repo={quote(url, safe='')}"
             f"&branch={quote(branch, safe='')}"

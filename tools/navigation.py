@@ -1,11 +1,12 @@
-"""Write the generated parts of every lesson: navigation links, the lesson map, slide types.
+"""Write the generated parts of every lesson: navigation links and the lesson map.
 
     python tools/navigation.py           # update the notebooks in place
     python tools/navigation.py --check   # exit 1 and list the notebooks that are not current
 
 - 'previous | contents | next' links after the title and at the end of every lesson;
 - the map of the lessons in 00-start-here (the cell with id 'lesson-map');
-- RISE slide types: a new slide at the title and at every '## ' section, a sub-slide at '### '.
+- no slide metadata: the lessons are presented in JupyterLab itself, not with RISE
+  (docs/teaching-guide.md, 'Presenting a lesson', says why).
 Only markdown cells and metadata change, so no re-execution is needed.
 """
 
@@ -51,15 +52,9 @@ def _set_markdown(nb, cell_id: str, text: str, index: int) -> None:
     nb.cells.insert(index, nbformat.v4.new_markdown_cell(text, id=cell_id))
 
 
-def _slide_types(nb) -> None:
-    for i, cell in enumerate(nb.cells):
-        src = "".join(cell.source)
-        kind = ("slide" if i == 0 or (cell.cell_type == "markdown" and src.startswith("## ")) else
-                "subslide" if cell.cell_type == "markdown" and src.startswith("### ") else None)
-        if kind:
-            cell.metadata["slideshow"] = {"slide_type": kind}
-        else:
-            cell.metadata.pop("slideshow", None)
+def _no_slide_metadata(nb) -> None:
+    for cell in nb.cells:
+        cell.metadata.pop("slideshow", None)
 
 
 def updated(path: Path, paths, titles):
@@ -72,7 +67,7 @@ def updated(path: Path, paths, titles):
         if not any(c.get("id") == "lesson-map" for c in nb.cells):
             raise ValueError(f"{path.name} needs a markdown cell with id 'lesson-map' for the map")
         _set_markdown(nb, "lesson-map", map_text(paths, titles), 0)
-    _slide_types(nb)
+    _no_slide_metadata(nb)
     return nb
 
 

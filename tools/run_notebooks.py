@@ -7,7 +7,8 @@ First it runs tools/navigation.py (links, lesson map, slide types), then execute
 
 Deterministic: fixed hash seed, no timing metadata, no widget state, consecutive prints joined into
 one output, widget views blanked (a stored widget id would show 'Error displaying widget: model not
-found' before a re-run).
+found' before a re-run). The metadata is the kernelspec and the kernel's own language_info, which is
+what JupyterLab writes on open: opening and saving a lesson changes nothing.
 """
 
 from __future__ import annotations
@@ -49,7 +50,12 @@ def coalesce(outputs: list) -> list:
 
 def clean(nb) -> None:
     """Keep only what students need and what is stable from run to run."""
-    nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": {"name": "python"}})
+    # language_info exactly as the kernel reported it: JupyterLab writes the same on open, so opening
+    # and saving a lesson leaves the file byte-identical (tests/test_browser.py checks this)
+    language_info = nb.metadata.get("language_info", {})
+    if set(language_info) <= {"name"}:
+        raise RuntimeError("the kernel did not report its language_info; cannot store a clean lesson")
+    nb.metadata = nbformat.from_dict({"kernelspec": KERNELSPEC, "language_info": language_info})
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
         cell.metadata.pop("collapsed", None)

@@ -1,32 +1,70 @@
 #!/usr/bin/env bash
-# What repo2docker would do, without Docker: a fresh environment with binder/runtime.txt's Python,
-# binder/requirements.txt installed from the repository root, binder/postBuild, then the whole test
-# suite (browser test included) in that environment. Then the lessons and the browser test again,
-# inside a network namespace with only loopback: nothing may reach the network at run time.
-# Prints the environment's size and install time.
+# What a Binder build (repo2docker) does, without Docker, then the whole test suite on top of it.
+#
+#  1. The bare runtime, for scale: jupyterlab, numpy, matplotlib, seaborn, ipywidgets, ipykernel,
+#     at the versions binder/requirements.txt pins.
+#  2. The student image: binder/requirements.txt alone in a fresh venv. Its size is reported beside
+#     the bare runtime's (goal: at most 15 % above it).
+#  3. repo2docker's starting point: a venv with binder/repo2docker-base.txt (the JupyterLab, notebook,
+#     jupyter_server, ipykernel and ipywidgets its Python 3.11 base environment ships; the file says
+#     where the versions come from). Then, as repo2docker does, binder/requirements.txt installed from
+#     the repository root, binder/postBuild, and `pip check`, which must pass.
+#  4. The test tools (binder/requirements-test.txt) layered on top of 3, then the whole test suite,
+#     then the lessons and the browser test again with no network (loopback only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(sed -n 's/^python-\([0-9][0-9.]*\)[[:space:]]*$/\1/p' binder/runtime.txt)
 python="python$version"
 command -v "$python" >/dev/null || { echo "binder/runtime.txt asks for $python, which is not installed" >&2; exit 1; }
 work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pin() { grep -iE "^$1==" binder/requirements.txt; }
+install() {   # pip install, quietly; exits on failure (pipefail). Drops this machine's index warnings.
+  local pip=$1; shift
+  "$pip" install --quiet "$@" 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+}
+size_mb() { du -sm "$1" | cut -f1; }
+
+echo "== 1. bare runtime (for scale) =="
+"$python" -m venv "$work/bare"
+install "$work/bare/bin/pip" $(for p in jupyterlab numpy matplotlib seaborn ipywidgets ipykernel; do pin "$p"; done)
+bare=$(size_mb "$work/bare")
+rm -rf "$work/bare"
+
+echo "== 2. the student image alone: binder/requirements.txt =="
+"$python" -m venv "$work/student"
+install "$work/student/bin/pip" -r binder/requirements.txt
+student=$(size_mb "$work/student")
+"$work/student/bin/pip" check
+if "$work/student/bin/pip" list 2>/dev/null | grep -iE '^(pytest|pytest-xdist|playwright|ruff|hypothesis|nbval|nbgitpuller) '; then
+  echo "a test tool is in the student image" >&2; exit 1
+fi
+rm -rf "$work/student"
+ratio=$(awk -v s="$student" -v b="$bare" 'BEGIN { printf "%.1f", 100 * (s - b) / b }')
+echo "student image: ${student} MB; bare runtime: ${bare} MB; the student image is ${ratio} % above it (goal: at most 15 %)"
+
+echo "== 3. as repo2docker builds it: its base environment, then binder/ =="
 env_dir="$work/binder-env"
 start=$(date +%s)
 "$python" -m venv "$env_dir"
-"$env_dir/bin/pip" install --quiet -r binder/requirements.txt
+install "$env_dir/bin/pip" -r binder/repo2docker-base.txt
+install "$env_dir/bin/pip" -r binder/requirements.txt | tee "$work/pip.log"
 PATH="$env_dir/bin:$PATH" bash binder/postBuild
 installed=$(( $(date +%s) - start ))
-size=$(du -sm "$env_dir" | cut -f1)
-echo "binder environment: Python $version, ${size} MB, installed in ${installed} s (footprint target: 400 MB)"
+"$env_dir/bin/pip" check
+if grep -q "dependency conflicts" "$work/pip.log"; then echo "pip reported dependency conflicts" >&2; exit 1; fi
+echo "pip check passed in repo2docker's starting environment ($(grep -E '^jupyterlab==|^notebook==' binder/repo2docker-base.txt | tr '\n' ' ')); built in ${installed} s"
 
-echo "== the whole test suite in the binder environment =="
+echo "== 4. the test tools on top, then the whole test suite =="
+install "$env_dir/bin/pip" -r binder/requirements-test.txt
+"$env_dir/bin/pip" check
 PATH="$env_dir/bin:$PATH" "$env_dir/bin/python" -m pytest -q
 
-echo "== offline: the lessons and the browser test with no network (loopback only) =="
+echo "== offline: the lessons and the browser tests with no network (loopback only) =="
 if unshare -n true 2>/dev/null; then
-  unshare -n bash -c "ip link set lo up && PATH='$env_dir/bin':\$PATH '$env_dir/bin/python' -m pytest -q --nbval notebooks tests/test_browser.py"
+  unshare -n bash -c "ip link set lo up && PATH='$env_dir/bin':\$PATH '$env_dir/bin/python' -m pytest -q --nbval notebooks tests/test_browser.py tests/test_hub_link.py"
 else
   echo "cannot create a network namespace here (needs root or user namespaces): offline run skipped" >&2
   [ -z "${CI:-}" ] || exit 1
 fi
-rm -rf "$work"
+echo "student image: ${student} MB, ${ratio} % above the bare runtime (${bare} MB)"

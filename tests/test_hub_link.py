@@ -1,0 +1,154 @@
+"""The JupyterHub link, followed for real, on loopback only.
+
+A teacher's repository is served by git's own smart-HTTP backend. A Jupyter server with nbgitpuller
+runs at the address a hub's `user-redirect` would reach, so the very link that
+`tools/launch_links.py --hub` prints works against it. Headless Chromium plays the student:
+the link clones the collection and opens lesson 00; the student opens lesson 03, which JupyterLab
+saves, and answers an exercise in lesson 00; the teacher fixes the title of lesson 03 and pushes; the
+student clicks the link again and gets the fix, byte for byte, with the answer kept.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import lab_session  # noqa: E402
+
+MISSING = lab_session.browser_missing_reason()
+IN_CI = os.environ.get("CI") == "true"
+pytestmark = [pytest.mark.browser,
+              pytest.mark.skipif(MISSING is not None and not IN_CI, reason=MISSING or "")]
+HUB_PATH = "/hub/user-redirect/"       # where a hub sends /hub/user-redirect/...: here, the server itself
+LESSON = "notebooks/03-many-heads.ipynb"
+GIT = ["git", "-c", "user.name=Teacher", "-c", "user.email=teacher@example.org",
+       "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
+
+
+def git(*args, cwd):
+    return subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def git_http_backend(projects: Path):
+    """A WSGI app that hands each request to `git http-backend` (CGI): smart HTTP, as a forge serves it."""
+    def app(environ, start_response):
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length else b""
+        env = {k: v for k, v in environ.items() if isinstance(v, str) and (
+            k.startswith("HTTP_") or k in ("REQUEST_METHOD", "PATH_INFO", "QUERY_STRING",
+                                           "CONTENT_TYPE", "CONTENT_LENGTH", "REMOTE_ADDR"))}
+        env |= {"GIT_PROJECT_ROOT": str(projects), "GIT_HTTP_EXPORT_ALL": "1", "PATH": os.environ["PATH"]}
+        out = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True).stdout
+        head, _, payload = out.partition(b"\r\n\r\n")
+        if not _:
+            head, _, payload = out.partition(b"\n\n")
+        headers = [tuple(part.strip() for part in line.split(":", 1))
+                   for line in head.decode("latin-1").splitlines() if ":" in line]
+        status = next((v for k, v in headers if k.lower() == "status"), "200 OK")
+        start_response(status, [(k, v) for k, v in headers if k.lower() != "status"])
+        return [payload]
+    return app
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, *args):   # no request log on stderr
+        return
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """The teacher's working copy (the repository as it is now), its bare clone served over HTTP,
+    an empty home for the student, and a Jupyter server with nbgitpuller at the hub's path."""
+    tmp = tmp_path_factory.mktemp("hub")
+    teacher = tmp / "teacher"
+    shutil.copytree(ROOT, teacher, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "__pycache__", ".ipynb_checkpoints", "*.egg-info", ".pytest_cache"))
+    git("init", "-q", cwd=teacher)
+    git("add", "-A", cwd=teacher)
+    git("commit", "-q", "-m", "the collection", cwd=teacher)
+    projects = tmp / "srv"
+    projects.mkdir()
+    git("clone", "-q", "--bare", str(teacher), str(projects / "attention"), cwd=tmp)
+    git("remote", "add", "origin", str(projects / "attention"), cwd=teacher)
+    server = make_server("127.0.0.1", 0, git_http_backend(projects), handler_class=_Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    home = tmp / "student-home"
+    home.mkdir()
+    try:
+        with lab_session.jupyterlab(root=home, base_url=HUB_PATH) as (base, _), \
+                lab_session.chromium_page() as page:
+            yield {"teacher": teacher, "home": home, "base": base, "page": page,
+                   "repo": f"http://127.0.0.1:{server.server_port}/attention"}
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def hub_link(course) -> str:
+    """The link exactly as tools/launch_links.py prints it."""
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "launch_links.py"), course["repo"],
+                          "--hub", course["base"]], check=True, capture_output=True, text=True).stdout
+    (line,) = [ln for ln in out.splitlines() if ln.startswith("JupyterHub:")]
+    return line.split(None, 1)[1]
+
+
+def open_in_lab(page, url: str, path: str) -> str:
+    """Go to `url`, wait until JupyterLab shows the notebook `path` with its kernel idle; its text."""
+    page.goto(url, wait_until="domcontentloaded")
+    page.wait_for_function(
+        """(path) => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+                       return w && w.context && w.context.path === path && w.sessionContext.session
+                           && w.sessionContext.session.kernel
+                           && w.sessionContext.session.kernel.status === 'idle'; }""",
+        arg=path, timeout=120_000)
+    return page.evaluate("() => window.jupyterapp.shell.currentWidget.node.innerText")
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_hub_link_clones_opens_and_later_delivers_the_teachers_fix(course):
+    page, home, teacher = course["page"], course["home"], course["teacher"]
+    link = hub_link(course)
+    assert link.startswith(course["base"] + HUB_PATH + "git-pull?")
+
+    # first click: nbgitpuller clones the collection into ~/attention and opens lesson 00
+    text = open_in_lab(page, link, "attention/notebooks/00-start-here.ipynb")
+    assert "00 · Start here" in text
+    assert (home / "attention" / LESSON).read_bytes() == (teacher / LESSON).read_bytes()
+
+    # the student opens lesson 03; JupyterLab saves it (autosave): the file must not change
+    url = f"{course['base']}{HUB_PATH}lab/tree/attention/{LESSON}"
+    open_in_lab(page, url, f"attention/{LESSON}")
+    lab_session.save(page)
+    assert (home / "attention" / LESSON).read_bytes() == (teacher / LESSON).read_bytes(), \
+        "opening and saving lesson 03 changed it: the student would stop receiving the teacher's fixes"
+
+    # the teacher fixes a sentence of lesson 03 and pushes
+    lesson = teacher / LESSON
+    before = lesson.read_text(encoding="utf-8")
+    fixed = before.replace("# 03 · ", "# 03 · (revised) ", 1)
+    assert fixed != before
+    lesson.write_text(fixed, encoding="utf-8")
+    git("commit", "-q", "-am", "lesson 03: a clearer title", cwd=teacher)
+    git("push", "-q", "origin", "HEAD:main", cwd=teacher)
+
+    # meanwhile the student answered an exercise of lesson 00 and saved it
+    own = home / "attention" / "notebooks" / "00-start-here.ipynb"
+    answered = own.read_text(encoding="utf-8").replace("answer_00_1 = None", "answer_00_1 = 2", 1)
+    assert "answer_00_1 = 2" in answered
+    own.write_text(answered, encoding="utf-8")
+
+    # second click on the same link: the fix arrives, byte for byte, the student's answer stays,
+    # and the student sees the fix
+    open_in_lab(page, link, "attention/notebooks/00-start-here.ipynb")
+    assert (home / "attention" / LESSON).read_bytes() == fixed.encode("utf-8")
+    assert own.read_text(encoding="utf-8") == answered
+    assert "03 · (revised) " in open_in_lab(page, url + "?reset", f"attention/{LESSON}")
+    log = git("log", "--format=%s", cwd=home / "attention")
+    assert "lesson 03: a clearer title" in log
