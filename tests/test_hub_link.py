@@ -9,7 +9,6 @@ student clicks the link again and gets the fix, byte for byte, with the answer k
 """
 
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -46,9 +45,9 @@ def git_http_backend(projects: Path):
                                            "CONTENT_TYPE", "CONTENT_LENGTH", "REMOTE_ADDR"))}
         env |= {"GIT_PROJECT_ROOT": str(projects), "GIT_HTTP_EXPORT_ALL": "1", "PATH": os.environ["PATH"]}
         out = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True).stdout
-        head, _, payload = out.partition(b"\r\n\r\n")
-        if not _:
-            head, _, payload = out.partition(b"\n\n")
+        head, blank, payload = out.partition(b"\r\n\r\n")   # CGI: headers, blank line, body
+        if not blank:
+            head, blank, payload = out.partition(b"\n\n")
         headers = [tuple(part.strip() for part in line.split(":", 1))
                    for line in head.decode("latin-1").splitlines() if ":" in line]
         status = next((v for k, v in headers if k.lower() == "status"), "200 OK")
@@ -68,8 +67,7 @@ def course(tmp_path_factory):
     an empty home for the student, and a Jupyter server with nbgitpuller at the hub's path."""
     tmp = tmp_path_factory.mktemp("hub")
     teacher = tmp / "teacher"
-    shutil.copytree(ROOT, teacher, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "__pycache__", ".ipynb_checkpoints", "*.egg-info", ".pytest_cache"))
+    lab_session.copy_repository(teacher)
     git("init", "-q", cwd=teacher)
     git("add", "-A", cwd=teacher)
     git("commit", "-q", "-m", "the collection", cwd=teacher)

@@ -44,6 +44,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def copy_repository(dest: Path) -> None:
+    """The repository's files as they are now (not its history, environment or build output)."""
+    shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "__pycache__", ".ipynb_checkpoints", "*.egg-info", ".pytest_cache"))
+
+
 @contextlib.contextmanager
 def jupyterlab(root: Path | None = None, base_url: str = "/"):
     """Start JupyterLab on a copy of the repo (or on `root`, as it is) at `base_url`;
@@ -52,8 +58,7 @@ def jupyterlab(root: Path | None = None, base_url: str = "/"):
         tmp = Path(tmp)
         copy = Path(root) if root is not None else tmp / "repo"
         if root is None:
-            shutil.copytree(ROOT, copy, ignore=shutil.ignore_patterns(
-                ".git", ".venv", "build", "__pycache__", ".ipynb_checkpoints", "*.egg-info"))
+            copy_repository(copy)
         settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
         settings.mkdir(parents=True)
         (settings / "notification.jupyterlab-settings").write_text(
