@@ -324,7 +324,7 @@ def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, pr
                 f"input      {' '.join(map(str, ids[probe]))}\n"
                 f"predicted  {r['said']}\n"
                 f"target     {' '.join(map(str, targets[probe]))}\n"
-                f"weight on the mirror place: {' '.join(f'{w:.2f}' for w in r['weights'][places, mirror])}")
+                f"weight on mirror: {' '.join(f'{w:.2f}' for w in r['weights'][places, mirror])}")
 
     words = [str(t) for t in ids[probe]]
     place_labels = [str(i) for i in range(n)]
