@@ -227,19 +227,19 @@ def answer_06_4():
     return a * (da - a @ da)                           # the softmax's Jacobian applied to da
 
 
-# 07 · reading the sources critically
-def answer_07_1():
+# 09 · reading the sources critically
+def answer_09_1():
     # softmax([1.2, 1.2, 0.3]) = [0.416, 0.416, 0.169]: equal scores, equal weights, sum 1, same order
     return "a"
 
 
-def answer_07_2():
+def answer_09_2():
     q = np.array([1.37, -3.70, 2.63])       # q and k as printed, two decimals
     k = np.array([4.04, 1.37, -2.36])
     return q @ k
 
 
-def answer_07_3():
+def answer_09_3():
     X = al.source_004()["X"]                 # identity weights: Q = K = V = X
     return rows_softmax(X @ X.T / np.sqrt(2)) @ X
 

@@ -1,4 +1,4 @@
-"""Every exercise of lessons 00-07, each with its checked answer and a hint per typical mistake.
+"""Every exercise of lessons 00-09, each with its checked answer and a hint per typical mistake.
 
 Kinds: 'compute' (fresh data), 'predict' (a letter, a reason for each wrong one), 'design' (the check
 runs the student's matrix or mask) and 'debug' (the check runs the student's fixed function on fresh
@@ -827,32 +827,32 @@ def _lesson06():
     ]
 
 
-# ---------------------------------------------------------------- lesson 07 · reading the sources
-q72 = np.array([1.371, -3.702, 2.628])            # 07.2: a fresh query and key, as a tutorial would
-k72 = np.array([4.041, 1.368, -2.358])            # store them, printed with two decimals
+# ---------------------------------------------------------------- lesson 09 · reading the sources
+q92 = np.array([1.371, -3.702, 2.628])            # 09.2: a fresh query and key, as a tutorial would
+k92 = np.array([4.041, 1.368, -2.358])            # store them, printed with two decimals
 
 
-def _lesson07():
+def _lesson09():
     s4 = source_004()
     X4 = s4["X"]
     return [
-        Choice("07.1", "Scores [1.2, 1.2, 0.3]: which printed weight row can be right?", "a", {
+        Choice("09.1", "Scores [1.2, 1.2, 0.3]: which printed weight row can be right?", "a", {
             "b": "equal scores must get equal weights: the first two differ (source 004 made this "
                  "slip).",
             "c": "the weights sum to 1.1; a softmax row always sums to 1.",
             "d": "the order is wrong: the lowest score (0.3) gets the largest weight, and softmax "
                  "keeps the order of the scores."}),
         Exercise(
-            "07.2", "The dot product a tutorial prints if it computes with q and k rounded to 2 decimals.",
-            lambda: np.round(q72, 2) @ np.round(k72, 2), {
-                "full precision": (lambda: q72 @ k72,
+            "09.2", "The dot product a tutorial prints if it computes with q and k rounded to 2 decimals.",
+            lambda: np.round(q92, 2) @ np.round(k92, 2), {
+                "full precision": (lambda: q92 @ k92,
                                    "this is the exact dot product; the tutorial computed with the "
                                    "numbers as printed, rounded to 2 decimals first."),
-                "one decimal": (lambda: np.round(q72, 1) @ np.round(k72, 1),
+                "one decimal": (lambda: np.round(q92, 1) @ np.round(k92, 1),
                                 "you rounded to one decimal; the tutorial shows two."),
             }),
         Exercise(
-            "07.3", "Source 004's self-attention example: the right output A V (3 × 2).",
+            "09.3", "Source 004's self-attention example: the right output A V (3 × 2).",
             lambda: scaled_dot_product_attention(X4, X4, X4)[0], {
                 "source's printout": (lambda: s4["printed"]["self_output"],
                                       "that is what the source printed, and it is wrong: recompute "
@@ -866,7 +866,7 @@ def _lesson07():
 
 
 EXERCISES = {e.key: e for e in (*_lesson00(), *_lesson01(), *_lesson02(), *_lesson03(), *_lesson04(),
-                                *_lesson05(), *_lesson06(), *_lesson07())}
+                                *_lesson05(), *_lesson06(), *_lesson09())}
 
 
 def check(key: str, answer: object) -> None:

@@ -1,4 +1,4 @@
-"""Lesson 07 (and the errata of 01-04): the sources' worked examples, what they printed, and a checker.
+"""Lesson 09 (appendix; errata of 01-04): the sources' worked examples, what they printed, a checker.
 
 Each function returns fresh arrays, so a lesson may change them freely. Printed values are copied
 exactly as the source printed them, even where they are wrong: lessons recompute and compare.
