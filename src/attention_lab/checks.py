@@ -10,6 +10,15 @@ import numpy as np
 TOLERANCE = 5e-3   # answers rounded to 2 decimals still count
 
 
+def differences(got: np.ndarray, expected: np.ndarray) -> str:
+    """Where two arrays of one shape differ: how many entries, and the largest difference and its place."""
+    off = ~np.isclose(got, expected, rtol=0, atol=TOLERANCE)
+    where = np.unravel_index(np.argmax(np.abs(got - expected)), got.shape)
+    place = f" at index {list(map(int, where))}" if got.ndim else ""
+    return (f"{int(off.sum())} of its {got.size} numbers differ, the largest by "
+            f"{float(np.abs(got - expected).max()):.3g}{place}")
+
+
 @dataclass(frozen=True)
 class Result:
     """Outcome of a check: status is 'correct', 'unanswered', 'mistake' or 'wrong'."""
@@ -58,7 +67,8 @@ class Exercise(_Checked):
         if got.shape != expected.shape:
             return Result("wrong", f"Exercise {self.key}: expected shape {expected.shape}, got "
                                    f"{got.shape}. One number per token or per component.")
-        return Result("wrong", f"Exercise {self.key}: {self.fallback}")
+        return Result("wrong", f"Exercise {self.key}: the shape {got.shape} is right, but "
+                               f"{differences(got, expected)}. {self.fallback}")
 
 
 

@@ -7,9 +7,11 @@ inputs). No exercise is passed by a value the lesson has already computed (tests
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
-from .checks import Choice, Exercise, Trial
+from .checks import Choice, Exercise, Trial, differences
 from .examples import cats_chase_mice, the_cat_sat
 from .heads import _multi_head
 from .loop import attend_one
@@ -31,13 +33,70 @@ def _as_numbers(answer, shape: tuple[int, ...], what: str) -> np.ndarray | str:
     return got
 
 
-def _run(fn, *args) -> np.ndarray | str:
-    """Call a student's function on copies of fresh inputs: its result as an array, or a message."""
+SHORTCUTS = ("attend_one", "scaled_dot_product_attention", "self_attention", "multi_head_attention",
+             "cross_attention", "decoder_step", "decode_with_cache", "generate", "transformer_block",
+             "rope", "sinusoidal_positions", "numerical_gradient", "attention_backward", "loss_and_grads")
+"""Package functions that would do a debug exercise in one call: switched off while a judge runs the
+student's function (an exercise may switch off more, e.g. `softmax` where the bug is in the softmax)."""
+
+
+class ShortcutLocked(RuntimeError):
+    """Raised by a package function that an exercise asks the student to write out."""
+
+
+@contextmanager
+def _locked(fn, names: tuple[str, ...]):
+    """While inside, `al.<name>` and any of the student's own references to it raise ShortcutLocked."""
+    import attention_lab as package
+
+    def stub(name):
+        def refuse(*args, **kwargs):
+            raise ShortcutLocked(f"al.{name} is switched off in this exercise: do this step yourself")
+        return refuse
+
+    originals = {name: getattr(package, name) for name in names}
+    scopes = [package, *(vars(package)[m] for m in vars(package) if m in _SUBMODULES)]
+    scopes.append(getattr(fn, "__globals__", {}))
+    saved = []
+    for scope in scopes:
+        space = scope if isinstance(scope, dict) else vars(scope)
+        for key, value in list(space.items()):
+            for name, original in originals.items():
+                if value is original:
+                    saved.append((space, key, value))
+                    space[key] = stub(name)
+    closed = []
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:                             # a cell not filled yet
+            continue
+        if any(value is original for original in originals.values()):
+            closed.append((cell, value))
+    for cell, value in closed:                         # names the function took from an enclosing scope
+        cell.cell_contents = stub(next(n for n, o in originals.items() if o is value))
+    try:
+        yield
+    finally:
+        for space, key, value in reversed(saved):
+            space[key] = value
+        for cell, value in closed:
+            cell.cell_contents = value
+
+
+_SUBMODULES = ("decoding", "heads", "loop", "masks", "matrix", "positions", "training")
+
+
+def _run(fn, *args, locked: tuple[str, ...] = SHORTCUTS) -> np.ndarray | str:
+    """Call a student's function on copies of fresh inputs, with the `locked` package functions switched
+    off: its result as an array, or a message."""
     if not callable(fn):
         return f"expected your fixed function itself (no brackets), got {type(fn).__name__}."
     try:
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"), _locked(fn, locked):
             return np.asarray(fn(*(np.array(a) for a in args)), dtype=float)
+    except ShortcutLocked as exc:
+        return f"{exc} (the check switches it off while it runs your function)."
     except Exception as exc:     # a student's function may fail in any way: report it, never crash
         return f"your function raised {type(exc).__name__}: {exc}"
 
@@ -51,15 +110,17 @@ def _hinted(wrong: dict, hints: dict[str, str]) -> dict:
     return {name: (lambda answer=wrong[name]: answer, hint) for name, hint in hints.items()}
 
 
-def _judge_fix(reference, wrong: dict, inputs: list[tuple], expected: str):
-    """The judge of a debug exercise: run the student's function on every fresh input; right if it
-    agrees with `reference` on all of them, else the name of the wrong version it agrees with."""
+def _judge_fix(reference, wrong: dict, inputs: list[tuple], expected: str,
+               locked: tuple[str, ...] = SHORTCUTS):
+    """The judge of a debug exercise: run the student's function on every fresh input (with the `locked`
+    package functions switched off); right if it agrees with `reference` on all of them, else the name of
+    the wrong version it agrees with, else a message saying what differs."""
     def agrees(outs, f):
         with np.errstate(all="ignore"):
             return all(_same(out, f(*args)) for out, args in zip(outs, inputs))
 
     def judge(fn):
-        outs = [_run(fn, *args) for args in inputs]
+        outs = [_run(fn, *args, locked=locked) for args in inputs]
         failed = [out for out in outs if isinstance(out, str)]
         if failed:
             return failed[0]
@@ -68,7 +129,15 @@ def _judge_fix(reference, wrong: dict, inputs: list[tuple], expected: str):
         named = [name for name, f in wrong.items() if agrees(outs, f)]
         if named:
             return named[0]
-        return f"on fresh inputs your function returns shape {outs[0].shape}: {expected}"
+        for out, args in zip(outs, inputs):
+            with np.errstate(all="ignore"):
+                ref = np.asarray(reference(*args), dtype=float)
+            if out.shape != ref.shape:
+                return f"on fresh inputs your function returns shape {out.shape}, not {ref.shape}: {expected}"
+            if not _same(out, ref):
+                return (f"on fresh inputs your function returns the right shape {out.shape}, but "
+                        f"{differences(out, ref)}: {expected}")
+        return f"on fresh inputs your function does not agree with the reference: {expected}"
     return judge
 
 
@@ -646,7 +715,7 @@ def _debug_05():
         return decode
 
     wrong = {"planted": cached(lambda X_, t: X_[-1]), "no scaling": cached(lambda X_, t: X_[t], 1.0),
-             "unmasked": lambda X_, Wq, Wk, Wv: scaled_dot_product_attention(X_ @ Wq, X_ @ Wk, X_ @ Wv)[0]}
+             "unmasked": lambda X_, Wq, Wk, Wv: softmax((X_ @ Wq) @ (X_ @ Wk).T * 0.5) @ (X_ @ Wv)}
 
     judge = _judge_fix(reference, wrong, [(X, W_q, W_k, W_v)], "expected (5, 3), the same as causal "
                        "self-attention computed at once: row t uses tokens 0..t only.")

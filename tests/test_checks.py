@@ -1,0 +1,68 @@
+"""The exercise machinery: shortcuts switched off while a judge runs a student's function, and fallback
+messages that never contradict themselves."""
+
+import numpy as np
+
+import attention_lab as al
+from attention_lab import exercises
+from attention_lab.checks import Exercise
+
+
+def test_the_kv_cache_exercise_cannot_be_passed_with_the_package_decoder():
+    def fixed(X, W_q, W_k, W_v):                       # 05.3 "fixed" with one package call
+        return al.decode_with_cache(X, W_q, W_k, W_v)[0]
+
+    result = al.EXERCISES["05.3"].evaluate(fixed)
+    assert result.status == "wrong" and "al.decode_with_cache is switched off" in result.message
+    assert "do this step yourself" in result.message
+
+
+def test_a_shortcut_imported_by_name_is_switched_off_too():
+    from attention_lab import numerical_gradient  # the student's own name for it
+
+    def grads(Q, K, V, dY):                            # 06.3 "fixed" by finite differences
+        def L(x):
+            return float((al.softmax(x @ K.T / np.sqrt(K.shape[1])) @ V * dY).sum())
+        return numerical_gradient(L, Q), numerical_gradient(L, K), numerical_gradient(L, V)
+
+    result = al.EXERCISES["06.3"].evaluate(grads)
+    assert "al.numerical_gradient is switched off" in result.message
+    assert numerical_gradient is al.numerical_gradient  # and both are back once the check is done
+    assert np.isclose(al.numerical_gradient(lambda x: float((x ** 2).sum()), np.array([3.0]))[0], 6.0)
+
+
+def test_the_lock_is_lifted_when_the_students_function_raises():
+    def broken(X, W_q, W_k, W_v):
+        raise KeyError("oops")
+
+    assert "KeyError" in al.EXERCISES["05.3"].evaluate(broken).message
+    X = np.eye(2)
+    assert np.allclose(al.decode_with_cache(X, X, X, X)[0][0], [1.0, 0.0])
+
+
+def test_a_debug_fallback_with_the_right_shape_says_which_values_differ():
+    def off_by_one(X, W_q, W_k, W_v):                  # causal attention of the right shape, plus 1
+        n, s = len(X), 1 / np.sqrt(W_q.shape[1])
+        S = np.where(np.tril(np.ones((n, n))) > 0, (X @ W_q) @ (X @ W_k).T * s, -np.inf)
+        A = np.exp(S - S.max(axis=1, keepdims=True))
+        return A / A.sum(axis=1, keepdims=True) @ (X @ W_v) + 1.0
+
+    message = al.EXERCISES["05.3"].evaluate(off_by_one).message
+    assert "right shape (5, 3)" in message and "15 of its 15 numbers differ, the largest by 1" in message
+    assert "returns shape (5, 3): expected" not in message
+
+
+def test_a_compute_fallback_with_the_right_shape_says_which_values_differ():
+    exercise = Exercise("99.1", "a test", lambda: np.array([[1.0, 2.0], [3.0, 4.0]]))
+    result = exercise.evaluate([[1.0, 2.0], [3.0, 4.5]])
+    assert result.status == "wrong"
+    assert "shape (2, 2) is right, but 1 of its 4 numbers differ, the largest by 0.5 at index [1, 1]" \
+        in result.message
+    assert "expected shape" not in result.message
+    wrong_shape = exercise.evaluate([1.0, 2.0])
+    assert "expected shape (2, 2), got (2,)" in wrong_shape.message
+
+
+def test_every_shortcut_is_a_public_function_of_the_package():
+    assert set(exercises.SHORTCUTS) <= set(al.__all__)
+    assert all(callable(getattr(al, name)) for name in exercises.SHORTCUTS)
