@@ -269,16 +269,17 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
                 "p": p}
 
     def describe(values, r):
+        head = f"row 1 ({r['words'][1]}):  "                          # the middle word's weights
         return (f"sentence: {' '.join(r['words'])}   positions {r['p'][0]}..{r['p'][-1]}\n"
-                f"row 2 (the middle word):  none {_fmt(r['none'][1])}\n"
-                f"                          added {_fmt(r['added'][1])}\n"
-                f"                          RoPE  {_fmt(r['rope'][1])}")
+                f"{head}none  {_fmt(r['none'][1])}\n"
+                f"{'':{len(head)}}added {_fmt(r['added'][1])}\n"
+                f"{'':{len(head)}}RoPE  {_fmt(r['rope'][1])}")
 
-    rows = [f"pos {i + 1}" for i in range(n)]            # words move with swap; places do not
+    rows = [f"pos {i}" for i in range(n)]                # 0-based, as in the lesson; words move with swap
     cols = rows
     controls = [Control("shift", "shift positions", 0, 0, max_shift, 1, integer=True),
                 Control("strength", "strength", 1.0, 0.0, 3.0, 0.1),
-                Control("swap", "swap words 1 and 3", False, toggle=True)]
+                Control("swap", f"swap words 0 and {n - 1}", False, toggle=True)]
     panels = [Panel("none", rows, cols, "weights", "no positions", "key", "query", cbar=False),
               Panel("added", rows, cols, "weights", "sinusoidal added to X", "key", "", cbar=False),
               Panel("rope", rows, cols, "weights", "RoPE on q and k", "key", "")]
