@@ -158,3 +158,77 @@ def test_position_explorer_shows_what_the_lesson_says():
     assert np.allclose(shifted["rope"], start["rope"]) and not np.allclose(shifted["added"], start["added"])
     assert np.allclose(swapped["none"], start["none"][[2, 1, 0]][:, [2, 1, 0]])   # the same words, reordered
     assert not np.allclose(swapped["added"], start["added"][[2, 1, 0]][:, [2, 1, 0]])
+
+
+def rope_by_rotate_half(M, positions, base):
+    """GPT-NeoX / Hugging Face convention, written here: component i pairs with i + d/2."""
+    d = M.shape[1]
+    angles = np.outer(positions, base ** (-np.arange(0, d, 2) / d))
+    cos, sin = np.tile(np.cos(angles), 2), np.tile(np.sin(angles), 2)      # (n, d)
+    rotated_half = np.hstack([-M[:, d // 2:], M[:, :d // 2]])
+    return M * cos + rotated_half * sin
+
+
+def test_rope_pairs_adjacent_components_and_halves_need_reordered_columns():
+    """Lesson 05 §4: adjacent pairs (2i, 2i+1) here; rotate_half pairs i with i + d/2; the two agree only
+    after the columns are reordered."""
+    rng = np.random.default_rng(7)
+    q, k = rng.standard_normal((2, 6, 8))
+    pos = np.arange(6)
+    halves = [0, 2, 4, 6, 1, 3, 5, 7]               # adjacent layout -> halves layout
+    assert np.allclose(al.rope(q, pos)[:, halves], rope_by_rotate_half(q[:, halves], pos, 10000.0))
+    same_scores = al.rope(q, pos) @ al.rope(k, pos).T
+    assert np.allclose(same_scores, rope_by_rotate_half(q[:, halves], pos, 10000.0)
+                       @ rope_by_rotate_half(k[:, halves], pos, 10000.0).T)
+    not_reordered = rope_by_rotate_half(q, pos, 10000.0) @ rope_by_rotate_half(k, pos, 10000.0).T
+    assert np.abs(not_reordered - same_scores).max() > 0.1
+
+
+def test_rope_score_depends_on_the_signed_offset():
+    """Lesson 05 §4: a key 9 places after the query is not a key 9 places before it."""
+    rng = np.random.default_rng(4)
+    q, k = rng.standard_normal((2, 1, 8))
+    after = (al.rope(q, [0]) @ al.rope(k, [9]).T).item()
+    before = (al.rope(q, [9]) @ al.rope(k, [0]).T).item()
+    def by_hand(m, n):
+        return (rope_by_complex_numbers(q, [m], 1e4) @ rope_by_complex_numbers(k, [n], 1e4).T).item()
+
+    assert np.isclose(after, by_hand(0, 9)) and np.isclose(before, by_hand(9, 0))
+    assert (round(after, 2), round(before, 2)) == (-0.95, 2.38)      # the lesson's figure, same q and k
+
+
+def test_added_sinusoids_lose_the_offset_through_w_q_and_w_k():
+    """Lesson 05 §4: with the lesson's W_q, W_k (base 10, d = 4) the positions' score for 'key one place
+    after the query' spreads over 1.92 for positions 0..9; the plain dot product does not spread."""
+    ex = al.cats_chase_mice()
+    p = np.arange(10)
+    P = np.column_stack([np.sin(p), np.cos(p), np.sin(p * 10 ** -0.5), np.cos(p * 10 ** -0.5)])  # by hand
+    one_after = np.einsum("ij,ij->i", (P @ ex.W_q)[:-1], (P @ ex.W_k)[1:]) / 2
+    assert round(np.ptp(one_after), 2) == 1.92
+    assert np.ptp(np.einsum("ij,ij->i", P[:-1], P[1:])) < 1e-12
+
+
+def test_decoding_cost_is_exactly_t_times_and_mostly_projections_at_256():
+    """Lesson 05 §7: exactly t times the work without a cache; at t = 256, 74.7 % of it re-projects the
+    255 earlier tokens; the t² term passes the projections after t = 1.5 d = 768."""
+    cost = al.decoding_cost(1000, d=512, d_k=64)
+    t = np.arange(1, 1001)
+    assert np.array_equal(cost["no_cache"], t * cost["cache"])
+    assert round(3 * 255 * 512 * 64 / (3 * 256 * 512 * 64 + 2 * 256 ** 2 * 64), 3) == 0.747
+    quadratic, projections = 2 * t ** 2 * 64, 3 * t * 512 * 64
+    assert quadratic[767] == projections[767] and (quadratic[768:] > projections[768:]).all()
+
+
+def test_layer_norm_conventions():
+    """Lesson 05 §8: variance divided by d, eps = 1e-5 inside the square root, gain 1 and bias 0."""
+    x = np.array([[0.0, 0.0, 0.0, 4.0]])              # mean 1, variance (1 + 1 + 1 + 9) / 4 = 3
+    assert np.allclose(al.layer_norm(x), (x - 1) / np.sqrt(3 + 1e-5), rtol=0, atol=1e-15)
+    assert np.allclose(al.layer_norm(np.ones((1, 4))), 0)            # a flat row: 0, not nan
+
+
+def test_position_explorer_counts_places_from_0():
+    ex = al.cats_chase_mice()
+    e = al.position_explorer(ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"])
+    assert [p.row_labels for p in e.panels] == [["pos 0", "pos 1", "pos 2"]] * 3
+    assert e.sliders["swap"].description == "swap words 0 and 2"
+    assert "positions 0..2" in e.summary() and "row 1 (chase)" in e.summary()

@@ -90,7 +90,7 @@ def test_05_swap_without_positions_rows_trade_places_chase_keeps_its_weights():
 
 def test_05_swap_with_added_sinusoids_chase_stays_cats_and_mice_change():
     """Cell s5: 'With added sinusoids, chase's row stays too (0.19, 0.06, 0.74), but the rows of cats and
-    mice change.'"""
+    mice change'; the guide's 90-minute plan ('after swap, ... not its row with added sinusoids')."""
     ex = explorer("05 position_explorer (")
     start = move(ex, "shift", 0)
     swapped = move(ex, "swap", True)
@@ -106,7 +106,8 @@ def test_05_swap_with_added_sinusoids_chase_stays_cats_and_mice_change():
 def test_05_swap_changes_chase_rope_row_only_through_small():
     """Cells s5 and w05-swap-why-md: with RoPE, swap moves chase's row from 0.47, 0.18, 0.35 to
     0.50, 0.14, 0.36, and all of the change comes from mice's 'small' feature (its part of the score is
-    -0.31 after chase and +0.31 before it; the 'animal' part is 0.95 on both sides)."""
+    -0.31 after chase and +0.31 before it; the 'animal' part is 0.95 on both sides); the guide's 90-minute
+    plan ('After swap, why does chase's RoPE row change?')."""
     ex = explorer("05 position_explorer (")
     start = move(ex, "shift", 0)
     swapped = move(ex, "swap", True)

@@ -49,7 +49,7 @@ def decode_with_cache(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
 
 
 def decoding_cost(n: int, d: int, d_k: int) -> dict[str, np.ndarray]:
-    """Multiply-adds of step t = 1..n, recomputing everything vs. with a KV cache (one layer)."""
+    """Multiply-adds of step t = 1..n, one head of width d_k, recomputing vs. a KV cache (no W_O, no FFN)."""
     n, d, d_k = as_count(n, "n"), as_count(d, "d"), as_count(d_k, "d_k")
     t = np.arange(1, n + 1)
     return {"t": t,
@@ -98,7 +98,7 @@ def generate(dec: PatternDecoder, prompt: Sequence[str], n_new: int) -> tuple[li
 
 @dataclass(frozen=True, eq=False)
 class BlockWeights:
-    """The weights of one pre-LayerNorm transformer block (LayerNorm gains 1 and biases 0)."""
+    """The weights of one pre-LayerNorm transformer block: no biases (LayerNorm gains 1 and biases 0)."""
     W_q: np.ndarray       # (d, d)
     W_k: np.ndarray       # (d, d)
     W_v: np.ndarray       # (d, d)
@@ -115,7 +115,7 @@ def _layer_norm(X, eps=1e-5):
 
 
 def layer_norm(X: ArrayLike, eps: float = 1e-5) -> np.ndarray:
-    """Each row shifted to mean 0 and scaled to variance 1 (gain 1, bias 0)."""
+    """Each row: (x - mean) / sqrt(variance + eps), variance divided by d, gain 1 and bias 0."""
     return _layer_norm(as_matrix(X, "X", "(n, d)"), float(eps))
 
 

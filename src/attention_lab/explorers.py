@@ -245,6 +245,7 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
     """Sliders: swap the first and last word, shift every position, scale the added positions.
 
     Three weight maps of the same sentence: no positions, sinusoidal positions added to X, RoPE.
+    Positions and places are counted from 0, as in the lesson.
     """
     X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
     tokens, _ = labels_fit(X, tokens, [""] * X.shape[1])

@@ -44,7 +44,10 @@ def _rope(M: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
 
 
 def rope(M: ArrayLike, positions: ArrayLike | None = None, base: float = 10000.0) -> np.ndarray:
-    """Rotary embedding: rotate each pair (2i, 2i+1) of every row by the angle position * base^(-2i/d)."""
+    """Rotary embedding: rotate each adjacent pair (2i, 2i+1) of every row by position * base^(-2i/d).
+
+    Adjacent pairs, as RoFormer and Meta's LLaMA; GPT-NeoX's `rotate_half` pairs i with i + d/2 instead.
+    """
     M = as_array(M, "M (queries or keys)", "(..., n, d)")
     even_width(M.shape[-1], "M (queries or keys)")
     return _rope(M, as_positions(positions, M.shape[-2]), float(base))
