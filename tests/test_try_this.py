@@ -144,7 +144,9 @@ def test_05_shift_leaves_rope_and_moves_the_added_sinusoids():
             assert np.array_equal(now["none"], start["none"])
     ex.set(shift=0, swap=False)
     words = ("cats", "chase", "mice")
-    assert np.allclose(move(ex, "shift", 17)["added"], maps_05(words, shift=17)["added"])
+    at_17 = move(ex, "shift", 17)
+    assert np.allclose(at_17["added"], maps_05(words, shift=17)["added"])
+    assert np.allclose(at_17["rope"], maps_05(words, shift=17)["rope"])
     assert np.allclose(maps_05(words, shift=17)["rope"], maps_05(words)["rope"])   # by hand too
 
 
