@@ -194,6 +194,11 @@ def test_04_noir_turns_to_cat():
         assert np.allclose(r["cross_weights"], decoder_step_by_hand(X)[1])
         assert enc[int(np.argmax(r["cross_weights"][2]))] == "cat", (black, cat)
     assert r["cross_weights"][2, 2] > 0.5                             # most of its weight
+    # why cat wins at 0.5 and 0.5: without what noir's self-attention read (the residual alone, Z = X),
+    # its query would score black and cat the same
+    q = np.array([0.0, 0.5, 0.5, 0.0, 0.0]) @ TR.cross_W_q
+    scores = (TR.X_enc @ TR.cross_W_k) @ q
+    assert scores[1] == scores[2]
 
 
 def test_04_rows_sum_to_one_columns_do_not():
