@@ -102,6 +102,10 @@ def test_03_four_heads_no_head_finds_the_previous_word_and_kind_heads_serve_one_
     assert np.allclose(four, heads_by_hand(X_START, 4))
     assert two[0][PREV, PREV - 1].min() > 0.8
     assert all(w[PREV, PREV - 1].min() < 0.2 for w in four)          # no head finds it for every word
+    for c in (0, 1):                          # why: one column, so each query picks an extreme key
+        extremes = {int(np.argmax(X_START[:, c])), int(np.argmin(X_START[:, c]))}
+        for row in four[c]:
+            assert np.ptp(row) < 0.01 or int(np.argmax(row)) in extremes
     same_kind = np.array([[w[q][CONTENT == CONTENT[q]].sum() for q in range(6)] for w in (*two, *four)])
     assert (same_kind[1] > 0.95).all()                               # 2 heads: head 2 clean for all six
     assert not (same_kind[2:] > 0.95).all(axis=1).any()              # 4 heads: no head clean for all six
