@@ -41,7 +41,179 @@ assert al  # the lessons' package, for tests that compute an expectation indepen
 
 # --- lesson 03 ---------------------------------------------------------------------------------------
 
+CAT = al.the_cat_sat()
+PREV = np.arange(1, 6)        # cat, sat, on, the, mat: each has a previous word (row q -> key q - 1)
+CONTENT = CAT.X[:, 2] == 1    # cat, sat, mat
+X_START = CAT.X.copy()
+X_START[2] = np.round(CAT.X[2], 3)   # the explorer's sliders (step 0.001) start on their grid
+
+
+def softmax_rows(S):
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def heads_by_hand(X, h):
+    """The lesson's multi-head weights, written out with plain NumPy: (h, n, n)."""
+    k = X.shape[1] // h
+    Q, K = X @ CAT.W_q, X @ CAT.W_k
+    return np.stack([softmax_rows(Q[:, i * k:(i + 1) * k] @ K[:, i * k:(i + 1) * k].T / np.sqrt(k))
+                     for i in range(h)])
+
+
+def shown_heads(ex, h) -> np.ndarray:
+    """Every head's weights as the explorer shows them, (h, n, n)."""
+    r = move(ex, "n_heads", h)
+    return np.stack([r[f"head{i}"] for i in range(h)])
+
+
+def test_03_explorer_starts_at_the_lessons_sentence():
+    """03 §10: 'They start at the lesson's values, so the explorer shows the weights of section 3'
+    (issue 21: it started at (-0.2, 1.0) and showed 0.80 where the figure showed 0.81)."""
+    ex = explorer("03 heads_explorer (")
+    assert np.allclose(ex.result["x"], CAT.X[2], atol=5e-4)          # x3 to the 3 decimals printed
+    lesson = heads_by_hand(CAT.X, 2)
+    for i in range(2):                                                # every number on screen agrees
+        assert np.array_equal(np.round(ex.result[f"head{i}"], 2), np.round(lesson[i], 2))
+    assert "x₃ = [-0.2230  0.9750  1.0000  0.0000]" in ex.summary()
+
+
+def test_03_one_head_loses_the_previous_word_of_cat_on_mat():
+    """03 §10 '`heads h` = 1: cat, on and mat lose their previous word (below 0.1 of their weight);
+    sat and the second the keep it'; the guide's 'What does one head of width 4 lose?'."""
+    ex = explorer("03 heads_explorer (")
+    two = shown_heads(ex, 2)
+    assert (two[0][PREV, PREV - 1] > 0.8).all()                      # 2 heads: all five find it
+    (one,) = shown_heads(ex, 1)
+    assert np.allclose(one, heads_by_hand(X_START, 1)[0])
+    on_prev = dict(zip(["cat", "sat", "on", "the", "mat"], one[PREV, PREV - 1]))
+    assert all(on_prev[w] < 0.1 for w in ("cat", "on", "mat")), on_prev
+    assert all(on_prev[w] > 0.8 for w in ("sat", "the")), on_prev
+    assert np.argmax(one[1]) == 1                                    # cat listens to itself instead
+
+
+def test_03_four_heads_no_head_finds_the_previous_word_and_kind_heads_serve_one_kind():
+    """03 §10 '`heads h` = 4: no head finds the previous token any more ... head 3 (content) groups the
+    content words for content-word queries, flat for function words; head 4 the other way round'; the
+    guide's misconception row 'More heads is always better': neither pattern is as clean as with 2."""
+    ex = explorer("03 heads_explorer (")
+    two = shown_heads(ex, 2)
+    four = shown_heads(ex, 4)
+    assert np.allclose(four, heads_by_hand(X_START, 4))
+    assert two[0][PREV, PREV - 1].min() > 0.8
+    assert all(w[PREV, PREV - 1].min() < 0.2 for w in four)          # no head finds it for every word
+    for c in (0, 1):                          # why: one column, so each query picks an extreme key
+        extremes = {int(np.argmax(X_START[:, c])), int(np.argmin(X_START[:, c]))}
+        for row in four[c]:
+            assert np.ptp(row) < 0.01 or int(np.argmax(row)) in extremes
+    same_kind = np.array([[w[q][CONTENT == CONTENT[q]].sum() for q in range(6)] for w in (*two, *four)])
+    assert (same_kind[1] > 0.95).all()                               # 2 heads: head 2 clean for all six
+    assert not (same_kind[2:] > 0.95).all(axis=1).any()              # 4 heads: no head clean for all six
+    for head, kind in ((four[2], CONTENT), (four[3], ~CONTENT)):
+        assert (head[kind][:, kind].sum(axis=1) > 0.95).all()         # its own kind: grouped
+        assert np.allclose(head[~kind], 1 / 6, atol=0.01)             # the other kind: flat
+
+
+def test_03_every_head_sees_every_token():
+    """Guide, misconception 'Heads see different tokens': for h = 1, 2, 4 every head's map has a
+    column for every token, and every key gets some weight."""
+    ex = explorer("03 heads_explorer (")
+    for h in (1, 2, 4):
+        w = shown_heads(ex, h)
+        assert w.shape == (h, 6, 6) and (w > 0).all()
+
+
+def test_03_sat_as_a_function_word():
+    """03 §10 'set x₃[content] to 0 and x₃[function] to 1: sat now acts as a function word in head 2
+    (it listens to the, on, the and itself, and they to it). Head 1's weights do not change at all'."""
+    ex = explorer("03 heads_explorer (")
+    before = shown_heads(ex, 2)
+    move(ex, "content", 0.0)
+    r = move(ex, "function", 1.0)
+    X = X_START.copy()
+    X[2, 2:] = [0.0, 1.0]
+    assert np.allclose(np.stack([r["head0"], r["head1"]]), heads_by_hand(X, 2))
+    function = np.array([True, False, True, True, True, False])      # the, sat (now), on, the
+    assert r["head1"][2][function].sum() > 0.95
+    assert (r["head1"][np.ix_([0, 3, 4], [2])] > 0.2).all()          # the, on, the listen to sat
+    assert before[1][2][[0, 3, 4]].sum() < 0.05                       # before: sat was a content word
+    assert np.array_equal(r["head0"], before[0])                     # head 1: not one digit changes
+
+
+def test_03_show_head_draws_the_chosen_head_large():
+    """03 §10 '`show head` picks which head is drawn large'."""
+    ex = explorer("03 heads_explorer (")
+    move(ex, "n_heads", 4)
+    r = move(ex, "head", 3)
+    assert np.array_equal(r["shown"], r["head2"])
+
 # --- lesson 04 ---------------------------------------------------------------------------------------
+
+TR = al.translation()
+
+
+def decoder_step_by_hand(X_dec, causal=True, padding=True):
+    """Lesson 04's decoder step with plain NumPy: (self weights (m, m), cross weights (m, n))."""
+    m, n, d = len(X_dec), len(TR.X_enc), X_dec.shape[1]
+    S = (X_dec @ TR.self_W_q) @ (X_dec @ TR.self_W_k).T / np.sqrt(d)
+    A = softmax_rows(np.where(np.tri(m, dtype=bool) | (not causal), S, -np.inf))
+    Z = X_dec + A @ (X_dec @ TR.self_W_v)                            # residual
+    C = (Z @ TR.cross_W_q) @ (TR.X_enc @ TR.cross_W_k).T / np.sqrt(d)
+    keys = (np.arange(n) < TR.enc_length) | (not padding)
+    return A, softmax_rows(np.where(keys[None, :], C, -np.inf))
+
+
+def test_04_causal_mask_off_le_sees_later_words():
+    """04 §9 'switch the causal mask off: le now attends to the words that come after it (it kept all its
+    weight on itself before)'; the guide's 45-minute plan ('04 explorer (causal mask off)')."""
+    ex = explorer("04 cross_explorer (")
+    assert ex.result["self_weights"][0, 0] == 1.0
+    r = move(ex, "causal", False)
+    assert np.allclose(r["self_weights"], decoder_step_by_hand(TR.X_dec, causal=False)[0])
+    assert r["self_weights"][0, 1:].sum() > 0.5 and (r["self_weights"][0, 1:] > 0).all()
+
+
+def test_04_padding_mask_off_pad_takes_weight_from_every_word():
+    """04 §9 'switch the padding mask off: <pad> takes weight from every French word, and its column no
+    longer sums to 0'."""
+    ex = explorer("04 cross_explorer (")
+    assert (ex.result["cross_weights"][:, 5] == 0).all()
+    r = move(ex, "padding", False)
+    assert np.allclose(r["cross_weights"], decoder_step_by_hand(TR.X_dec, padding=False)[1])
+    assert (r["cross_weights"][:, 5] > 0.01).all()
+    assert "<pad> 0.00" not in ex.summary()
+
+
+def test_04_noir_turns_to_cat():
+    """04 §9 'move noir[black] down to 0 and noir[cat] up to 1: noir now gives most of its weight to cat
+    instead of black. (Already at 0.5 and 0.5, cat wins ...)'."""
+    ex = explorer("04 cross_explorer (")
+    enc = TR.enc_tokens
+    assert enc[int(np.argmax(ex.result["cross_weights"][2]))] == "black"
+    for black, cat in ((0.5, 0.5), (0.0, 1.0)):
+        move(ex, "black", black)
+        r = move(ex, "cat", cat)
+        X = TR.X_dec.copy()
+        X[2, 1:3] = black, cat
+        assert np.allclose(r["cross_weights"], decoder_step_by_hand(X)[1])
+        assert enc[int(np.argmax(r["cross_weights"][2]))] == "cat", (black, cat)
+    assert r["cross_weights"][2, 2] > 0.5                             # most of its weight
+    # why cat wins at 0.5 and 0.5: without what noir's self-attention read (the residual alone, Z = X),
+    # its query would score black and cat the same
+    q = np.array([0.0, 0.5, 0.5, 0.0, 0.0]) @ TR.cross_W_q
+    scores = (TR.X_enc @ TR.cross_W_k) @ q
+    assert scores[1] == scores[2]
+
+
+def test_04_rows_sum_to_one_columns_do_not():
+    """Guide, misconception 'Cross-attention rows and columns both sum to 1': 'The rows sum to 1, the
+    columns to 1.06, 0.85, …, and <pad> to 0', printed beside the sliders."""
+    ex = explorer("04 cross_explorer (")
+    W = decoder_step_by_hand(TR.X_dec)[1]
+    assert np.allclose(ex.result["cross_weights"], W)
+    assert np.allclose(W.sum(axis=1), 1.0)
+    assert np.allclose(W.sum(axis=0)[[0, 1, 5]], [1.06, 0.85, 0.0], atol=0.005)
+    assert "the 1.06  black 0.85" in ex.summary() and "<pad> 0.00" in ex.summary()
 
 # --- lesson 05 ---------------------------------------------------------------------------------------
 # The explorer of section 5 (cell s5, and the cells w05-swap-why / w05-swap-why-md after it), and the

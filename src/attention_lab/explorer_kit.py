@@ -83,8 +83,9 @@ def _slider(c: Control):
     if c.integer:
         return widgets.IntSlider(value=int(c.value), min=int(c.low), max=int(c.high),
                                  step=int(c.step), **common)
+    decimals = max(1, -int(np.floor(np.log10(c.step) + 1e-9)))   # as many as the step has: 0.1 -> 1
     return widgets.FloatSlider(value=c.value, min=c.low, max=c.high, step=c.step,
-                               readout_format=".1f", **common)
+                               readout_format=f".{decimals}f", **common)
 
 
 def _curve(ax, p: Panel, y):

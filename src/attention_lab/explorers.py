@@ -53,8 +53,8 @@ def _colour_limit(bound) -> float:
     return float(max(np.ceil(np.max(bound)), 1.0))
 
 
-def _feature_controls(X, edit, features, low, high, name):
-    return [Control(f, f"{name}[{f}]", float(X[edit, c]), low, high) for c, f in enumerate(features)]
+def _feature_controls(X, edit, features, low, high, name, step=0.1):
+    return [Control(f, f"{name}[{f}]", float(X[edit, c]), low, high, step) for c, f in enumerate(features)]
 
 
 def token_explorer(i: int, X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
@@ -199,7 +199,10 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
                 f"h = {h} heads of width k = d_model/h = {d_model // h}\n"
                 f"head {shown}: each query's strongest key\n  {best}")
 
-    controls = [*_feature_controls(X, edit, features, low, high, f"x{s}"),
+    # step 0.001: positions on a circle (cos, sin) are not on a 0.1 grid, and a slider starts on its
+    # grid; at 0.001 it starts at the lesson's x (to the 3 decimals the lesson prints), so that the
+    # explorer shows the lesson's weights, not those of a token moved by up to 0.05
+    controls = [*_feature_controls(X, edit, features, low, high, f"x{s}", step=0.001),
                 Control("n_heads", "heads h", n_heads, options=divisors),
                 Control("head", "show head", 1, 1, n_heads, 1, integer=True)]
     return Explorer(controls, compute, panels, describe=describe, figsize=(12.0, 3.4), adjust=adjust)

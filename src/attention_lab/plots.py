@@ -337,18 +337,23 @@ def plot_encoder_decoder(enc_tokens: Sequence[str], dec_tokens: Sequence[str], s
                     arrowprops={"arrowstyle": "-|>", "color": purple(0.35 + 0.65 * C[i, j]),
                                 "linewidth": 0.5 + 5 * C[i, j], "shrinkA": 0, "shrinkB": 0})
     for i, j in zip(*np.nonzero(S >= threshold)):          # masked self-attention: arcs above
+        style = {"arrowstyle": "-|>", "color": purple(0.35 + 0.65 * S[i, j]), "linewidth": 0.5 + 4 * S[i, j]}
         if i != j:
             ax.annotate("", xy=(xd[j], 3.35), xytext=(xd[i], 3.35),
-                        arrowprops={"arrowstyle": "-|>", "color": purple(0.35 + 0.65 * S[i, j]),
-                                    "linewidth": 0.5 + 4 * S[i, j], "connectionstyle": "arc3,rad=0.4"})
+                        arrowprops={**style, "connectionstyle": "arc3,rad=0.4"})
+        else:                                              # a word's weight on itself: a loop, its number
+            ax.annotate("", xy=(xd[i] + 0.22, 3.4), xytext=(xd[i] - 0.22, 3.4),
+                        arrowprops={**style, "connectionstyle": "arc3,rad=-1.6", "shrinkA": 0, "shrinkB": 0})
+            ax.text(xd[i], 4.0, f"{S[i, i]:.2f}", ha="center", va="bottom", fontsize=FONT["ticks"] - 1,
+                    color="0.2")
     ax.text(-0.6, 3, "decoder\n(queries)", ha="right", va="center", fontsize=FONT["labels"],
             color=ROLE_COLORS["query"])
     ax.text(-0.6, 0, "encoder\n(keys, values)", ha="right", va="center", fontsize=FONT["labels"],
             color=ROLE_COLORS["key"])
     ax.set(xlim=(-3, 10.8), ylim=(-0.6, 5.2))
     ax.set_axis_off()
-    ax.set_title(f"cross-attention (down) and causal self-attention (arcs); weights ≥ {threshold} drawn, "
-                 "thicker = larger", fontsize=FONT["title"])
+    ax.set_title(f"cross-attention (down), causal self-attention (arcs; a loop = a word's weight on itself)\n"
+                 f"every weight ≥ {threshold} drawn, thicker = larger", fontsize=FONT["title"])
     return fig
 
 
