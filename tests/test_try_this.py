@@ -73,8 +73,26 @@ def test_00_tau_sharpens_but_ties_stay_ties():
     flat = move(ex, "tau", 3.0)["weights"]
     for r in (CHASE, SMALL, MICE):
         assert spread_from_quarter(flat)[r] < spread_from_quarter(start)[r]
+    assert np.allclose(CCM.X[CATS] @ CCM.W_q, 0.0)                 # its query is zero
     for tau in np.arange(0.1, 3.01, 0.1).round(1):                 # the cats row never moves
         assert np.allclose(move(ex, "tau", float(tau))["weights"][CATS], 0.25)
+
+
+def test_00_reset_puts_every_slider_back():
+    """00 §5 (cell 's4') and its Summary, 01 §9: the Reset button puts every slider of that explorer
+    back where it started, and the pictures with them."""
+    for prefix, start in [("02 matrix_explorer, weights only", {**dict(zip(CCM.features, CCM.X[CHASE])),
+                                                               "tau": 1.0}),
+                          ("01 token_explorer", dict(zip(CCM.features, CCM.X[CHASE])))]:
+        ex = explorer(prefix)
+        first = move(ex, "verb", 1.0)                               # the start position
+        for key in start:
+            move(ex, key, 2.0)
+        assert not np.allclose(move(ex, "noun", -1.0)["weights"], first["weights"])
+        ex.reset_button.click()
+        assert {k: w.value for k, w in ex.sliders.items()} == start
+        assert np.allclose(ex.result["weights"], first["weights"])
+        assert np.allclose(ex.result["x"], CCM.X[CHASE])
 
 
 # --- lesson 01 ---------------------------------------------------------------------------------------
