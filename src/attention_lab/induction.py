@@ -138,19 +138,21 @@ def _next_token_loss(logits, ids):
     return per_place, dlogits
 
 
-def _flat(M):
-    return M.reshape(-1, M.shape[-1])
+def _wgrad(X, dZ):
+    """Xᵀ dZ summed over the batch, as B small products: one large product would start OpenBLAS's
+    threads, which on a busy machine made a step up to 20 times slower (measured)."""
+    return (np.swapaxes(X, -1, -2) @ dZ).sum(axis=0)                 # (d_in, d_out)
 
 
 def _backward(p, c, dlogits, cfg):
     """Every gradient by hand. Each layer adds to the stream, so dX of a layer's input is the sum of
     the gradient arriving straight through the residual and the gradient through the layer's Q, K, V."""
-    g = {"W_u": _flat(c["X_out"]).T @ _flat(dlogits)}                 # (d, vocab)
+    g = {"W_u": _wgrad(c["X_out"], dlogits)}                 # (d, vocab)
     dX = dlogits @ p["W_u"].T                                         # (B, n, d) at the top of the stream
     dX0_keys = 0.0                                                    # what layers' keys read from X0
     for layer in range(cfg.n_layers, 0, -1):
         L = c["layers"][layer - 1]
-        g[f"W_o{layer}"] = _flat(L["C"]).T @ _flat(dX)                # (d, d)
+        g[f"W_o{layer}"] = _wgrad(L["C"], dX)                # (d, d)
         dY = _split(dX @ p[f"W_o{layer}"].T, cfg.n_heads)             # (B, h, n, k)
         A = L["A"]
         dA = dY @ np.swapaxes(L["V"], -1, -2)                         # (B, h, n, n)
@@ -158,9 +160,9 @@ def _backward(p, c, dlogits, cfg):
         dS = cfg.scale * A * (dA - (A * dA).sum(axis=-1, keepdims=True))   # masked places: A = 0
         dQ, dK = _concat(dS @ L["K"]), _concat(np.swapaxes(dS, -1, -2) @ L["Q"])   # (B, n, d)
         dV = _concat(dV)
-        g[f"W_q{layer}"] = _flat(L["X"]).T @ _flat(dQ)
-        g[f"W_k{layer}"] = _flat(L["Xk"]).T @ _flat(dK)
-        g[f"W_v{layer}"] = _flat(L["X"]).T @ _flat(dV)
+        g[f"W_q{layer}"] = _wgrad(L["X"], dQ)
+        g[f"W_k{layer}"] = _wgrad(L["Xk"], dK)
+        g[f"W_v{layer}"] = _wgrad(L["X"], dV)
         dK_in = dK @ p[f"W_k{layer}"].T
         dX = dX + dQ @ p[f"W_q{layer}"].T + dV @ p[f"W_v{layer}"].T   # straight path + through Q and V
         if L["Xk"] is L["X"]:
@@ -168,8 +170,8 @@ def _backward(p, c, dlogits, cfg):
         else:
             dX0_keys = dX0_keys + dK_in
     dX = dX + dX0_keys
-    one_hot = np.eye(len(p["E"]))[c["ids"].ravel()]                   # (B*n, vocab)
-    g["E"] = one_hot.T @ _flat(dX)
+    one_hot = np.eye(len(p["E"]))[c["ids"]]                           # (B, n, vocab)
+    g["E"] = _wgrad(one_hot, dX)                                      # a token's row: sum over its places
     g["P"] = np.zeros_like(p["P"])
     g["P"][: dX.shape[1]] = dX.sum(axis=0)
     return g
@@ -234,6 +236,14 @@ def induction_attention(p: dict, ids: ArrayLike, cfg: InductionConfig) -> np.nda
 
 
 # ------------------------------------------------------------------ the task: a segment seen twice
+def letters(ids: ArrayLike) -> list[str]:
+    """Token ids as the letters the lesson prints: 0 -> A, 1 -> B, ... (up to 26 tokens)."""
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() > 25:
+        raise ValueError(f"ids {ids.dtype} of shape {ids.shape}: expected one sequence of token ids 0..25")
+    return [chr(ord("A") + int(t)) for t in ids]
+
+
 def repeated_batch(rng: np.random.Generator, batch: int,
                    cfg: InductionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """`batch` random sequences (B, n) in which a random segment appears twice, the second copy at a
@@ -370,24 +380,29 @@ def induction_explorer(run: InductionRun, probe: ArrayLike) -> Explorer:
     frames = {}
     for t, w in zip(run.snapshot_steps, run.snapshot_params):
         logits, c = _forward(w, ids, cfg)
-        per_place = _next_token_loss(logits, ids)[0][0]
         frames[t] = {"layer1": c["layers"][0]["A"][0, 0], "layer2": c["layers"][1]["A"][0, 0],
                      "loss": np.where(np.arange(len(run.second_losses)) < t, run.second_losses, np.nan),
-                     "probe_loss": per_place,
                      "said": [int(x) for x in logits[0].argmax(-1)]}
-    words = [str(x) for x in ids[0]]
+    words = letters(ids[0])
     n = len(words)
 
     def compute(values):
         return frames[values["step"]]
 
+    seen = [(q, j + 1) for q in range(n) for j in range(q - 1) if ids[0, j] == ids[0, q]]
+    if not seen:
+        raise ValueError(f"the probe {' '.join(words)} repeats no token: expected a sequence with a "
+                         "repeated segment, e.g. repeated_batch(rng, 1, cfg)[0][0]")
+    q_seen, k_seen = np.array(seen).T                                # query place, key after the earlier copy
+
     def describe(values, r):
         i = np.arange(1, n)
         return (f"step {values['step']}\n"
-                f"probe        {' '.join(words)}\n"
-                f"predicted    _ {' '.join(map(str, r['said'][:-1]))}\n"
-                f"layer 1, weight on the previous token: {r['layer1'][i, i - 1].mean():.2f}\n"
-                f"loss of the probe's last 4 tokens: {r['probe_loss'][-4:].mean():.2f}")
+                f"probe      {' '.join(words)}\n"
+                f"predicted  _ {' '.join(letters(np.array(r['said'][:-1])))}\n"
+                f"layer 1: mean weight on the previous token        {r['layer1'][i, i - 1].mean():.2f}\n"
+                f"layer 2: mean weight on the token after the earlier copy of the query's token "
+                f"{r['layer2'][q_seen, k_seen].mean():.2f}")
 
     steps = np.arange(len(run.second_losses))
     panels = [Panel("layer1", words, words, "weights", "layer 1 (previous token?)", "key token",
