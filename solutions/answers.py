@@ -253,7 +253,7 @@ def answer_07_1():
 
 def answer_07_2():
     size = 8
-    M = np.zeros((2 * size, 2 * size))              # rows: query [own, previous]; columns: key [own, previous]
+    M = np.zeros((2 * size, 2 * size))      # rows: query [own, previous]; columns: key [own, previous]
     for t in range(size):
         M[t, size + t] = 6.0                        # my token t meets a key whose previous token is t
     return M                                        # e^6 / (e^6 + 9) = 0.978 >= 0.9

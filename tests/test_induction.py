@@ -45,7 +45,8 @@ def test_every_gradient_agrees_with_finite_differences(cfg):
         def L(w, name=name):
             return al.induction_loss(p | {name: w}, ids, cfg).mean()
         numeric = central_differences(L, p[name])
-        error = np.linalg.norm(grads[name] - numeric) / (np.linalg.norm(grads[name]) + np.linalg.norm(numeric))
+        size = np.linalg.norm(grads[name]) + np.linalg.norm(numeric)
+        error = np.linalg.norm(grads[name] - numeric) / size
         assert error <= 1e-6, (name, error)
         assert np.abs(numeric).max() > 1e-6, f"{name}: no gradient reaches it, the check would be empty"
 
@@ -61,8 +62,8 @@ def loop_logits(p, ids, cfg):
             heads = []
             for h in range(cfg.n_heads):
                 cols = slice(h * k, (h + 1) * k)
-                Y, _ = al.scaled_dot_product_attention(X @ p[f"W_q{layer}"][:, cols], X @ p[f"W_k{layer}"][:, cols],
-                                                       X @ p[f"W_v{layer}"][:, cols], mask=al.causal_mask(n))
+                q, k_, v = (X @ p[f"{w}{layer}"][:, cols] for w in ("W_q", "W_k", "W_v"))
+                Y, _ = al.scaled_dot_product_attention(q, k_, v, mask=al.causal_mask(n))
                 heads.append(Y)
             X = X + np.concatenate(heads, axis=1) @ p[f"W_o{layer}"]
         out.append(X @ p["W_u"])
@@ -164,7 +165,7 @@ def test_bad_configs_are_refused(bad, error):
 def test_bad_ids_and_weights_are_refused():
     cfg = CONFIGS[0]
     p = random_weights(cfg, 0)
-    with pytest.raises(ValueError, match="token ids 0..4"):
+    with pytest.raises(ValueError, match=r"token ids 0\.\.4"):
         al.induction_loss(p, [[0, 1, 9]], cfg)
     with pytest.raises(TypeError, match="whole numbers"):
         al.induction_loss(p, [[0.5, 1.0]], cfg)
@@ -229,7 +230,8 @@ def test_07_1_the_prediction_is_true(trained):
 def qk(block_rows, block_cols, scale=5.0, size=8):
     """A QK circuit with scale * identity in one block: rows 0-7 own token, 8-15 previous (query side)."""
     M = np.zeros((2 * size, 2 * size))
-    M[block_rows * size:(block_rows + 1) * size, block_cols * size:(block_cols + 1) * size] = scale * np.eye(size)
+    r, c = block_rows * size, block_cols * size
+    M[r:r + size, c:c + size] = scale * np.eye(size)
     return M
 
 
@@ -282,7 +284,9 @@ def test_07_3_debug_hints_for_independently_written_fixes():
         return dH1 + A1 @ dH1 @ W1.T
 
     def numeric_cheat(X, A1, A2, W1, W2, dOut):
-        return al.numerical_gradient(lambda x: (exercises_07.stream_forward(x, A1, A2, W1, W2) * dOut).sum(), X)
+        def L(x):
+            return (exercises_07.stream_forward(x, A1, A2, W1, W2) * dOut).sum()
+        return al.numerical_gradient(L, X)
 
     assert ex.evaluate(right).status == "correct"
     assert ex.evaluate(only_layer_paths).mistake == "planted"
