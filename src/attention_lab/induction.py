@@ -382,7 +382,8 @@ def induction_explorer(run: InductionRun, probe: ArrayLike) -> Explorer:
         logits, c = _forward(w, ids, cfg)
         frames[t] = {"layer1": c["layers"][0]["A"][0, 0], "layer2": c["layers"][1]["A"][0, 0],
                      "loss": np.where(np.arange(len(run.second_losses)) < t, run.second_losses, np.nan),
-                     "said": [int(x) for x in logits[0].argmax(-1)]}
+                     "said": [int(x) for x in logits[0].argmax(-1)],
+                     "tie": bool(np.ptp(logits[0]) == 0)}
     words = letters(ids[0])
     n = len(words)
 
@@ -399,7 +400,8 @@ def induction_explorer(run: InductionRun, probe: ArrayLike) -> Explorer:
         i = np.arange(1, n)
         return (f"step {values['step']}\n"
                 f"probe      {' '.join(words)}\n"
-                f"predicted  _ {' '.join(letters(np.array(r['said'][:-1])))}\n"
+                f"predicted  _ {' '.join(letters(np.array(r['said'][:-1])))}"
+                f"{'  (a tie: every token equally likely)' if r['tie'] else ''}\n"
                 f"layer 1: mean weight on the previous token        {r['layer1'][i, i - 1].mean():.2f}\n"
                 f"layer 2: mean weight on the token after the earlier copy of the query's token "
                 f"{r['layer2'][q_seen, k_seen].mean():.2f}")
