@@ -173,9 +173,11 @@ def test_bad_ids_and_weights_are_refused():
         al.induction_loss({k: w for k, w in p.items() if k != "W_q2"}, [[0, 1]], cfg)
     with pytest.raises(ValueError, match="knock out head 1 of layer 1"):
         al.induction_loss(p, [[0, 1]], cfg, knock=[(1, 1)])
+    short = al.train_induction(al.InductionConfig(), steps=2, snapshots=[0, 2])
     with pytest.raises(ValueError, match="repeats no token"):
-        al.induction_explorer(al.train_induction(al.InductionConfig(), steps=2, snapshots=[0, 2]),
-                              np.arange(16))
+        al.induction_explorer(short, np.arange(16))
+    with pytest.raises(ValueError, match="not a kept step"):
+        al.induction_explorer(short, al.repeated_batch(np.random.default_rng(0), 1, short.cfg)[0][0], start=1)
 
 
 def test_letters():

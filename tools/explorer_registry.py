@@ -42,4 +42,4 @@ def _induction_explorer():
     cfg = al.InductionConfig()
     run = al.train_induction(cfg, steps=800, seed=0, snapshots=range(0, 801, 20))
     probe = al.repeated_batch(np.random.default_rng(7), 1, cfg)[0][0]
-    return al.induction_explorer(run, probe)
+    return al.induction_explorer(run, probe, start=400)

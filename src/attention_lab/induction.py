@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_count, as_index, as_matrix
+from ._validate import as_count, as_matrix
 from .explorer_kit import Control, Explorer, Panel
 from .training import TASKS
 
@@ -362,9 +362,10 @@ def phase_change(run: InductionRun, window: int = 20) -> tuple[int, int]:
 
 
 # ------------------------------------------------------------------ the explorer
-def induction_explorer(run: InductionRun, probe: ArrayLike) -> Explorer:
-    """A slider over the training steps kept in `run`: layer 1's and layer 2's attention on one probe
-    sequence (head 0 of each), and the loss on the second copy so far."""
+def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = None) -> Explorer:
+    """A slider over the training steps kept in `run`, starting at `start` (default: the first kept step):
+    layer 1's and layer 2's attention on one probe sequence (head 0 of each), and the loss on the second
+    copy so far."""
     if not isinstance(run, InductionRun):
         raise TypeError(f"expected the InductionRun that train_induction() returns, got {type(run).__name__}")
     if len(run.snapshot_steps) < 2:
@@ -376,7 +377,9 @@ def induction_explorer(run: InductionRun, probe: ArrayLike) -> Explorer:
     ids = _inputs(cfg, run.params, probe)[2]
     if len(ids) != 1:
         raise ValueError(f"probe has shape {ids.shape}: expected one sequence (n,)")
-    as_index(0, cfg.n_heads)
+    start = run.snapshot_steps[0] if start is None else start
+    if start not in run.snapshot_steps:
+        raise ValueError(f"start = {start!r} is not a kept step: expected one of {run.snapshot_steps}")
     frames = {}
     for t, w in zip(run.snapshot_steps, run.snapshot_params):
         logits, c = _forward(w, ids, cfg)
@@ -413,5 +416,5 @@ def induction_explorer(run: InductionRun, probe: ArrayLike) -> Explorer:
                     "query token", vmin=0.0, vmax=1.0, fmt=".1f", annot_size=8, cbar=False),
               Panel("loss", [], list(steps), "curve", "loss on the second copy", "step", "loss",
                     vmin=0.0, vmax=float(np.max(run.second_losses)) * 1.05, width=12.0)]
-    controls = [Control("step", "training step", run.snapshot_steps[0], options=tuple(run.snapshot_steps))]
+    controls = [Control("step", "training step", start, options=tuple(run.snapshot_steps))]
     return Explorer(controls, compute, panels, describe=describe, figsize=(15.0, 5.0))
