@@ -314,3 +314,21 @@ def test_07_4_paths_by_hand():
 def test_lesson_07_has_every_kind_of_exercise():
     kinds = {e.kind for k, e in al.EXERCISES.items() if k.startswith("07.")}
     assert kinds == {"compute", "predict", "design", "debug"}
+
+
+def test_training_steps_are_adam_by_hand():
+    """Two steps of train_induction, redone from the gradients and Adam's definition (β₁ 0.9, β₂ 0.999)."""
+    cfg = al.InductionConfig(vocab=6, n=8, d=4, segment=2)
+    run = al.train_induction(cfg, steps=2, batch=4, lr=0.05, seed=3, snapshots=[0, 1, 2])
+    data = np.random.default_rng(4)                                   # the data stream: seed + 1
+    p0, p1, p2 = run.snapshot_params
+    g1 = al.induction_loss_and_grads(p0, al.repeated_batch(data, 4, cfg)[0], cfg)[1]
+    g2 = al.induction_loss_and_grads(p1, al.repeated_batch(data, 4, cfg)[0], cfg)[1]
+    for k in cfg.names():
+        assert np.allclose(p1[k], p0[k] - 0.05 * g1[k] / (np.abs(g1[k]) + 1e-8))   # step 1: lr · sign(g)
+        m = (0.9 * 0.1 * g1[k] + 0.1 * g2[k]) / (1 - 0.9 ** 2)
+        v = (0.999 * 0.001 * g1[k] ** 2 + 0.001 * g2[k] ** 2) / (1 - 0.999 ** 2)
+        assert np.allclose(p2[k], p1[k] - 0.05 * m / (np.sqrt(v) + 1e-8))
+    moved = np.abs(p1["W_u"] - p0["W_u"])
+    assert np.allclose(moved, 0.05) and all(np.array_equal(p1[k], p0[k]) for k in cfg.names() if k != "W_u")
+    assert np.array_equal(run.params["W_u"], p2["W_u"]) and run.params["W_u"] is not p2["W_u"]
