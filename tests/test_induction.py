@@ -332,3 +332,18 @@ def test_training_steps_are_adam_by_hand():
     moved = np.abs(p1["W_u"] - p0["W_u"])
     assert np.allclose(moved, 0.05) and all(np.array_equal(p1[k], p0[k]) for k in cfg.names() if k != "W_u")
     assert np.array_equal(run.params["W_u"], p2["W_u"]) and run.params["W_u"] is not p2["W_u"]
+
+
+def test_gradients_with_layer_2_keys_reading_x0():
+    """The ablation's model (layer 2's keys from X0) has its own paths; its backward pass is checked too."""
+    from attention_lab import induction
+    cfg = CONFIGS[0]
+    p = random_weights(cfg, 12)
+    ids = al.repeated_batch(np.random.default_rng(13), 2, cfg)[0]
+    logits, cache = induction._forward(p, ids, cfg, keys_from_tokens=True)
+    grads = induction._backward(p, cache, induction._next_token_loss(logits, ids)[1], cfg)
+    for name in ("E", "P", "W_k2", "W_q1"):
+        def L(w, name=name):
+            return al.induction_loss(p | {name: w}, ids, cfg, keys_from_tokens=True).mean()
+        numeric = central_differences(L, p[name])
+        assert np.allclose(grads[name], numeric, atol=1e-8), name
