@@ -52,7 +52,8 @@ assert al  # the lessons' package, for tests that compute an expectation indepen
 def test_07_cell_19_the_two_heads_form_together():
     """07 section 7: up to step 200 neither pattern (both numbers below a third); from step 500 on, layer 1
     gives more than half its weight to the previous token and layer 2 most of its weight to the token
-    after the earlier copy of the query's token."""
+    after the earlier copy of the query's token. The teaching guide's third session asks "Which head
+    appears first?" and answers "neither: they rise together": the same two checks."""
     ex = explorer("07 induction_explorer")
     words = ex.summary().splitlines()[1].split()[1:]                 # the probe, as printed
     n = len(words)
