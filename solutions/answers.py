@@ -244,5 +244,36 @@ def answer_09_3():
     return rows_softmax(X @ X.T / np.sqrt(2)) @ X
 
 
+# 07 · attention learns to look things up
+def answer_07_1():
+    # the induction head predicts the token that followed the earlier copy; reversed, the right token
+    # came before it, so the model is confidently wrong: worse than on the first copy, where it guesses
+    return "c"
+
+
+def answer_07_2():
+    size = 8
+    M = np.zeros((2 * size, 2 * size))      # rows: query [own, previous]; columns: key [own, previous]
+    for t in range(size):
+        M[t, size + t] = 6.0                        # my token t meets a key whose previous token is t
+    return M                                        # e^6 / (e^6 + 9) = 0.978 >= 0.9
+
+
+def answer_07_3():
+    def stream_backward(X, A1, A2, W1, W2, dOut):
+        dH1 = dOut + A2.T @ dOut @ W2.T             # straight through layer 2, plus through its head
+        return dH1 + A1.T @ dH1 @ W1.T              # straight through layer 1, plus through its head
+    return stream_backward
+
+
+def answer_07_4():
+    x = np.array([2.0, -1.0, 3.0, 1.0])
+    A1 = np.array([[1, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]], dtype=float)
+    A2 = np.array([[1, 0, 0, 0], [0.5, 0.5, 0, 0], [0.5, 0.3, 0.2, 0], [0.1, 0.1, 0.6, 0.2]])
+    w1, w2 = 0.5, -2.0
+    after_1 = A1 @ x                                # (4,) what head 1 reads, before its weight
+    return [x[3], w1 * after_1[3], w2 * (A2 @ x)[3], w2 * w1 * (A2 @ after_1)[3]]
+
+
 SOLUTIONS = {f"{name[7:9]}.{name[10:]}": f for name, f in sorted(globals().items())
              if name.startswith("answer_")}

@@ -29,6 +29,7 @@ NOT_COMPUTED: dict[str, dict[str, str]] = {
     "06": {
     },
     "07": {
+        "0.9": "07.2's threshold: the least weight the designed head must give the right key",
     },
     "08": {
     },

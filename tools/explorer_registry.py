@@ -25,6 +25,7 @@ def demo_explorers() -> dict:
         "05 position_explorer (3 × 3×3)": lambda: al.position_explorer(
             ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"]),
         "06 training_explorer (8×8 + 8×8 + loss curve)": _training_explorer,
+        "07 induction_explorer (16×16 + 16×16 + loss curve)": _induction_explorer,
     }
 
 
@@ -34,3 +35,11 @@ def _training_explorer():
     held_ids, held_targets = al.task_batch(np.random.default_rng(6), 500, cfg)
     run = al.train(cfg, steps=120, seed=0, snapshots=[*range(0, 60, 2), *range(60, 121, 10)])
     return al.training_explorer(run, held_ids, held_targets)
+
+
+def _induction_explorer():
+    """Lesson 07's explorer: the lesson's 800-step run and probe, snapshots as in the lesson."""
+    cfg = al.InductionConfig()
+    run = al.train_induction(cfg, steps=800, seed=0, snapshots=range(0, 801, 20))
+    probe = al.repeated_batch(np.random.default_rng(7), 1, cfg)[0][0]
+    return al.induction_explorer(run, probe, start=400)

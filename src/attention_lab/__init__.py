@@ -2,8 +2,8 @@
 
 Row convention everywhere: a sequence is an (n, d) array, one token per row, and Q = X @ W_q.
 Lesson -> module: 01 loop, 02 matrix (+ experiments), 03 heads, 04 masks, 05 positions (+ decoding),
-06 training, 09 sources (appendix); examples, plots, explorers (built on explorer_kit), checks, exercises and
-notation serve every lesson.
+06 training, 07 induction (+ exercises_07), 09 sources (appendix); examples, plots, explorers (built on
+explorer_kit), checks, exercises and notation serve every lesson.
 """
 
 from .decoding import (
@@ -40,6 +40,21 @@ from .explorers import (
     training_explorer,
 )
 from .heads import concat_heads, multi_head_attention, split_heads, split_weights
+from .induction import (
+    InductionConfig,
+    InductionRun,
+    head_scores,
+    induction_attention,
+    induction_explorer,
+    induction_loss,
+    induction_loss_and_grads,
+    init_induction,
+    largest_digit,
+    letters,
+    phase_change,
+    repeated_batch,
+    train_induction,
+)
 from .loop import attend_one
 from .masks import DecoderStep, causal_mask, cross_attention, decoder_step, padding_mask
 from .matrix import project, scaled_dot_product_attention, self_attention, softmax
@@ -100,6 +115,8 @@ __all__ = [
     "BlockWeights",
     "DecoderStep",
     "HeadsSentence",
+    "InductionConfig",
+    "InductionRun",
     "KVCache",
     "ModelConfig",
     "PatternDecoder",
@@ -127,12 +144,20 @@ __all__ = [
     "from_column_convention",
     "from_torch_linear",
     "generate",
+    "head_scores",
     "heads_explorer",
     "heatmap",
     "heatmap_row",
+    "induction_attention",
+    "induction_explorer",
+    "induction_loss",
+    "induction_loss_and_grads",
+    "init_induction",
     "init_params",
     "it_was_tired",
+    "largest_digit",
     "layer_norm",
+    "letters",
     "loss_and_grads",
     "loss_of",
     "matrix_explorer",
@@ -140,6 +165,7 @@ __all__ = [
     "numerical_gradient",
     "padding_mask",
     "pattern_decoder",
+    "phase_change",
     "plot_block",
     "plot_cost",
     "plot_decoding_cost",
@@ -155,6 +181,7 @@ __all__ = [
     "printout_problems",
     "project",
     "relative_error",
+    "repeated_batch",
     "role_legend",
     "rope",
     "scaled_dot_product_attention",
@@ -175,6 +202,7 @@ __all__ = [
     "time_forms",
     "token_explorer",
     "train",
+    "train_induction",
     "training_explorer",
     "transformer_block",
     "translation",

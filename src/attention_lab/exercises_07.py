@@ -1,0 +1,213 @@
+"""Lesson 07's exercises (registered in exercises.EXERCISES): predict, design, debug, fresh data.
+
+07.2 and 07.3 are judged by running the student's matrix or function on fresh sequences; 07.3 runs with
+the package's shortcuts switched off (finite differences and every backward pass of the package).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .checks import Choice, Exercise, Trial
+from .exercises import SHORTCUTS, judge_fix
+
+# ---------------------------------------------------------------- 07.2 · design a QK circuit for induction
+V72, N72, S72 = 8, 10, 3          # tokens, places, segment length of the fresh sequences
+
+
+def stream_72(ids: np.ndarray) -> np.ndarray:
+    """The residual stream after an ideal previous-token head: [one_hot(own token), one_hot(previous)]."""
+    n = len(ids)
+    R = np.zeros((n, 2 * V72))                                      # (n, 2V)
+    R[np.arange(n), ids] = 1.0
+    R[np.arange(1, n), V72 + ids[:-1]] = 1.0                        # place 0 has no previous token
+    return R
+
+
+def sequences_72(count: int = 12, seed: int = 72) -> list[tuple[np.ndarray, int, int]]:
+    """Fresh sequences: distinct tokens, except a segment of S72 that appears twice, at random places."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        ids = rng.permutation(V72)[: N72 - S72]
+        a = int(rng.integers(0, N72 - 2 * S72 + 1))
+        b = int(rng.integers(a + S72, N72 - S72 + 1))
+        rest = list(ids[S72:])
+        seq = []
+        for i in range(N72):
+            if a <= i < a + S72:
+                seq.append(ids[i - a])
+            elif b <= i < b + S72:
+                seq.append(ids[i - b])
+            else:
+                seq.append(rest.pop())
+        out.append((np.array(seq), a, b))
+    return out
+
+
+def weights_72(M: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Causal attention weights of the stream with the QK circuit M: softmax(R M Rᵀ), future masked."""
+    R = stream_72(ids)
+    S = R @ M @ R.T                                                 # (n, n) no scaling
+    S = np.where(np.triu(np.ones((len(ids),) * 2, dtype=bool), 1), -np.inf, S)
+    A = np.exp(S - S.max(axis=1, keepdims=True))
+    return A / A.sum(axis=1, keepdims=True)
+
+
+def _design_07():
+    seqs = sequences_72()
+
+    def solution():
+        M = np.zeros((2 * V72, 2 * V72))
+        M[:V72, V72:] = 5.0 * np.eye(V72)                           # query's own token = key's previous
+        return M
+
+    def targets(M):
+        """For every place of every second copy (its last excluded): (weight on the right key, the
+        place attended most minus the right key)."""
+        got = []
+        for ids, a, b in seqs:
+            A = weights_72(M, ids)
+            for j in range(S72 - 1):
+                q, right = b + j, a + j + 1
+                got.append((A[q, right], int(A[q].argmax()) - right))
+        return np.array(got)
+
+    def judge(answer):
+        try:
+            M = np.array(answer, dtype=float)
+        except (TypeError, ValueError):
+            return f"expected a {2 * V72} × {2 * V72} matrix of numbers, got {type(answer).__name__}."
+        if M.shape != (2 * V72, 2 * V72) or not np.isfinite(M).all():
+            return (f"expected a finite {2 * V72} × {2 * V72} matrix (rows: the query's stream, columns: "
+                    f"the key's stream), got shape {M.shape}.")
+        got = targets(M)
+        if (got[:, 0] >= 0.9).all():
+            return None
+        blocks = {"own-own": M[:V72, :V72], "own-prev": M[:V72, V72:], "prev-own": M[V72:, :V72],
+                  "prev-prev": M[V72:, V72:]}
+        diag = {k: float(np.trace(b)) for k, b in blocks.items()}
+        best = max(diag, key=diag.get)
+        if diag[best] <= 0:
+            return (f"your scores never favour the right key (mean weight on it "
+                    f"{got[:, 0].mean():.2f}): put large entries where a token meets the same token.")
+        if best == "own-own":
+            return "same token"
+        if best == "prev-own":
+            return "transposed"
+        if best == "prev-prev":
+            return "previous with previous"
+        if (got[:, 1] == 0).all():
+            return "too weak"
+        return (f"the query's own token meets the key's previous token, but other entries pull the "
+                f"weight away (mean weight on the right key {got[:, 0].mean():.2f}): keep only the "
+                "matching block's diagonal.")
+
+    return Trial("07.2", "Design the QK circuit (16 × 16) of an induction head.", "design", solution, judge, {
+        "same token": (lambda: np.pad(5.0 * np.eye(V72), ((0, V72), (0, V72))),
+                       "your head looks at the earlier copy of its own token, one place too early: "
+                       "the key must answer with its *previous* token (columns 8-15)."),
+        "transposed": (lambda: solution().T,
+                       "this is a previous-token head: the query asks with its previous token and "
+                       "the key answers with its own. Rows are the query, columns the key: swap the "
+                       "blocks."),
+        "previous with previous": (lambda: np.pad(5.0 * np.eye(V72), ((V72, 0), (V72, 0))),
+                                   "you compare previous tokens with previous tokens: the query must "
+                                   "ask with its own token (rows 0-7)."),
+        "too weak": (lambda: solution() / 5.0,
+                     "the right key wins, but with less than 0.9 of the weight: against up to 9 other "
+                     "keys, the winning score must be above ln(0.9 / 0.1 · 9) ≈ 4.4."),
+    })
+
+
+# ---------------------------------------------------------------- 07.3 · debug the stream's backward pass
+def stream_forward(X, A1, A2, W1, W2):
+    """Two residual layers with frozen attention: H1 = X + A1 X W1, H2 = H1 + A2 H1 W2."""
+    H1 = X + A1 @ X @ W1
+    return H1 + A2 @ H1 @ W2
+
+
+def _stream_backward(skip1=True, skip2=True, transpose_A=True, transpose_W=True):
+    def backward(X, A1, A2, W1, W2, dOut):
+        def through(A, W, d):
+            return (A.T if transpose_A else A) @ d @ (W.T if transpose_W else W)
+        dH1 = (dOut if skip2 else 0) + through(A2, W2, dOut)
+        return (dH1 if skip1 else 0) + through(A1, W1, dH1)
+    return backward
+
+
+def _causal_weights(rng, n):
+    S = np.where(np.tril(np.ones((n, n), dtype=bool)), rng.standard_normal((n, n)), -np.inf)
+    A = np.exp(S - S.max(axis=1, keepdims=True))
+    return A / A.sum(axis=1, keepdims=True)
+
+
+def _debug_07():
+    rng = np.random.default_rng(73)
+    inputs = []
+    for n, d in ((4, 3), (5, 2)):
+        X = rng.standard_normal((n, d))
+        inputs.append((X, _causal_weights(rng, n), _causal_weights(rng, n), rng.standard_normal((d, d)),
+                       rng.standard_normal((d, d)), rng.standard_normal((n, d))))
+    wrong = {"planted": _stream_backward(skip2=False), "no skip 1": _stream_backward(skip1=False),
+             "A not transposed": _stream_backward(transpose_A=False),
+             "W not transposed": _stream_backward(transpose_W=False)}
+    judge = judge_fix(_stream_backward(), wrong, inputs,
+                      "expected dL/dX (shape of X) for L = sum(H2 * dOut), the sum over every path.",
+                      locked=(*SHORTCUTS, "induction_loss_and_grads"))
+    hints = {
+        "planted": "still the planted bug: H2 = H1 + (layer 2's output), so the gradient reaching H1 is "
+                   "dOut itself (the straight path) plus what comes back through layer 2.",
+        "no skip 1": "layer 2 is right now, but layer 1 has a straight path too: dX = dH1 + (what comes "
+                     "back through layer 1).",
+        "A not transposed": "output i read row i of A; going back, input j collects column j of A: "
+                            "use Aᵀ.",
+        "W not transposed": "for Z = H W the gradient of H is dZ Wᵀ, not dZ W.",
+    }
+    return Trial("07.3", "Fix stream_backward: the gradient must follow every path.", "debug",
+                 _stream_backward, judge,
+                 {name: (lambda f=wrong[name]: f, hint) for name, hint in hints.items()})
+
+
+# ---------------------------------------------------------------- 07.4 · the sum over paths, by hand
+x74 = np.array([2.0, -1.0, 3.0, 1.0])                 # a 1-number stream, four tokens
+A1_74 = np.array([[1, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]], dtype=float)   # previous token
+A2_74 = np.array([[1, 0, 0, 0], [0.5, 0.5, 0, 0], [0.5, 0.3, 0.2, 0], [0.1, 0.1, 0.6, 0.2]])
+w1_74, w2_74 = 0.5, -2.0                              # each head's W_v W_o, a single number here
+
+
+def _paths_74(order="right", composed=True):
+    direct = x74[3]
+    head1 = w1_74 * (A1_74 @ x74)[3]
+    head2 = w2_74 * (A2_74 @ x74)[3]
+    both = w1_74 * w2_74 * ((A2_74 @ A1_74) if order == "right" else (A1_74 @ A2_74))[3] @ x74
+    return np.array([direct, head1, head2, both if composed else 0.0])
+
+
+def lesson07() -> list:
+    """The four exercises of lesson 07."""
+    h1 = x74 + w1_74 * (A1_74 @ x74)
+    return [
+        Choice("07.1", "The second copy is the first one reversed: the trained model's loss on it?", "c", {
+            "a": "the induction head looks up the earlier copy of the current token and predicts "
+                 "the token that came *after* it; reversed, the right token came *before* it.",
+            "b": "the model is not merely unhelped: it confidently predicts the wrong token (the one "
+                 "that followed before), which costs more than a uniform guess.",
+            "d": "nothing here can reach zero: even on true repeats the loss stays above zero."}),
+        _design_07(),
+        _debug_07(),
+        Exercise("07.4", "The four paths' contributions to the last token's output (direct, head 1, "
+                 "head 2, head 1 then head 2).", _paths_74, {
+            "no composed path": (lambda: _paths_74(composed=False),
+                                 "three paths are right, but head 2 also reads what head 1 wrote: "
+                                 "the fourth path goes through both, w1 · w2 · (A2 A1 x)."),
+            "order swapped": (lambda: _paths_74(order="swapped"),
+                              "the composed path runs through head 1 first, then head 2: A2 (A1 x), "
+                              "not A1 (A2 x)."),
+            "head 2 on the stream": (lambda: np.array([x74[3], w1_74 * (A1_74 @ x74)[3],
+                                                       w2_74 * (A2_74 @ h1)[3], 0.0]),
+                                     "your third number is head 2's whole output, which already "
+                                     "contains the composed path: split it into the part from x and "
+                                     "the part from head 1."),
+        }),
+    ]

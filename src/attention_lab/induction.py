@@ -1,0 +1,420 @@
+"""Lesson 07: attention learns to look things up: a content task, then induction heads in two layers.
+
+The content task ("every place says the largest digit") runs in lesson 06's harness (training.py):
+importing this module adds the task "largest" to `training.TASKS`.
+
+The induction model (row convention, a batch of B sequences of n tokens, h heads of width k = d / h,
+attention only, causal, no LayerNorm, no feed-forward):
+
+    X0 = E[ids] + P                                  (B, n, d)   token + learned position
+    for layer l = 1, 2:
+        Q, K, V = split(X W_q_l), split(X W_k_l), split(X W_v_l)   (B, h, n, k)
+        A = softmax(Q Kᵀ / √k, future keys masked)   (B, h, n, n)
+        X = X + concat(A V) W_o_l                    (B, n, d)   the residual stream
+    logits = X W_u                                   (B, n, vocab)  token at place i predicts token i + 1
+
+Every gradient is written by hand in `_backward` (tests/test_induction.py checks each one against
+central finite differences). The residual stream makes the gradient of X the sum over every path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validate import as_count, as_matrix
+from .explorer_kit import Control, Explorer, Panel
+from .training import TASKS
+
+
+# ------------------------------------------------------------------ the content task (lesson 06's harness)
+def largest_digit(ids: np.ndarray) -> np.ndarray:
+    """Targets of the content task: every place says the largest token of its sequence."""
+    ids = np.asarray(ids)
+    return np.broadcast_to(ids.max(axis=-1, keepdims=True), ids.shape).copy()
+
+
+TASKS.setdefault("largest", largest_digit)
+
+
+# ------------------------------------------------------------------ the induction model
+@dataclass(frozen=True)
+class InductionConfig:
+    """Sizes of the attention-only causal model and of its task (a segment repeated at a random offset)."""
+    vocab: int = 24
+    n: int = 16                   # tokens per sequence
+    d: int = 32                   # model width
+    n_heads: int = 1              # heads per layer
+    n_layers: int = 2
+    segment: int = 5              # length of the repeated segment
+    fixed_offset: bool = False    # True: the second copy always starts `segment` places after the first
+
+    @property
+    def scale(self) -> float:
+        return 1.0 / np.sqrt(self.d // self.n_heads)
+
+    def names(self) -> tuple[str, ...]:
+        """The weight matrices, in order: E, P, then W_q, W_k, W_v, W_o of every layer, then W_u."""
+        per_layer = [f"{w}{layer}" for layer in range(1, self.n_layers + 1)
+                     for w in ("W_q", "W_k", "W_v", "W_o")]
+        return ("E", "P", *per_layer, "W_u")
+
+
+def _config(cfg) -> InductionConfig:
+    if not isinstance(cfg, InductionConfig):
+        raise TypeError(f"expected an al.InductionConfig, got {type(cfg).__name__}")
+    for name in ("vocab", "n", "d", "n_heads", "n_layers", "segment"):
+        as_count(getattr(cfg, name), f"InductionConfig.{name}", minimum=2 if name == "vocab" else 1)
+    if cfg.d % cfg.n_heads:
+        raise ValueError(f"InductionConfig.d = {cfg.d} is not divisible by n_heads = {cfg.n_heads}: "
+                         "expected a whole number of columns per head")
+    if 2 * cfg.segment > cfg.n:
+        raise ValueError(f"InductionConfig.segment = {cfg.segment} does not fit twice in n = {cfg.n} "
+                         "tokens: expected 2 * segment <= n")
+    return cfg
+
+
+def init_induction(cfg: InductionConfig, seed: int = 0) -> dict[str, np.ndarray]:
+    """Random weights: E and P N(0, 1), matrices N(0, 1/d), W_u zero (the untrained model guesses
+    uniformly)."""
+    cfg = _config(cfg)
+    rng = np.random.default_rng(seed)
+    p = {"E": rng.standard_normal((cfg.vocab, cfg.d)), "P": rng.standard_normal((cfg.n, cfg.d))}
+    for name in cfg.names()[2:-1]:
+        p[name] = rng.standard_normal((cfg.d, cfg.d)) / np.sqrt(cfg.d)
+    p["W_u"] = np.zeros((cfg.d, cfg.vocab))
+    return p
+
+
+def _split(M, h):
+    B, n, d = M.shape
+    return M.reshape(B, n, h, d // h).transpose(0, 2, 1, 3)           # (B, h, n, k)
+
+
+def _concat(M):
+    B, h, n, k = M.shape
+    return M.transpose(0, 2, 1, 3).reshape(B, n, h * k)               # (B, n, d)
+
+
+def _forward(p, ids, cfg, knock=(), keys_from_tokens=False):
+    """Logits (B, n, vocab) and the cache of every layer. `knock`: (layer, head) pairs whose output is
+    zeroed; `keys_from_tokens`: layers above 1 compute their keys from X0 (what layer 1 wrote is unseen)."""
+    n, h = ids.shape[1], cfg.n_heads
+    X0 = p["E"][ids] + p["P"][:n]                                     # (B, n, d)
+    future = np.triu(np.ones((n, n), dtype=bool), k=1)                # (n, n) True above the diagonal
+    X, layers = X0, []
+    for layer in range(1, cfg.n_layers + 1):
+        Xk = X0 if keys_from_tokens and layer > 1 else X
+        Q = _split(X @ p[f"W_q{layer}"], h)                           # (B, h, n, k)
+        K = _split(Xk @ p[f"W_k{layer}"], h)                          # (B, h, n, k)
+        V = _split(X @ p[f"W_v{layer}"], h)                           # (B, h, n, k)
+        S = np.where(future, -np.inf, cfg.scale * Q @ np.swapaxes(K, -1, -2))   # (B, h, n, n)
+        A = np.exp(S - S.max(axis=-1, keepdims=True))
+        A /= A.sum(axis=-1, keepdims=True)                            # (B, h, n, n) causal weights
+        Y = A @ V                                                     # (B, h, n, k)
+        for kl, kh in knock:
+            if kl == layer:
+                Y[:, kh] = 0.0
+        C = _concat(Y)                                                # (B, n, d)
+        layers.append({"X": X, "Xk": Xk, "Q": Q, "K": K, "V": V, "A": A, "C": C})
+        X = X + C @ p[f"W_o{layer}"]                                  # (B, n, d) the residual stream
+    return X @ p["W_u"], {"ids": ids, "layers": layers, "X_out": X}
+
+
+def _next_token_loss(logits, ids):
+    """Mean cross-entropy of predicting token i + 1 at place i (places 0..n-2), per place (B, n-1),
+    and dL/dlogits (zero at the last place)."""
+    z = logits[:, :-1] - logits[:, :-1].max(axis=-1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))         # (B, n-1, vocab)
+    targets = ids[:, 1:]
+    per_place = -np.take_along_axis(logp, targets[..., None], axis=-1)[..., 0]    # (B, n-1)
+    grad = np.exp(logp)
+    np.put_along_axis(grad, targets[..., None], np.take_along_axis(grad, targets[..., None], -1) - 1, -1)
+    dlogits = np.zeros_like(logits)
+    dlogits[:, :-1] = grad / targets.size
+    return per_place, dlogits
+
+
+def _wgrad(X, dZ):
+    """Xᵀ dZ summed over the batch, as B small products: one large product would start OpenBLAS's
+    threads, which on a busy machine made a step up to 20 times slower (measured)."""
+    return (np.swapaxes(X, -1, -2) @ dZ).sum(axis=0)                 # (d_in, d_out)
+
+
+def _backward(p, c, dlogits, cfg):
+    """Every gradient by hand. Each layer adds to the stream, so dX of a layer's input is the sum of
+    the gradient arriving straight through the residual and the gradient through the layer's Q, K, V."""
+    g = {"W_u": _wgrad(c["X_out"], dlogits)}                 # (d, vocab)
+    dX = dlogits @ p["W_u"].T                                         # (B, n, d) at the top of the stream
+    dX0_keys = 0.0                                                    # what layers' keys read from X0
+    for layer in range(cfg.n_layers, 0, -1):
+        L = c["layers"][layer - 1]
+        g[f"W_o{layer}"] = _wgrad(L["C"], dX)                # (d, d)
+        dY = _split(dX @ p[f"W_o{layer}"].T, cfg.n_heads)             # (B, h, n, k)
+        A = L["A"]
+        dA = dY @ np.swapaxes(L["V"], -1, -2)                         # (B, h, n, n)
+        dV = np.swapaxes(A, -1, -2) @ dY                              # (B, h, n, k)
+        dS = cfg.scale * A * (dA - (A * dA).sum(axis=-1, keepdims=True))   # masked places: A = 0
+        dQ, dK = _concat(dS @ L["K"]), _concat(np.swapaxes(dS, -1, -2) @ L["Q"])   # (B, n, d)
+        dV = _concat(dV)
+        g[f"W_q{layer}"] = _wgrad(L["X"], dQ)
+        g[f"W_k{layer}"] = _wgrad(L["Xk"], dK)
+        g[f"W_v{layer}"] = _wgrad(L["X"], dV)
+        dK_in = dK @ p[f"W_k{layer}"].T
+        dX = dX + dQ @ p[f"W_q{layer}"].T + dV @ p[f"W_v{layer}"].T   # straight path + through Q and V
+        if L["Xk"] is L["X"]:
+            dX = dX + dK_in                                           # and through K
+        else:
+            dX0_keys = dX0_keys + dK_in
+    dX = dX + dX0_keys
+    one_hot = np.eye(len(p["E"]))[c["ids"]]                           # (B, n, vocab)
+    g["E"] = _wgrad(one_hot, dX)                                      # a token's row: sum over its places
+    g["P"] = np.zeros_like(p["P"])
+    g["P"][: dX.shape[1]] = dX.sum(axis=0)
+    return g
+
+
+def _inputs(cfg, p, ids):
+    """Check the config, the weights and the token ids once, at the door."""
+    cfg = _config(cfg)
+    names = cfg.names()
+    if not isinstance(p, dict) or set(p) != set(names):
+        got = sorted(p) if isinstance(p, dict) else type(p).__name__
+        raise TypeError(f"expected the weights as a dict with keys {list(names)}, got {got}")
+    shapes = {"E": (cfg.vocab, cfg.d), "P": (cfg.n, cfg.d), "W_u": (cfg.d, cfg.vocab)}
+    p = {k: as_matrix(p[k], k, str(shapes.get(k, (cfg.d, cfg.d)))) for k in names}
+    for k in names:
+        expected = shapes.get(k, (cfg.d, cfg.d))
+        if p[k].shape != expected:
+            raise ValueError(f"{k} has shape {p[k].shape}: expected {expected} for {cfg}")
+    arr = np.asarray(ids)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"ids must be whole numbers of shape (B, n) (a batch of sequences), got "
+                        f"{arr.dtype} of shape {arr.shape}")
+    if not 2 <= arr.shape[1] <= cfg.n or arr.shape[0] == 0:
+        raise ValueError(f"ids has shape {arr.shape}: expected (B, n) with 2 <= n <= {cfg.n}")
+    if arr.min() < 0 or arr.max() >= cfg.vocab:
+        raise ValueError(f"ids holds {arr.min()}..{arr.max()}: expected token ids 0..{cfg.vocab - 1}")
+    return cfg, p, arr
+
+
+def _knocked(knock, cfg):
+    pairs = [tuple(k) for k in knock]
+    for layer, head in pairs:
+        if not (1 <= layer <= cfg.n_layers and 0 <= head < cfg.n_heads):
+            raise ValueError(f"cannot knock out head {head} of layer {layer}: expected layers 1.."
+                             f"{cfg.n_layers} and heads 0..{cfg.n_heads - 1}")
+    return pairs
+
+
+def induction_loss_and_grads(p: dict, ids: ArrayLike, cfg: InductionConfig) -> tuple[float, dict]:
+    """Mean next-token cross-entropy over places 0..n-2 of `ids` (B, n), and its gradient for every weight."""
+    cfg, p, ids = _inputs(cfg, p, ids)
+    logits, c = _forward(p, ids, cfg)
+    per_place, dlogits = _next_token_loss(logits, ids)
+    return float(per_place.mean()), _backward(p, c, dlogits, cfg)
+
+
+def induction_loss(p: dict, ids: ArrayLike, cfg: InductionConfig, knock: Sequence = (),
+                   keys_from_tokens: bool = False) -> np.ndarray:
+    """Next-token loss at every place (B, n-1); `knock` zeroes heads given as (layer, head) pairs,
+    `keys_from_tokens` makes layer 2's keys read X0 instead of the stream (an ablation)."""
+    cfg, p, ids = _inputs(cfg, p, ids)
+    logits, _ = _forward(p, ids, cfg, _knocked(knock, cfg), bool(keys_from_tokens))
+    return _next_token_loss(logits, ids)[0]
+
+
+def induction_attention(p: dict, ids: ArrayLike, cfg: InductionConfig) -> np.ndarray:
+    """The attention weights of every layer and head: (n_layers, B, h, n, n)."""
+    cfg, p, ids = _inputs(cfg, p, ids)
+    return np.stack([L["A"] for L in _forward(p, ids, cfg)[1]["layers"]])
+
+
+# ------------------------------------------------------------------ the task: a segment seen twice
+def letters(ids: ArrayLike) -> list[str]:
+    """Token ids as the letters the lesson prints: 0 -> A, 1 -> B, ... (up to 26 tokens)."""
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() > 25:
+        raise ValueError(f"ids {ids.dtype} of shape {ids.shape}: expected one sequence of token ids 0..25")
+    return [chr(ord("A") + int(t)) for t in ids]
+
+
+def repeated_batch(rng: np.random.Generator, batch: int,
+                   cfg: InductionConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`batch` random sequences (B, n) in which a random segment appears twice, the second copy at a
+    random distance after the first (fixed at `segment` places if cfg.fixed_offset); and two boolean
+    masks (B, n-1) of the places whose next token lies inside the first copy and inside the second
+    copy (its first token excluded: nothing announces it)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), got "
+                        f"{type(rng).__name__}")
+    cfg, batch = _config(cfg), as_count(batch, "batch")
+    n, s = cfg.n, cfg.segment
+    ids = rng.integers(0, cfg.vocab, size=(batch, n))
+    starts = np.array([(a, b) for a in range(n - 2 * s + 1) for b in range(a + s, n - s + 1)])
+    if cfg.fixed_offset:
+        starts = starts[starts[:, 1] - starts[:, 0] == s]
+    a, b = starts[rng.integers(0, len(starts), size=batch)].T         # (B,) first and second copy
+    offsets = np.arange(s)
+    rows = np.arange(batch)[:, None]
+    ids[rows, b[:, None] + offsets] = ids[rows, a[:, None] + offsets]
+    place = np.arange(n - 1)[None, :]                                  # place i predicts token i + 1
+    first = (place >= a[:, None]) & (place < a[:, None] + s - 1)
+    second = (place >= b[:, None]) & (place < b[:, None] + s - 1)
+    return ids, first, second
+
+
+# ------------------------------------------------------------------ training
+@dataclass
+class InductionRun:
+    """One training run: final weights, training loss and loss on the second copy at every step, snapshots."""
+    cfg: InductionConfig
+    params: dict
+    losses: np.ndarray                                     # (steps,) mean next-token loss of each batch
+    second_losses: np.ndarray                              # (steps,) the same, on the second copy only
+    first_losses: np.ndarray                               # (steps,) the same, on the first copy only
+    snapshot_steps: list = field(default_factory=list)
+    snapshot_params: list = field(default_factory=list)
+
+
+def train_induction(cfg: InductionConfig, steps: int = 600, batch: int = 32, lr: float = 0.01,
+                    seed: int = 0, snapshots: Sequence[int] = ()) -> InductionRun:
+    """Adam (β₁ = 0.9, β₂ = 0.999, ε = 1e-8) on fresh batches of repeated-segment sequences;
+    a copy of the weights before each step in `snapshots` (step 0 = untrained, `steps` = the end)."""
+    cfg = _config(cfg)
+    steps, batch = as_count(steps, "steps"), as_count(batch, "batch")
+    if not (isinstance(lr, (int, float)) and 0 < lr < 1):
+        raise ValueError(f"lr = {lr!r}: expected a learning rate between 0 and 1, such as 0.01")
+    keep = sorted({as_count(t, "a snapshot step", minimum=0) for t in snapshots})
+    if keep and keep[-1] > steps:
+        raise ValueError(f"snapshot step {keep[-1]} is after the last step ({steps}): expected "
+                         f"steps between 0 and {steps}")
+    p = init_induction(cfg, seed)
+    rng = np.random.default_rng(seed + 1)
+    m = {k: np.zeros_like(w) for k, w in p.items()}
+    v = {k: np.zeros_like(w) for k, w in p.items()}
+    run = InductionRun(cfg, p, np.zeros(steps), np.zeros(steps), np.zeros(steps))
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    for t in range(steps + 1):
+        if keep and t == keep[0]:
+            keep.pop(0)
+            run.snapshot_steps.append(t)
+            run.snapshot_params.append({k: w.copy() for k, w in p.items()})
+        if t == steps:
+            break
+        ids, first, second = repeated_batch(rng, batch, cfg)
+        logits, c = _forward(p, ids, cfg)
+        per_place, dlogits = _next_token_loss(logits, ids)
+        run.losses[t] = per_place.mean()
+        run.second_losses[t] = per_place[second].mean()
+        run.first_losses[t] = per_place[first].mean()
+        g = _backward(p, c, dlogits, cfg)
+        for k in p:                                            # Adam, one expression per matrix
+            m[k] = b1 * m[k] + (1 - b1) * g[k]
+            v[k] = b2 * v[k] + (1 - b2) * g[k] ** 2
+            p[k] -= lr * (m[k] / (1 - b1 ** (t + 1))) / (np.sqrt(v[k] / (1 - b2 ** (t + 1))) + eps)
+    return run
+
+
+# ------------------------------------------------------------------ reading the heads
+def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) -> dict[str, np.ndarray]:
+    """Three scores per head, each (n_layers, h), measured on fresh sequences:
+    previous-token (mean weight from place i to i - 1 on random tokens), prefix-matching (mean weight,
+    on a random half repeated, from a token in the second half to the token after its first occurrence)
+    and copying (fraction of tokens whose own logit is the largest in their row of E W_v W_o W_u)."""
+    cfg, p, _ = _inputs(cfg, p, np.zeros((1, 2), dtype=int))
+    rng = np.random.default_rng(seed)
+    half = cfg.n // 2
+    rand = rng.integers(0, cfg.vocab, size=(batch, cfg.n))
+    A = induction_attention(p, rand, cfg)                            # (L, B, h, n, n)
+    i = np.arange(1, cfg.n)
+    previous = A[..., i, i - 1].mean(axis=(1, 3))                    # (L, h)
+    first = rng.integers(0, cfg.vocab, size=(batch, half))
+    rep = np.concatenate([first, first], axis=1)                     # (B, 2 half)
+    A = induction_attention(p, rep, cfg)
+    j = np.arange(half, 2 * half)
+    prefix = A[..., j, j - half + 1].mean(axis=(1, 3))               # (L, h)
+    k = cfg.d // cfg.n_heads
+    copying = np.zeros((cfg.n_layers, cfg.n_heads))
+    for layer in range(1, cfg.n_layers + 1):
+        for head in range(cfg.n_heads):
+            cols = slice(head * k, (head + 1) * k)
+            ov = p["E"] @ p[f"W_v{layer}"][:, cols] @ p[f"W_o{layer}"][cols] @ p["W_u"]   # (vocab, vocab)
+            copying[layer - 1, head] = (ov.argmax(axis=1) == np.arange(cfg.vocab)).mean()
+    return {"previous-token": previous, "prefix-matching": prefix, "copying": copying}
+
+
+def phase_change(run: InductionRun, window: int = 20) -> tuple[int, int]:
+    """The steps (first, last) over which the loss on the second copy, smoothed over `window` steps,
+    falls from 80 % to 20 % of the way between its start and its end."""
+    if not isinstance(run, InductionRun):
+        raise TypeError(f"expected the InductionRun that train_induction() returns, got {type(run).__name__}")
+    window = as_count(window, "window")
+    curve = np.convolve(run.second_losses, np.ones(window) / window, mode="valid")
+    start, end = curve[:window].mean(), curve[-window:].mean()
+    high, low = end + 0.8 * (start - end), end + 0.2 * (start - end)
+    return int(np.argmax(curve < high)) + window // 2, int(np.argmax(curve < low)) + window // 2
+
+
+# ------------------------------------------------------------------ the explorer
+def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = None) -> Explorer:
+    """A slider over the training steps kept in `run`, starting at `start` (default: the first kept step):
+    layer 1's and layer 2's attention on one probe sequence (head 0 of each), and the loss on the second
+    copy so far."""
+    if not isinstance(run, InductionRun):
+        raise TypeError(f"expected the InductionRun that train_induction() returns, got {type(run).__name__}")
+    if len(run.snapshot_steps) < 2:
+        raise ValueError(f"the run kept {len(run.snapshot_steps)} snapshot(s): expected at least 2, "
+                         "e.g. train_induction(cfg, snapshots=range(0, 601, 20))")
+    cfg = run.cfg
+    if cfg.n_layers < 2:
+        raise ValueError("this run has one layer: the explorer shows layer 1 and layer 2")
+    ids = _inputs(cfg, run.params, probe)[2]
+    if len(ids) != 1:
+        raise ValueError(f"probe has shape {ids.shape}: expected one sequence (n,)")
+    start = run.snapshot_steps[0] if start is None else start
+    if start not in run.snapshot_steps:
+        raise ValueError(f"start = {start!r} is not a kept step: expected one of {run.snapshot_steps}")
+    frames = {}
+    for t, w in zip(run.snapshot_steps, run.snapshot_params):
+        logits, c = _forward(w, ids, cfg)
+        frames[t] = {"layer1": c["layers"][0]["A"][0, 0], "layer2": c["layers"][1]["A"][0, 0],
+                     "loss": np.where(np.arange(len(run.second_losses)) < t, run.second_losses, np.nan),
+                     "said": [int(x) for x in logits[0].argmax(-1)],
+                     "tie": bool(np.ptp(logits[0]) == 0)}
+    words = letters(ids[0])
+    n = len(words)
+
+    def compute(values):
+        return frames[values["step"]]
+
+    seen = [(q, j + 1) for q in range(n) for j in range(q - 1) if ids[0, j] == ids[0, q]]
+    if not seen:
+        raise ValueError(f"the probe {' '.join(words)} repeats no token: expected a sequence with a "
+                         "repeated segment, e.g. repeated_batch(rng, 1, cfg)[0][0]")
+    q_seen, k_seen = np.array(seen).T                                # query place, key after the earlier copy
+
+    def describe(values, r):
+        i = np.arange(1, n)
+        return (f"step {values['step']}\n"
+                f"probe      {' '.join(words)}\n"
+                f"predicted  _ {' '.join(letters(np.array(r['said'][:-1])))}"
+                f"{'  (a tie: every token equally likely)' if r['tie'] else ''}\n"
+                f"layer 1: mean weight on the previous token        {r['layer1'][i, i - 1].mean():.2f}\n"
+                f"layer 2: mean weight on the token after the earlier copy of the query's token "
+                f"{r['layer2'][q_seen, k_seen].mean():.2f}")
+
+    steps = np.arange(len(run.second_losses))
+    panels = [Panel("layer1", words, words, "weights", "layer 1 (previous token?)", "key token",
+                    "query token", vmin=0.0, vmax=1.0, fmt=".1f", annot_size=8, cbar=False),
+              Panel("layer2", words, words, "weights", "layer 2 (induction?)", "key token",
+                    "query token", vmin=0.0, vmax=1.0, fmt=".1f", annot_size=8, cbar=False),
+              Panel("loss", [], list(steps), "curve", "loss on the second copy", "step", "loss",
+                    vmin=0.0, vmax=float(np.max(run.second_losses)) * 1.05, width=12.0)]
+    controls = [Control("step", "training step", start, options=tuple(run.snapshot_steps))]
+    return Explorer(controls, compute, panels, describe=describe, figsize=(15.0, 5.0))

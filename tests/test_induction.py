@@ -1,0 +1,349 @@
+"""Lesson 07's model (induction.py) and exercises (exercises_07.py): every gradient against finite
+differences, the forward pass against a loop written here, the task's sequences, the head scores, and
+every exercise's hints against wrong answers written apart from its mistake table."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import attention_lab as al
+from attention_lab import exercises_07
+
+
+def random_weights(cfg, seed):
+    """Weights of a model that has left its initialisation (W_u no longer zero): every path is alive."""
+    rng = np.random.default_rng(seed)
+    return {k: rng.standard_normal(w.shape) / 2 for k, w in al.init_induction(cfg, seed).items()}
+
+
+def central_differences(f, x, eps=1e-6):
+    """dF/dx by (f(x + eps) - f(x - eps)) / 2 eps, entry by entry, written apart from the package's."""
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        up, down = x.copy(), x.copy()
+        up[i] += eps
+        down[i] -= eps
+        g[i] = (f(up) - f(down)) / (2 * eps)
+    return g
+
+
+CONFIGS = [al.InductionConfig(vocab=5, n=6, d=4, n_heads=1, segment=2),
+           al.InductionConfig(vocab=4, n=5, d=4, n_heads=2, segment=2),
+           al.InductionConfig(vocab=3, n=4, d=6, n_heads=3, n_layers=1, segment=1),
+           al.InductionConfig(vocab=4, n=6, d=4, n_heads=2, n_layers=3, segment=3)]
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: f"h{c.n_heads}-L{c.n_layers}")
+def test_every_gradient_agrees_with_finite_differences(cfg):
+    p = random_weights(cfg, 1)
+    ids = al.repeated_batch(np.random.default_rng(2), 3, cfg)[0]
+    loss, grads = al.induction_loss_and_grads(p, ids, cfg)
+    assert np.isclose(loss, al.induction_loss(p, ids, cfg).mean())
+    assert set(grads) == set(cfg.names())
+    for name in cfg.names():
+        def L(w, name=name):
+            return al.induction_loss(p | {name: w}, ids, cfg).mean()
+        numeric = central_differences(L, p[name])
+        size = np.linalg.norm(grads[name]) + np.linalg.norm(numeric)
+        error = np.linalg.norm(grads[name] - numeric) / size
+        assert error <= 1e-6, (name, error)
+        assert np.abs(numeric).max() > 1e-6, f"{name}: no gradient reaches it, the check would be empty"
+
+
+def loop_logits(p, ids, cfg):
+    """The forward pass one sequence at a time, one head at a time, with the package's kernel and mask."""
+    out = []
+    k = cfg.d // cfg.n_heads
+    for seq in ids:
+        n = len(seq)
+        X = p["E"][seq] + p["P"][:n]
+        for layer in range(1, cfg.n_layers + 1):
+            heads = []
+            for h in range(cfg.n_heads):
+                cols = slice(h * k, (h + 1) * k)
+                q, k_, v = (X @ p[f"{w}{layer}"][:, cols] for w in ("W_q", "W_k", "W_v"))
+                Y, _ = al.scaled_dot_product_attention(q, k_, v, mask=al.causal_mask(n))
+                heads.append(Y)
+            X = X + np.concatenate(heads, axis=1) @ p[f"W_o{layer}"]
+        out.append(X @ p["W_u"])
+    return np.array(out)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: f"h{c.n_heads}-L{c.n_layers}")
+def test_loss_matches_a_loop_over_sequences_and_heads(cfg):
+    p = random_weights(cfg, 3)
+    ids = al.repeated_batch(np.random.default_rng(4), 4, cfg)[0]
+    logits = loop_logits(p, ids, cfg)
+    logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
+    expected = -np.take_along_axis(logp[:, :-1], ids[:, 1:, None], axis=-1)[..., 0]
+    assert np.allclose(al.induction_loss(p, ids, cfg), expected)
+
+
+def test_causal_a_later_token_changes_nothing_before_it():
+    cfg = CONFIGS[0]
+    p = random_weights(cfg, 5)
+    ids = al.repeated_batch(np.random.default_rng(6), 2, cfg)[0]
+    changed = ids.copy()
+    changed[:, -1] = (changed[:, -1] + 1) % cfg.vocab
+    a, b = al.induction_loss(p, ids, cfg), al.induction_loss(p, changed, cfg)
+    assert np.allclose(a[:, :-1], b[:, :-1]) and not np.allclose(a[:, -1], b[:, -1])
+    A = al.induction_attention(p, ids, cfg)
+    assert np.all(A[..., np.triu_indices(cfg.n, 1)[0], np.triu_indices(cfg.n, 1)[1]] == 0)
+
+
+def test_inputs_are_not_changed():
+    cfg = CONFIGS[1]
+    p = random_weights(cfg, 7)
+    before = {k: w.copy() for k, w in p.items()}
+    ids = al.repeated_batch(np.random.default_rng(8), 2, cfg)[0]
+    ids_before = ids.copy()
+    al.induction_loss_and_grads(p, ids, cfg)
+    al.induction_loss(p, ids, cfg, knock=[(1, 0)], keys_from_tokens=True)
+    assert all(np.array_equal(p[k], before[k]) for k in p) and np.array_equal(ids, ids_before)
+
+
+def test_repeated_batch_copies_a_segment_at_random_distances():
+    cfg = al.InductionConfig()
+    ids, first, second = al.repeated_batch(np.random.default_rng(9), 300, cfg)
+    distances = set()
+    for seq, f, s in zip(ids, first, second):
+        (a, *_), (b, *_) = np.flatnonzero(f), np.flatnonzero(s)
+        assert f.sum() == s.sum() == cfg.segment - 1
+        assert np.array_equal(seq[a:a + cfg.segment], seq[b:b + cfg.segment]) and b >= a + cfg.segment
+        distances.add(b - a)
+    assert distances == set(range(cfg.segment, cfg.n - cfg.segment + 1))
+    fixed = al.InductionConfig(fixed_offset=True)
+    _, f, s = al.repeated_batch(np.random.default_rng(9), 50, fixed)
+    assert all(np.flatnonzero(b)[0] - np.flatnonzero(a)[0] == fixed.segment for a, b in zip(f, s))
+
+
+def test_knocking_out_a_head_is_zeroing_its_output_matrix_rows():
+    """Knocking out head h of a layer = zeroing the rows of W_o that carry head h (an independent route)."""
+    cfg = CONFIGS[1]
+    p = random_weights(cfg, 10)
+    ids = al.repeated_batch(np.random.default_rng(11), 3, cfg)[0]
+    k = cfg.d // cfg.n_heads
+    for layer, head in itertools.product((1, 2), (0, 1)):
+        W = p[f"W_o{layer}"].copy()
+        W[head * k:(head + 1) * k] = 0.0
+        assert np.allclose(al.induction_loss(p, ids, cfg, knock=[(layer, head)]),
+                           al.induction_loss(p | {f"W_o{layer}": W}, ids, cfg))
+
+
+def test_head_scores_of_hand_made_heads():
+    """A model whose layer-1 query and key are built from the positions alone, made to look one place back;
+    its previous-token score must be near 1 and its prefix-matching score near 0."""
+    cfg = al.InductionConfig(vocab=6, n=8, d=8, segment=2)
+    p = {k: np.zeros_like(w) for k, w in al.init_induction(cfg, 0).items()}
+    p["P"] = 10 * np.eye(8)                    # one-hot places, no token embedding at all
+    shift = np.eye(8, k=-1)                    # place i's query asks for place i - 1
+    p["W_q1"], p["W_k1"] = 4 * shift, 4 * np.eye(8) * np.sqrt(8) / 10
+    scores = al.head_scores(p, cfg)
+    assert scores["previous-token"][0, 0] > 0.99 and scores["prefix-matching"][0, 0] < 0.01
+
+
+def test_phase_change_on_a_made_up_curve():
+    steps = np.arange(400)
+    curve = np.where(steps < 100, 3.0, np.where(steps < 200, 3.0 - (steps - 100) * 0.02, 1.0))
+    run = al.InductionRun(al.InductionConfig(), {}, curve, curve, curve)
+    first, last = al.phase_change(run, window=1)
+    # by hand: 80 % of the way from 3.0 down to 1.0 is 2.6, reached after step 120; 20 %: 1.4 after 180
+    assert (first, last) == (121, 181)
+
+
+@pytest.mark.parametrize("bad, error", [
+    (lambda: al.InductionConfig(d=6, n_heads=4), ValueError),
+    (lambda: al.InductionConfig(n=6, segment=4), ValueError),
+    (lambda: al.ModelConfig(), TypeError),
+])
+def test_bad_configs_are_refused(bad, error):
+    with pytest.raises(error):
+        al.init_induction(bad())
+
+
+def test_bad_ids_and_weights_are_refused():
+    cfg = CONFIGS[0]
+    p = random_weights(cfg, 0)
+    with pytest.raises(ValueError, match=r"token ids 0\.\.4"):
+        al.induction_loss(p, [[0, 1, 9]], cfg)
+    with pytest.raises(TypeError, match="whole numbers"):
+        al.induction_loss(p, [[0.5, 1.0]], cfg)
+    with pytest.raises(TypeError, match="W_q2"):
+        al.induction_loss({k: w for k, w in p.items() if k != "W_q2"}, [[0, 1]], cfg)
+    with pytest.raises(ValueError, match="knock out head 1 of layer 1"):
+        al.induction_loss(p, [[0, 1]], cfg, knock=[(1, 1)])
+    short = al.train_induction(al.InductionConfig(), steps=2, snapshots=[0, 2])
+    with pytest.raises(ValueError, match="repeats no token"):
+        al.induction_explorer(short, np.arange(16))
+    with pytest.raises(ValueError, match="not a kept step"):
+        al.induction_explorer(short, al.repeated_batch(np.random.default_rng(0), 1, short.cfg)[0][0], start=1)
+
+
+def test_letters():
+    assert al.letters(np.array([0, 1, 25])) == ["A", "B", "Z"]
+    with pytest.raises(ValueError):
+        al.letters(np.array([26]))
+
+
+def test_largest_digit_task_in_lesson_06s_harness():
+    cfg = al.ModelConfig(task="largest")
+    ids, targets = al.task_batch(np.random.default_rng(0), 5, cfg)
+    assert all((row_t == max(row)).all() for row, row_t in zip(ids.tolist(), targets))
+
+
+# ---------------------------------------------------------------- the lesson's claims, on held-out probes
+@pytest.fixture(scope="module")
+def trained():
+    cfg = al.InductionConfig()
+    return cfg, al.train_induction(cfg, steps=800, seed=0)
+
+
+def test_trained_heads_and_in_context_learning(trained):
+    cfg, run = trained
+    ids, first, second = al.repeated_batch(np.random.default_rng(2024), 400, cfg)
+    L = al.induction_loss(run.params, ids, cfg)
+    assert L[second].mean() < 0.5 * L[first].mean()
+    scores = al.head_scores(run.params, cfg, seed=99)
+    assert scores["previous-token"][0, 0] > 0.5 > scores["previous-token"][1, 0]
+    assert scores["prefix-matching"][1, 0] > 0.5 > scores["prefix-matching"][0, 0]
+    for knock in ([(1, 0)], [(2, 0)]):
+        assert al.induction_loss(run.params, ids, cfg, knock=knock)[second].mean() > 2 * L[second].mean()
+
+
+# ---------------------------------------------------------------- exercises: right answers and wrong ones
+def test_07_1_the_prediction_is_true(trained):
+    """The second copy reversed: the trained model does worse on it than on the first copy."""
+    cfg, run = trained
+    ids, first, second = al.repeated_batch(np.random.default_rng(71), 300, cfg)
+    reversed_ids = ids.copy()
+    for r in range(len(ids)):
+        a, b = np.flatnonzero(first[r])[0], np.flatnonzero(second[r])[0]
+        reversed_ids[r, b:b + cfg.segment] = ids[r, a:a + cfg.segment][::-1]
+    loss_first = al.induction_loss(run.params, ids, cfg)[first].mean()
+    loss_reversed = al.induction_loss(run.params, reversed_ids, cfg)[second].mean()
+    assert loss_reversed > loss_first
+    ex = al.EXERCISES["07.1"]
+    assert ex.evaluate("c").status == "correct"
+    for letter, word in (("a", "after"), ("b", "confidently"), ("d", "zero")):
+        assert word in ex.evaluate(f"({letter})").message
+
+
+def qk(block_rows, block_cols, scale=5.0, size=8):
+    """A QK circuit with scale * identity in one block: rows 0-7 own token, 8-15 previous (query side)."""
+    M = np.zeros((2 * size, 2 * size))
+    r, c = block_rows * size, block_cols * size
+    M[r:r + size, c:c + size] = scale * np.eye(size)
+    return M
+
+
+def test_07_2_design_is_judged_by_running_it():
+    ex = al.EXERCISES["07.2"]
+    assert ex.evaluate(qk(0, 1, 8.0)).status == "correct"           # a stronger valid design
+    M = qk(0, 1, 6.0)
+    M[8:, 8:] = 0.5 * np.eye(8)                                      # plus a little noise elsewhere
+    assert ex.evaluate(M).status == "correct"
+    assert ex.evaluate(qk(0, 0)).mistake == "same token"            # own token against own token
+    assert ex.evaluate(qk(1, 0, 9.0)).mistake == "transposed"       # a previous-token head
+    assert ex.evaluate(qk(1, 1, 3.0)).mistake == "previous with previous"
+    assert ex.evaluate(qk(0, 1, 1.5)).mistake == "too weak"
+    assert "never favour" in ex.evaluate(np.zeros((16, 16))).message
+    assert "shape (8, 8)" in ex.evaluate(np.eye(8)).message
+
+
+def test_07_2_the_sequences_and_stream_are_what_the_question_says():
+    for ids, a, b in exercises_07.sequences_72():
+        assert np.array_equal(ids[a:a + 3], ids[b:b + 3]) and len(set(ids.tolist())) == 7
+    R = exercises_07.stream_72(np.array([2, 5, 1]))
+    assert R[1].nonzero()[0].tolist() == [5, 8 + 2] and R[0].nonzero()[0].tolist() == [2]
+
+
+def test_07_3_reference_is_the_finite_difference_gradient():
+    rng = np.random.default_rng(5)
+    X, W1, W2, dOut = (rng.standard_normal(s) for s in ((4, 3), (3, 3), (3, 3), (4, 3)))
+    A1, A2 = (np.tril(rng.random((4, 4))) for _ in range(2))
+    numeric = central_differences(lambda x: (exercises_07.stream_forward(x, A1, A2, W1, W2) * dOut).sum(), X)
+    assert np.allclose(exercises_07._stream_backward()(X, A1, A2, W1, W2, dOut), numeric, atol=1e-6)
+
+
+def test_07_3_debug_hints_for_independently_written_fixes():
+    ex = al.EXERCISES["07.3"]
+
+    def right(X, A1, A2, W1, W2, dOut):
+        dH1 = dOut + A2.T @ dOut @ W2.T
+        return dH1 + A1.T @ dH1 @ W1.T
+
+    def only_layer_paths(X, A1, A2, W1, W2, dOut):          # the straight path of layer 2 forgotten
+        g = A2.T @ dOut @ W2.T
+        return g + A1.T @ g @ W1.T
+
+    def drops_first_skip(X, A1, A2, W1, W2, dOut):          # dX only through layer 1
+        dH1 = dOut + A2.T @ dOut @ W2.T
+        return A1.T @ dH1 @ W1.T
+
+    def rows_not_columns(X, A1, A2, W1, W2, dOut):          # A used as if it were symmetric
+        dH1 = dOut + A2 @ dOut @ W2.T
+        return dH1 + A1 @ dH1 @ W1.T
+
+    def numeric_cheat(X, A1, A2, W1, W2, dOut):
+        def L(x):
+            return (exercises_07.stream_forward(x, A1, A2, W1, W2) * dOut).sum()
+        return al.numerical_gradient(L, X)
+
+    assert ex.evaluate(right).status == "correct"
+    assert ex.evaluate(only_layer_paths).mistake == "planted"
+    assert ex.evaluate(drops_first_skip).mistake == "no skip 1"
+    assert ex.evaluate(rows_not_columns).mistake == "A not transposed"
+    assert "switched off" in ex.evaluate(numeric_cheat).message
+    assert "right shape" in ex.evaluate(lambda X, A1, A2, W1, W2, dOut: 2 * dOut).message
+
+
+def test_07_4_paths_by_hand():
+    ex = al.EXERCISES["07.4"]
+    # by hand: x = (2, -1, 3, 1); A1 x = (2, 2, -1, 3); A2 x = (2, 0.5, 1.3, 2.1); A2 (A1 x) row 4 = 0.4
+    direct, head1, head2, both = 1.0, 0.5 * 3, -2.0 * 2.1, 0.5 * -2.0 * 0.4
+    assert ex.evaluate([direct, head1, head2, both]).status == "correct"
+    assert ex.evaluate([direct, head1, head2, 0.0]).mistake == "no composed path"
+    # A1 (A2 x) row 4 = (A2 x)[2] = 1.3
+    assert ex.evaluate([direct, head1, head2, 0.5 * -2.0 * 1.3]).mistake == "order swapped"
+    # head 2 applied to the stream after layer 1: h1 = x + 0.5 A1 x = (3, 0, 2.5, 2.5); A2 h1 row 4 = 2.3
+    assert ex.evaluate([direct, head1, -2.0 * 2.3, 0.0]).mistake == "head 2 on the stream"
+    assert "shape (4,)" in ex.evaluate([1.0, 1.5, -3.2]).message
+
+
+def test_lesson_07_has_every_kind_of_exercise():
+    kinds = {e.kind for k, e in al.EXERCISES.items() if k.startswith("07.")}
+    assert kinds == {"compute", "predict", "design", "debug"}
+
+
+def test_training_steps_are_adam_by_hand():
+    """Two steps of train_induction, redone from the gradients and Adam's definition (β₁ 0.9, β₂ 0.999)."""
+    cfg = al.InductionConfig(vocab=6, n=8, d=4, segment=2)
+    run = al.train_induction(cfg, steps=2, batch=4, lr=0.05, seed=3, snapshots=[0, 1, 2])
+    data = np.random.default_rng(4)                                   # the data stream: seed + 1
+    p0, p1, p2 = run.snapshot_params
+    g1 = al.induction_loss_and_grads(p0, al.repeated_batch(data, 4, cfg)[0], cfg)[1]
+    g2 = al.induction_loss_and_grads(p1, al.repeated_batch(data, 4, cfg)[0], cfg)[1]
+    for k in cfg.names():
+        assert np.allclose(p1[k], p0[k] - 0.05 * g1[k] / (np.abs(g1[k]) + 1e-8))   # step 1: lr · sign(g)
+        m = (0.9 * 0.1 * g1[k] + 0.1 * g2[k]) / (1 - 0.9 ** 2)
+        v = (0.999 * 0.001 * g1[k] ** 2 + 0.001 * g2[k] ** 2) / (1 - 0.999 ** 2)
+        assert np.allclose(p2[k], p1[k] - 0.05 * m / (np.sqrt(v) + 1e-8))
+    moved = np.abs(p1["W_u"] - p0["W_u"])
+    assert np.allclose(moved, 0.05) and all(np.array_equal(p1[k], p0[k]) for k in cfg.names() if k != "W_u")
+    assert np.array_equal(run.params["W_u"], p2["W_u"]) and run.params["W_u"] is not p2["W_u"]
+
+
+def test_gradients_with_layer_2_keys_reading_x0():
+    """The ablation's model (layer 2's keys from X0) has its own paths; its backward pass is checked too."""
+    from attention_lab import induction
+    cfg = CONFIGS[0]
+    p = random_weights(cfg, 12)
+    ids = al.repeated_batch(np.random.default_rng(13), 2, cfg)[0]
+    logits, cache = induction._forward(p, ids, cfg, keys_from_tokens=True)
+    grads = induction._backward(p, cache, induction._next_token_loss(logits, ids)[1], cfg)
+    for name in ("E", "P", "W_k2", "W_q1"):
+        def L(w, name=name):
+            return al.induction_loss(p | {name: w}, ids, cfg, keys_from_tokens=True).mean()
+        numeric = central_differences(L, p[name])
+        assert np.allclose(grads[name], numeric, atol=1e-8), name
