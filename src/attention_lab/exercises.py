@@ -305,7 +305,10 @@ def _lesson00():
                             "token: (n, d_k) @ (d_k, n)."),
              "Q transposed first": (lambda: np.array([16, 16]),
                                     "(16, 16) would be Qᵀ K; the scores are Q @ K.T, one row per "
-                                    "query.")}),
+                                    "query."),
+             "shape of K.T": (lambda: np.array([16, 7]),
+                              "(16, 7) is the shape of Kᵀ, the right factor; the product keeps the rows "
+                              "of Q (7) and the columns of Kᵀ (7).")}),
         Exercise(
             "00.2", "nn.Linear(3, 2) stores weight = [[1, 2, 3], [4, 5, 6]]. Give our W (3 × 2).",
             lambda: W_t.T,
@@ -314,7 +317,10 @@ def _lesson00():
                                 "is (in, out): the transpose."),
              "reshaped": (lambda: W_t.reshape(3, 2),
                           "reshape keeps the numbers in reading order; you need the transpose, "
-                          "weight.T (or al.from_torch_linear).")}),
+                          "weight.T (or al.from_torch_linear)."),
+             "columns swapped": (lambda: W_t.T[:, ::-1],
+                                 "the transpose puts weight's row 0, (1, 2, 3), in column 0 of W: "
+                                 "W[i, j] = weight[j, i].")}),
         Exercise(
             "00.3", "Which row of X (a Python index) holds the token x₃?",
             lambda: np.array(2),
@@ -1178,6 +1184,9 @@ def _lesson09():
                                    "numbers as printed, rounded to 2 decimals first."),
                 "one decimal": (lambda: np.round(q92, 1) @ np.round(k92, 1),
                                 "you rounded to one decimal; the tutorial shows two."),
+                "cut off": (lambda: np.trunc(q92 * 100) / 100 @ (np.trunc(k92 * 100) / 100),
+                            "you cut the digits off after two decimals; printing rounds them "
+                            "(2.628 is shown as 2.63)."),
             }),
         Exercise(
             "09.3", "Source 004's self-attention example: how far off is its printed output? "
