@@ -794,6 +794,13 @@ def _lesson04():
         S = (Y1 @ (2 * np.eye(3))) @ Xe44.T * scale          # (2, 4)
         allowed = {"mask": keys, "none": np.ones(4, dtype=bool), "inverted": ~keys}[pad]
         return softmax(np.where(allowed, S, -np.inf)) @ Xe44
+
+    def swapped():
+        """The encoder's real tokens as queries (W_q = 2I), Y_1 as keys and values: (3, 3)."""
+        Y1 = softmax(np.where(np.tril(np.ones((2, 2), dtype=bool)), Xd44 @ Xd44.T / np.sqrt(3),
+                              -np.inf)) @ Xd44
+        return softmax((Xe44[:3] @ (2 * np.eye(3))) @ Y1.T / np.sqrt(3)) @ Y1
+
     return [
         Choice("04.1", "Replace the last French token 'dort' by another word. Which causal weights change?",
                "a", {
@@ -828,6 +835,10 @@ def _lesson04():
                 "divided by 3": (lambda: layer(scale=1 / 3),
                                  "you divided the scores by d_k = 3; divide by its square root, √3."),
                 "no scaling": (lambda: layer(scale=1.0), "divide every score by √d_k = √3."),
+                "queries and keys swapped": (
+                    lambda: swapped(),
+                    "your rows are encoder tokens: in cross-attention the queries come from the "
+                    "decoder (here Y_1), the keys and values from the encoder."),
             }),
     ]
 
@@ -868,7 +879,7 @@ def _design_05():
         if others_same and (w[:, 1].argmax(axis=1) == 0).all():
             return "too weak"
         chase = (f"chase's weights are {np.round(w[0, 1], 2)} (cats chase mice) and "
-                 f"{np.round(w[1, 1], 2)} (mice chase cats): position 1 (row 0 of the table) must get "
+                 f"{np.round(w[1, 1], 2)} (mice chase cats): position 0 (row 0 of the table) must get "
                  "at least 0.9 in both")
         if not others_same:
             return (f"with your table, {chase}; and cats' or mice's weights changed too. Change only "
@@ -877,11 +888,11 @@ def _design_05():
 
     return Trial("05.2", "Design a learned position table: chase listens to the word before it.", "design",
                  lambda: boost(0, 2), judge, _hinted(wrong, {
-        "last position": "chase now prefers the word after it (position 3); the subject stands before "
-                         "the verb, at position 1 (row 0 of the table).",
+        "last position": "chase now prefers the word after it (position 2, counting from 0); the "
+                         "subject stands before the verb, at position 0 (row 0 of the table).",
         "not asked for": "chase's query asks only about the feature 'animal' (column 2): adding to "
                          "'noun' does not help chase, and it changes what mice's query finds.",
-        "too weak": "position 1 wins, but with less than 0.9 of chase's weight: add more to its "
+        "too weak": "position 0 wins, but with less than 0.9 of chase's weight: add more to its "
                     "'animal' feature.",
         "others changed": "chase listens to the subject now, but cats' or mice's weights changed too: "
                           "mice's query asks "
@@ -906,18 +917,26 @@ def _debug_05():
             return np.array(Y)
         return decode
 
-    def inverted(X_, Wq, Wk, Wv):                        # True taken as 'masked': each row sees its future
-        S = np.where(causal_mask(len(X_)), -np.inf, (X_ @ Wq) @ (X_ @ Wk).T * 0.5)
-        return softmax(S) @ (X_ @ Wv)
+    def inverted(package_softmax):                       # True taken as 'masked': each row sees its future
+        def decode(X_, Wq, Wk, Wv):
+            S = np.where(causal_mask(len(X_)), -np.inf, (X_ @ Wq) @ (X_ @ Wk).T * 0.5)
+            if package_softmax:                          # the last row has no key left: al.softmax raises
+                return softmax(S) @ (X_ @ Wv)
+            E = np.exp(S - S.max(axis=1, keepdims=True))  # plain NumPy: the last row becomes nan
+            return E / E.sum(axis=1, keepdims=True) @ (X_ @ Wv)
+        return decode
 
     wrong = {"planted": cached(lambda X_, t: X_[-1]), "no scaling": cached(lambda X_, t: X_[t], 1.0),
              "divided by d_k": cached(lambda X_, t: X_[t], 0.25),
              "unmasked": lambda X_, Wq, Wk, Wv: softmax((X_ @ Wq) @ (X_ @ Wk).T * 0.5) @ (X_ @ Wv),
-             "inverted mask": inverted}
+             "inverted mask": inverted(False), "inverted mask, al.softmax": inverted(True)}
 
     judge = _judge_fix(reference, wrong, [(X, W_q, W_k, W_v)], "expected (5, 3), the same as causal "
                        "self-attention computed at once: row t uses tokens 0..t only.")
 
+    inverted_hint = ("your rows see the future and not the past: you took True as 'masked' (PyTorch's "
+                     "nn.MultiheadAttention convention). Here True means 'may look', and a decoder step "
+                     "sees only tokens 0..t.")
     return Trial("05.3", "Fix decode: one line is wrong.", "debug", lambda: cached(lambda X_, t: X_[t]),
                  judge, _hinted(wrong, {
         "planted": "still the planted bug: every step uses the query of the sequence's last token, "
@@ -925,9 +944,7 @@ def _debug_05():
         "no scaling": "the right query now, but the scores lost their division by √d_k.",
         "divided by d_k": "the right query now, but you divide the scores by d_k = 4; the formula "
                           "divides by its square root, √d_k = 2.",
-        "inverted mask": "your rows see the future and not the past: you took True as 'masked' "
-                         "(PyTorch's nn.MultiheadAttention convention). Here True means 'may look', "
-                         "and a decoder step sees only tokens 0..t.",
+        "inverted mask": inverted_hint, "inverted mask, al.softmax": inverted_hint,
         "unmasked": "every row sees the whole sequence, future included: a decoder step sees only "
                     "the cache, tokens 0..t.",
     }))
@@ -983,6 +1000,14 @@ def _lesson05():
             "one pair": (lambda: both(w1=0.0),
                          "only your first pair turned: the second pair (entries 2 and 3) turns too, "
                          "by the position times w_1 = 1/10."),
+            "one score, w_1 = 1/100": (lambda: score(w1=0.01),
+                                       "that is one score, computed with w_1 = 1/100. With base 100 "
+                                       "and d = 4, w_1 = 100^(-2·1/4) = 100^(-1/2) = 1/10 (1/100 "
+                                       "would be base 10000); and give both scores, q at 2 with k at "
+                                       "5, then q at 5 with k at 2."),
+            "one score": (lambda: score(),
+                          "that is the first score, right; give both: q at 2 with k at 5, then q at 5 "
+                          "with k at 2, as [first, second]."),
         }),
     ]
 
