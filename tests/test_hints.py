@@ -466,8 +466,10 @@ def contradictions(message: str, shape: tuple) -> list[str]:
 
 
 def random_answers(solution, rng, n=12):
-    """Right-shaped answers that match nothing: random numbers, random 0/1 masks, shuffled solutions."""
+    """Right-shaped answers that match nothing: random numbers, random 0/1 masks, shuffled solutions,
+    and one with a nan (a softmax that overflowed)."""
     shape = np.shape(solution)
+    yield np.full(shape, np.nan)
     for i in range(n):
         if i % 3 == 0:
             yield rng.standard_normal(shape) * 3
