@@ -552,3 +552,27 @@ def test_06_3_is_not_passed_by_finite_differences():
 
 def test_06_3_the_right_fix_passes():
     assert al.EXERCISES["06.3"].evaluate(grads_of()).status == "correct"
+
+
+# ---------- the guide promises only hints that exist ----------
+GUIDE_PROMISES = {
+    "forgot √d_k": ("02.4", "no scaling"),
+    "divided by d_k instead": ("02.3", "divided by d_k"),
+    "softmax along the wrong axis": ("02.4", "wrong axis"),
+    "forgot to transpose K": ("02.3", "K not transposed"),
+    "heads concatenated in the wrong order": ("03.4", "heads in the wrong order"),
+    "W_O left out": ("03.4", "forgot W_O"),
+    "mask applied after the softmax": ("04.3", "after softmax"),
+    "mask inverted": ("04.2", "inverted"),
+    "queries and keys swapped": ("04.4", "queries and keys swapped"),
+    "half of the softmax's derivative": ("06.3", "planted"),
+}
+
+
+def test_the_guides_hints_exist():
+    from pathlib import Path
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "teaching-guide.md").read_text(encoding="utf-8")
+    guide = " ".join(guide.split())                                 # lines wrap anywhere
+    for phrase, (key, mistake) in GUIDE_PROMISES.items():
+        assert phrase in guide, phrase
+        assert mistake in al.EXERCISES[key].mistakes, (key, mistake)
