@@ -944,7 +944,9 @@ def _debug_05():
         "no scaling": "the right query now, but the scores lost their division by √d_k.",
         "divided by d_k": "the right query now, but you divide the scores by d_k = 4; the formula "
                           "divides by its square root, √d_k = 2.",
-        "inverted mask": inverted_hint, "inverted mask, al.softmax": inverted_hint,
+        "inverted mask": inverted_hint,
+        "inverted mask, al.softmax": inverted_hint + " (That is why al.softmax refused the last row: "
+                                     "with your mask it has no key left to look at.)",
         "unmasked": "every row sees the whole sequence, future included: a decoder step sees only "
                     "the cache, tokens 0..t.",
     }))
