@@ -276,6 +276,8 @@ CASES = [
      "by too little"),
     ("01.3", 3 * np.ones((4, 4)), "more features", "fresh sentence"),
     ("01.3", 5 * np.ones((4, 4)), "more features", "noun and small"),
+    ("01.3", with_block(W13, [[0.0, 0.0, 3.0, 3.0]], rows=slice(3, 4), cols=slice(0, 4)), "more features",
+     "not a small noun"),                                          # asks 'animal and small?
     ("01.4", weights_planted, "planted", "add up to"),
     ("01.4", weights_no_max, "no max", "overflow"),
     ("01.4", weights_no_exp, "no exp", "take exp"),

@@ -246,9 +246,10 @@ def _design_01():
                      "mice wins, but by too little: make your entries larger, so that the softmax "
                      "decides more sharply."),
         "more features": (lambda: np.ones((4, 4)) * 3.0,
-                          "mice wins here, but on a fresh sentence small listens to a word with as many "
-                          "features that is not a small noun: your query rewards every feature. Ask "
-                          "for exactly what mice has and the others lack: noun and small."),
+                          "mice wins here, but on a fresh sentence small listens as much (or more) to "
+                          "a word that is not a small noun: your query rewards features that other "
+                          "words have too. Ask for exactly what makes mice the target: noun and "
+                          "small."),
     })
 
 
