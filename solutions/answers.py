@@ -62,11 +62,13 @@ def answer_01_4():
 def answer_01_5():
     X = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])
     Wq_col = np.array([[1.0, 1.0], [0.0, 1.0]])
-    Wv_col = np.array([[0.0, 1.0], [1.0, 0.0]])
-    q1 = Wq_col @ X[0]                                   # column form q = W x
-    scores = [q1 @ X[j] for j in range(3)]               # keys: the tokens themselves (W_k = I)
+    v1, v2 = np.array([0.0, 2.0]), np.array([1.0, 0.0])           # the values the text prints
+    y1 = np.array([-0.10143419, 1.85093709])                      # the output it prints
+    q1 = Wq_col @ X[0]                                            # column form q = W x: (2, 0)
+    scores = [q1 @ X[j] for j in range(3)]                        # keys: the tokens (k = x): 4, 0, 2
     exps = [np.exp(s - max(scores)) for s in scores]
-    return sum(e / sum(exps) * (Wv_col @ X[j]) for j, e in enumerate(exps))
+    w = [e / sum(exps) for e in exps]                             # (0.867, 0.016, 0.117)
+    return (y1 - w[0] * v1 - w[1] * v2) / w[2]                    # y_1 = sum_j w_1j v_j, solved for v_3
 
 
 # 02 · all outputs at once
@@ -89,10 +91,11 @@ def answer_02_3():
 
 
 def answer_02_4():
-    X = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
-    W_q, W_v = np.array([[1.0, 1.0], [0.0, 1.0]]), np.array([[1.0, 0.0], [0.0, -1.0]])
-    Q, K, V = X @ W_q, X, X @ W_v                     # W_k = I
-    return rows_softmax(Q @ K.T / np.sqrt(2)) @ V
+    X = np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0]])
+    W_q = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    Y = np.array([[1.0, 0.0], [0.51582795, -0.48417205], [0.74767601, -0.25232399]])   # printed
+    A = rows_softmax((X @ W_q) @ X.T / np.sqrt(3))              # W_k = I: (3, 3) weights
+    return np.linalg.solve(A, Y)                                 # Y = A V, so V = A^-1 Y
 
 
 # 03 · many heads
@@ -123,8 +126,8 @@ def answer_03_4():
     W_q = np.array([[2.0, 0.0, 0.0, 1.0], [0.0, 2.0, 1.0, 0.0], [1.0, 0.0, 2.0, 0.0], [0.0, 1.0, 0.0, 2.0]])
     W_o = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, -1.0], [1.0, 0.0, -1.0, 0.0]])
     Q, K, V = X @ W_q, X, X                                  # W_k = W_v = I
-    heads = [rows_softmax(Q[:, c] @ K[:, c].T / np.sqrt(2)) @ V[:, c] for c in (slice(0, 2), slice(2, 4))]
-    return np.hstack(heads) @ W_o
+    head_1 = rows_softmax(Q[:, :2] @ K[:, :2].T / np.sqrt(2)) @ V[:, :2]    # (3, 2), columns 0-1
+    return head_1 @ W_o[:2]          # Concat(head_1, 0) @ W_O: head 1 meets only rows 0-1 of W_O
 
 
 # 04 · masks and cross-attention
@@ -150,15 +153,19 @@ def answer_04_3():
 def answer_04_4():
     X_dec = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
     X_enc = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
-    S = (X_dec @ (2 * np.eye(3))) @ X_enc.T / np.sqrt(3)     # (2, 4): French queries, English keys
+    S1 = X_dec @ X_dec.T / np.sqrt(3)                        # causal self-attention, W = I
+    S1[0, 1] = -np.inf                                       # token 0 must not see token 1
+    Y1 = rows_softmax(S1) @ X_dec                            # (2, 3)
+    S = (Y1 @ (2 * np.eye(3))) @ X_enc.T / np.sqrt(3)        # (2, 4): queries from Y1, keys English
     S[:, 3] = -np.inf                                        # the <pad> key
     return rows_softmax(S) @ X_enc                           # values = encoder tokens (W_v = I)
 
 
 # 05 · word order and decoding
 def answer_05_1():
-    # without positions, reversing X reverses the rows of Y: each word keeps its own output
-    return "a"
+    # causal, no positions: a word's output mixes itself and the words before it. Reversed, cats goes
+    # from seeing {cats} to seeing all three, mice the other way, and chase sees mice instead of cats
+    return "c"
 
 
 def answer_05_2():
@@ -186,11 +193,12 @@ def answer_05_4():
     def rotate(v, p, base=100.0):
         out = v.copy()
         for i in range(len(v) // 2):                 # pair (2i, 2i+1) turns by p * base^(-2i/d)
-            a = p * base ** (-2 * i / len(v))
+            a = p * base ** (-2 * i / len(v))        # w_0 = 1, w_1 = 100^(-1/2) = 0.1
             c, s_ = np.cos(a), np.sin(a)
             out[2 * i], out[2 * i + 1] = c * v[2 * i] - s_ * v[2 * i + 1], s_ * v[2 * i] + c * v[2 * i + 1]
         return out
-    return rotate(np.array([1.0, 0.0, 0.0, 1.0]), 2) @ rotate(np.array([0.0, 1.0, 1.0, 0.0]), 5)
+    q, k = np.array([1.0, 0.0, 0.0, 1.0]), np.array([0.0, 1.0, 1.0, 0.0])
+    return [rotate(q, 2) @ rotate(k, 5), rotate(q, 5) @ rotate(k, 2)]   # offsets +3 and -3
 
 
 # 06 · attention learns
@@ -241,7 +249,8 @@ def answer_09_2():
 
 def answer_09_3():
     X = al.source_004()["X"]                 # identity weights: Q = K = V = X
-    return rows_softmax(X @ X.T / np.sqrt(2)) @ X
+    right = rows_softmax(X @ X.T / np.sqrt(2)) @ X
+    return al.source_004()["printed"]["self_output"] - right
 
 
 # 07 · attention learns to look things up

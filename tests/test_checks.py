@@ -66,3 +66,10 @@ def test_a_compute_fallback_with_the_right_shape_says_which_values_differ():
 def test_every_shortcut_is_a_public_function_of_the_package():
     assert set(exercises.SHORTCUTS) <= set(al.__all__)
     assert all(callable(getattr(al, name)) for name in exercises.SHORTCUTS)
+
+
+def test_a_fallback_with_nan_says_where_the_nan_is_not_its_distance():
+    def attention(Q, K, V):                            # every output nan
+        return np.full((len(Q), V.shape[1]), np.nan)
+    message = al.EXERCISES["02.3"].evaluate(attention).message
+    assert "are nan or inf, the first at index [0, 0]" in message and "by nan" not in message

@@ -59,13 +59,13 @@ def test_each_mistake_gets_its_own_hint(key):
 def test_typical_mistakes_by_hand():
     # 01.1 without softmax: the raw scores [0, 0, 1, 1]
     assert "softmax" in al.EXERCISES["01.1"].evaluate([0, 0, 1, 1]).message
-    # 01.5 without the transpose: the column-form matrices used as row matrices, computed by hand
-    X = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])
-    s = X @ (X[0] @ np.array([[1.0, 1.0], [0.0, 1.0]]))          # q_1 = x_1 @ Wq_col = (2, 2)
-    w = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
-    assert "x @ W.T" in al.EXERCISES["01.5"].evaluate(w @ (X @ np.array([[0.0, 1.0], [1.0, 0.0]]))).message
+    # 01.5 without the transpose: q_1 = x_1 @ Wq_col = (2, 2), scores 4, 2, 0, by hand
+    w = np.exp([4.0, 2.0, 0.0]) / np.exp([4.0, 2.0, 0.0]).sum()
+    y1 = np.array([-0.10143419, 1.85093709])
+    v3 = (y1 - w[0] * np.array([0.0, 2.0]) - w[1] * np.array([1.0, 0.0])) / w[2]
+    assert "x @ W.T" in al.EXERCISES["01.5"].evaluate(v3).message
     # 01.3 with the lesson's own W_q handed in: small asks only 'noun?', so cats and mice tie
-    assert al.EXERCISES["01.3"].evaluate(al.cats_chase_mice().W_q).mistake == "noun only"
+    assert al.EXERCISES["01.3"].evaluate(al.cats_chase_mice().W_q).mistake == "lesson's W_q"
 
 
 def test_design_and_debug_checks_run_the_students_work():

@@ -10,9 +10,15 @@ import numpy as np
 TOLERANCE = 5e-3   # answers rounded to 2 decimals still count
 
 
-def differences(got: np.ndarray, expected: np.ndarray) -> str:
-    """Where two arrays of one shape differ: how many entries, and the largest difference and its place."""
-    off = ~np.isclose(got, expected, rtol=0, atol=TOLERANCE)
+def differences(got: np.ndarray, expected: np.ndarray, atol: float = TOLERANCE) -> str:
+    """Where two arrays of one shape differ: how many entries (by more than `atol`), and the largest
+    difference and its place."""
+    broken = ~np.isfinite(got)
+    if broken.any():                                   # a nan is no distance: say where it is instead
+        where = np.unravel_index(np.argmax(broken), got.shape)
+        place = f", the first at index {list(map(int, where))}" if got.ndim else ""
+        return f"{int(broken.sum())} of its {got.size} numbers are nan or inf{place}"
+    off = ~np.isclose(got, expected, rtol=0, atol=atol)
     where = np.unravel_index(np.argmax(np.abs(got - expected)), got.shape)
     place = f" at index {list(map(int, where))}" if got.ndim else ""
     return (f"{int(off.sum())} of its {got.size} numbers differ, the largest by "

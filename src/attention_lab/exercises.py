@@ -12,15 +12,13 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .checks import Choice, Exercise, Trial, differences
+from .checks import TOLERANCE, Choice, Exercise, Trial, differences
 from .examples import cats_chase_mice, the_cat_sat
 from .heads import _multi_head
-from .loop import attend_one
 from .masks import causal_mask
 from .matrix import scaled_dot_product_attention, softmax
 from .positions import _rope
 from .sources import source_004
-from .training import numerical_gradient
 
 
 def _as_numbers(answer, shape: tuple[int, ...], what: str) -> np.ndarray | str:
@@ -29,8 +27,10 @@ def _as_numbers(answer, shape: tuple[int, ...], what: str) -> np.ndarray | str:
         got = np.array(answer, dtype=float)
     except (TypeError, ValueError):
         return f"expected {what} of shape {shape}, got {type(answer).__name__}."
-    if got.shape != shape or not np.isfinite(got).all():
-        return f"expected {what}: finite numbers of shape {shape}, got shape {got.shape}."
+    if got.shape != shape:
+        return f"expected {what} of shape {shape}, got shape {got.shape}."
+    if not np.isfinite(got).all():
+        return f"your {what} has the right shape {shape}, but contains NaN or inf: use finite numbers."
     return got
 
 
@@ -108,71 +108,114 @@ def _same(a, b) -> bool:
 
 def _hinted(wrong: dict, hints: dict[str, str]) -> dict:
     """A Trial's known mistakes: each wrong answer (by name) with its hint."""
-    return {name: (lambda answer=wrong[name]: answer, hint) for name, hint in hints.items()}
+    answers = {name: w[0] if isinstance(w, tuple) else w for name, w in wrong.items()}
+    return {name: (lambda answer=answers[name]: answer, hint) for name, hint in hints.items()}
+
+
+def _outcome(f, args):
+    """What a reference or wrong version gives on `args`: an array, or 'raised <Error>'."""
+    try:
+        with np.errstate(all="ignore"):
+            return np.asarray(f(*(np.array(a) for a in args)), dtype=float)
+    except Exception as exc:     # a wrong version (like a student's) may fail on some inputs
+        return f"raised {type(exc).__name__}"
 
 
 def _judge_fix(reference, wrong: dict, inputs: list[tuple], expected: str,
-               locked: tuple[str, ...] = SHORTCUTS):
+               locked: tuple[str, ...] = SHORTCUTS, close=_same, atol: float = TOLERANCE):
     """The judge of a debug exercise: run the student's function on every fresh input (with the `locked`
-    package functions switched off); right if it agrees with `reference` on all of them, else the name of
-    the wrong version it agrees with, else a message saying what differs."""
-    def agrees(outs, f):
-        with np.errstate(all="ignore"):
-            return all(_same(out, f(*args)) for out, args in zip(outs, inputs))
+    package functions switched off); right if it agrees with `reference` on all of them (by `close`),
+    else the name of the wrong version it agrees with (the same numbers, or an error on the same
+    inputs), else a message saying what differs."""
+    def agrees(outs, f, same=close):
+        for out, args in zip(outs, inputs):
+            theirs = _outcome(f, args)
+            if isinstance(theirs, str):
+                if not (isinstance(out, str) and out.startswith(f"your function {theirs}")):
+                    return False
+            elif isinstance(out, str) or not same(out, theirs):
+                return False
+        return True
 
     def judge(fn):
         outs = [_run(fn, *args, locked=locked) for args in inputs]
+        if not any(isinstance(out, str) for out in outs) and agrees(outs, reference):
+            return None
+        named = [name for name, f in wrong.items()
+                 if agrees(outs, *(f if isinstance(f, tuple) else (f, _same)))]
+        if named:
+            return named[0]
         failed = [out for out in outs if isinstance(out, str)]
         if failed:
             return failed[0]
-        if agrees(outs, reference):
-            return None
-        named = [name for name, f in wrong.items() if agrees(outs, f)]
-        if named:
-            return named[0]
         for out, args in zip(outs, inputs):
-            with np.errstate(all="ignore"):
-                ref = np.asarray(reference(*args), dtype=float)
+            ref = _outcome(reference, args)
             if out.shape != ref.shape:
                 return f"on fresh inputs your function returns shape {out.shape}, not {ref.shape}: {expected}"
-            if not _same(out, ref):
+            if not close(out, ref):
                 return (f"on fresh inputs your function returns the right shape {out.shape}, but "
-                        f"{differences(out, ref)}: {expected}")
+                        f"{differences(out, ref, atol)}: {expected}")
         return f"on fresh inputs your function does not agree with the reference: {expected}"
     return judge
 
 
-def _design_01():
-    """01.3: a W_q with which 'small' listens most to 'mice' (weight > 0.7), keys = X, no scaling."""
-    X = cats_chase_mice().X
+# fresh sentences for 01.3 (features: noun, verb, animal, small): in each, the last word is the only
+# one that is a noun and small; a distractor has as many features as it (or more) without being both
+FRESH_013 = (
+    np.array([[1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0]]),   # hunts-like noun
+    np.array([[0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0],
+              [1.0, 0.0, 1.0, 1.0]]),                                              # a small non-noun
+)
 
-    def weights(W):
-        return softmax((X[2] @ W) @ X.T)                   # (4,) small's weights, W_k = I, scale 1
+
+def _design_01():
+    """01.3: a W_q with which 'small' listens most to 'mice' (weight > 0.7), keys = X, no scaling; on
+    fresh sentences small must still prefer the word that is a noun and small."""
+    ex = cats_chase_mice()
+    X = ex.X
+
+    def weights(W, X_=X, who=2):
+        return softmax((X_[who] @ W) @ X_.T)               # (n,) small's weights, W_k = I, scale 1
 
     def solution():
         W = np.zeros((4, 4))
         W[3, 0] = W[3, 3] = 2.0                            # small asks: "a noun? and small?"
         return W
 
+    def small_of(X_):
+        return int(np.flatnonzero((X_ == [0, 0, 0, 1]).all(axis=1))[0])
+
     def judge(answer):
         try:
             W = np.array(answer, dtype=float)
         except (TypeError, ValueError):
             return f"expected a 4 × 4 matrix of numbers, got {type(answer).__name__}."
-        if W.shape != (4, 4) or not np.isfinite(W).all():
-            return (f"expected a finite 4 × 4 matrix (rows: features of x, columns: what the query "
+        if W.shape != (4, 4):
+            return (f"expected a 4 × 4 matrix (rows: features of x, columns: what the query "
                     f"asks for), got shape {W.shape}.")
+        if not np.isfinite(W).all():
+            return "your W_q has the right shape (4, 4), but contains NaN or inf: use finite numbers."
+        if np.array_equal(W, ex.W_q):
+            return "lesson's W_q"
         w = weights(W)
-        if np.argmax(w) == 3 and w[3] > 0.7 and w[3] - np.sort(w)[-2] > 1e-9:
+        wins = np.argmax(w) == 3 and w[3] - np.sort(w)[-2] > 1e-9
+        if wins and w[3] > 0.7:
+            for X_ in FRESH_013:
+                wf = weights(W, X_, small_of(X_))
+                if not (np.argmax(wf) == len(X_) - 1 and wf[-1] - np.sort(wf)[-2] > 1e-9):
+                    return "more features"
             return None
         wt = weights(W.T)
-        if np.argmax(wt) == 3 and wt[3] > 0.7:
+        if np.argmax(wt) == 3 and wt[3] > 0.7 and wt[3] - np.sort(wt)[-2] > 1e-9:
             return "transposed"
-        if np.isclose(w[0], w[3]) and w[3] >= w.max() - 1e-12:
+        if not W[3].any():
+            return "empty row"
+        top = w.max() - 1e-12
+        if np.isclose(w[0], w[3]) and w[3] >= top and w[3] > max(w[1], w[2]) + 1e-9:
             return "noun only"
-        if np.isclose(w[2], w[3]) and w[3] >= w.max() - 1e-12:
+        if np.isclose(w[2], w[3]) and w[3] >= top and w[3] > max(w[0], w[1]) + 1e-9:
             return "small only"
-        if np.argmax(w) == 3:
+        if wins:
             return "too weak"
         return (f"with your W_q, small's weights are {np.round(w, 3)}: mice (the last) must get the "
                 "most, more than 0.7. Row 'small' of W_q decides what small's query asks for.")
@@ -187,14 +230,26 @@ def _design_01():
         "transposed": (lambda: solution().T,
                        "your matrix works when transposed: row i of W_q belongs to feature i of x "
                        "(q = x @ W_q), so small's question goes in row 'small' (index 3)."),
+        "lesson's W_q": (lambda: ex.W_q,
+                         "this is the lesson's W_q: small's row asks only 'noun?', so cats and mice tie. "
+                         "Ask for a second feature that only mice has."),
         "noun only": (lambda: only(0),
-                      "cats and mice tie: both are nouns. Ask for a second feature that only mice has."),
+                      "cats and mice tie, ahead of chase and small: both are nouns. Ask for a second "
+                      "feature that only mice has."),
         "small only": (lambda: only(3),
                        "small ties with mice: x_small · x_small = x_small · x_mice = 1. Asking only "
                        "'small?' cannot separate them; ask for 'noun' too."),
+        "empty row": (lambda: np.diag([1.0, 1.0, 1.0, 0.0]),
+                      "row 'small' (index 3) of your W_q is zero, so small's query is zero: every score "
+                      "is 0 and all four words tie at 0.25. Small's question goes in that row."),
         "too weak": (lambda: weak,
                      "mice wins, but by too little: make your entries larger, so that the softmax "
                      "decides more sharply."),
+        "more features": (lambda: np.ones((4, 4)) * 3.0,
+                          "mice wins here, but on a fresh sentence small listens as much (or more) to "
+                          "a word that is not a small noun: your query rewards features that other "
+                          "words have too. Ask for exactly what makes mice the target: noun and "
+                          "small."),
     })
 
 
@@ -251,7 +306,10 @@ def _lesson00():
                             "token: (n, d_k) @ (d_k, n)."),
              "Q transposed first": (lambda: np.array([16, 16]),
                                     "(16, 16) would be Qᵀ K; the scores are Q @ K.T, one row per "
-                                    "query.")}),
+                                    "query."),
+             "shape of K.T": (lambda: np.array([16, 7]),
+                              "(16, 7) is the shape of Kᵀ, the right factor; the product keeps the rows "
+                              "of Q (7) and the columns of Kᵀ (7).")}),
         Exercise(
             "00.2", "nn.Linear(3, 2) stores weight = [[1, 2, 3], [4, 5, 6]]. Give our W (3 × 2).",
             lambda: W_t.T,
@@ -260,7 +318,10 @@ def _lesson00():
                                 "is (in, out): the transpose."),
              "reshaped": (lambda: W_t.reshape(3, 2),
                           "reshape keeps the numbers in reading order; you need the transpose, "
-                          "weight.T (or al.from_torch_linear).")}),
+                          "weight.T (or al.from_torch_linear)."),
+             "columns swapped": (lambda: W_t.T[:, ::-1],
+                                 "the transpose puts weight's row 0, (1, 2, 3), in column 0 of W: "
+                                 "W[i, j] = weight[j, i].")}),
         Exercise(
             "00.3", "Which row of X (a Python index) holds the token x₃?",
             lambda: np.array(2),
@@ -273,7 +334,24 @@ def _lesson00():
 
 X5 = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])    # exercise 01.5: fresh tokens, as rows
 Wq5 = np.array([[1.0, 1.0], [0.0, 1.0]])                 # in a column-vector text: q = Wq5 x
-Wv5 = np.array([[0.0, 1.0], [1.0, 0.0]])                 # v = Wv5 x: swaps the two features
+V5 = np.array([[0.0, 2.0], [1.0, 0.0], [-1.0, 1.0]])     # the values; the text prints only v_1, v_2
+
+
+def _softmax_1d(s):
+    e = np.exp(s - s.max())
+    return e / e.sum()
+
+
+def y1_of_01_5() -> np.ndarray:
+    """The output y_1 the text prints (its v_3 is smudged): the student recovers v_3 from it."""
+    return _softmax_1d(X5 @ (Wq5 @ X5[0])) @ V5
+
+
+def _missing_value(q_of=lambda x: Wq5 @ x, who=0, scale=1.0, divide=True):
+    """v_3 recovered from y_1 = sum_j w_1j v_j, with the weights computed one way or another."""
+    w = _softmax_1d(X5 @ q_of(X5[who]) * scale)
+    rest = y1_of_01_5() - w[0] * V5[0] - w[1] * V5[1]
+    return rest / w[2] if divide else rest
 
 
 def _lesson01():
@@ -303,16 +381,21 @@ def _lesson01():
         _design_01(),
         _debug_01(),
         Exercise(
-            "01.5", "Fresh tokens, column-convention weights: compute y_1 (no scaling).",
-            lambda: attend_one(0, X5, Wq5.T, np.eye(2), Wv5.T, scale=1.0)[0],
-            {"no transpose": (lambda: attend_one(0, X5, Wq5, np.eye(2), Wv5, scale=1.0)[0],
-                              "the text writes q = W x with column vectors; for our rows that is "
-                              "x @ W.T (al.from_column_convention(W))."),
-             "off by one": (lambda: attend_one(1, X5, Wq5.T, np.eye(2), Wv5.T, scale=1.0)[0],
-                            "that is y_2; Python counts from 0, so y_1 is the output of X[0]."),
-             "forgot W_v": (lambda: attend_one(0, X5, Wq5.T, np.eye(2), np.eye(2), scale=1.0)[0],
-                            "you averaged the tokens x_j; the sum runs over the values "
-                            "v_j = x_j @ W_v.T.")}),
+            "01.5", "Column-convention text: recover the smudged value v_3 from the printed y_1 "
+                    "(no scaling).", _missing_value, {
+             "no transpose": (lambda: _missing_value(q_of=lambda x: x @ Wq5),
+                              "your weights come from q = x @ W_q. The text writes q = W x with column "
+                              "vectors; for our rows that is x @ W.T (al.from_column_convention(W))."),
+             "weights of token 2": (lambda: _missing_value(who=1),
+                                    "you used the weights of token 2; y_1 is the output of x_1, X[0] "
+                                    "in Python."),
+             "not divided by w_13": (lambda: _missing_value(divide=False),
+                                     "you found w_13 v_3 = y_1 - w_11 v_1 - w_12 v_2; divide by the "
+                                     "weight w_13 to get v_3 itself."),
+             "scaled": (lambda: _missing_value(scale=2 ** -0.5),
+                        "you divided the scores by √2; this text uses no scaling."),
+             "y_1 itself": (y1_of_01_5, "that is y_1, the printed output; the question asks for the "
+                                       "value v_3 hidden in it.")}),
     ]
 
 
@@ -335,7 +418,13 @@ def _design_02():
             return None
         if w[1] >= w.max() - 1e-12:
             return "banana"
-        return "too weak" if even else "uneven"
+        if even:
+            return "too weak"
+        if w[1] <= 0.01:
+            return "uneven"
+        return (f"with your query the weights are {np.round(w, 3)} (apple, banana, cherry): apple and "
+                "cherry must be within 0.01 of each other, banana below 0.01. Give apple and cherry "
+                "the same large entry.")
 
     return Trial("02.2", "Design a query whose soft lookup is half apple, half cherry.", "design",
                  lambda: np.array([6.0, 0.0, 6.0]), judge, {
@@ -356,35 +445,54 @@ def _debug_02():
     rng = np.random.default_rng(23)
     Q, K, V = rng.standard_normal((2, 3)), rng.standard_normal((4, 3)), rng.standard_normal((4, 2))
 
-    def make(axis=-1, divide=np.sqrt):
+    Q3, K3, V3 = rng.standard_normal((3, 3)), rng.standard_normal((3, 3)), rng.standard_normal((3, 2))
+
+    def make(axis=-1, divide=np.sqrt, transpose=True):
         def attention(Q_, K_, V_):
-            S = Q_ @ K_.T / divide(K_.shape[1])
+            S = Q_ @ (K_.T if transpose else K_) / divide(K_.shape[1])
             return softmax(S, axis=axis) @ V_
         return attention
 
     wrong = {"planted": make(axis=0), "no scaling": make(divide=lambda d: 1.0),
-             "divided by d_k": make(divide=float)}
+             "divided by d_k": make(divide=float), "K not transposed": make(transpose=False),
+             "planted, K not transposed": make(axis=0, transpose=False)}
 
-    judge = _judge_fix(make(), wrong, [(Q, K, V)], "expected softmax(Q Kᵀ / √d_k) V, shape (2, 2), "
-                       "for 2 queries and 4 keys.")
+    judge = _judge_fix(make(), wrong, [(Q, K, V), (Q3, K3, V3)], "expected softmax(Q Kᵀ / √d_k) V, "
+                       "shape (2, 2) for 2 queries and 4 keys (and (3, 2) for 3 queries and 3 keys).")
 
     return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, _hinted(wrong, {
         "planted": "still the planted bug. Print the weights' sums along each axis: which sums are "
                    "1, and which should be? Each query's row must sum to 1.",
         "no scaling": "the weights now sum to 1 per row, but you removed the division by √d_k.",
         "divided by d_k": "you divide by d_k; the formula divides by its square root, √d_k.",
+        "K not transposed": "your scores are Q @ K: with 2 queries and 4 keys that fails, and with 3 "
+                            "and 3 it runs but mixes the wrong numbers. Score i, j is q_i · k_j: "
+                            "Q @ K.T.",
+        "planted, K not transposed": "two things: K is not transposed (the scores are Q @ K.T), and "
+                                     "the softmax still runs down the columns (axis=0).",
     }))
 
 
-X24 = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])       # exercise 02.4: fresh tokens
-Wq24 = np.array([[1.0, 1.0], [0.0, 1.0]])
-Wv24 = np.array([[1.0, 0.0], [0.0, -1.0]])
+X24 = np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0]])   # exercise 02.4: fresh tokens
+Wq24 = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+V24 = np.array([[1.0, 0.0], [0.0, -1.0], [2.0, 1.0]])     # the values the student recovers
+
+
+def _weights_02_4(scale=3 ** -0.5, axis=-1, transpose_K=True):
+    S = (X24 @ Wq24) @ (X24.T if transpose_K else X24) * scale          # W_k = I
+    E = np.exp(S - S.max(axis=axis, keepdims=True))
+    return E / E.sum(axis=axis, keepdims=True)
+
+
+def Y_of_02_4() -> np.ndarray:
+    """The output Y the exercise prints: the student recovers V from it and the weights."""
+    return _weights_02_4() @ V24
 
 
 def _lesson02():
-    def Y(scale=2 ** -0.5, axis=-1, W_v=Wv24):
-        S = (X24 @ Wq24) @ X24.T * scale                   # W_k = I
-        return softmax(S, axis=axis) @ (X24 @ W_v)
+    def V(left=True, **how):
+        A = _weights_02_4(**how)
+        return np.linalg.solve(A, Y_of_02_4()) if left else np.linalg.solve(A.T, Y_of_02_4())
 
     return [
         Choice("02.1", "Two tokens have identical rows in X. What do you see in A?", "c", {
@@ -397,14 +505,22 @@ def _lesson02():
         _design_02(),
         _debug_02(),
         Exercise(
-            "02.4", "Fresh tokens: compute Y = softmax(Q Kᵀ / √2) V (3 × 2).", lambda: Y(), {
-                "no scaling": (lambda: Y(scale=1.0), "you forgot to divide the scores by √d_k = √2."),
-                "wrong axis": (lambda: Y(axis=0),
-                               "your softmax ran down the columns; each query's row must sum to 1."),
-                "forgot W_v": (lambda: Y(W_v=np.eye(2)),
-                               "you averaged the tokens X; the outputs average the values V = X W_v."),
-                "weights only": (lambda: softmax((X24 @ Wq24) @ X24.T / np.sqrt(2)),
-                                 "these are the weights A (3 × 3); multiply by V to get Y (3 × 2)."),
+            "02.4", "Fresh tokens: Y = softmax(Q Kᵀ / √3) V is printed; recover the values V (3 × 2).",
+            V, {
+                "no scaling": (lambda: V(scale=1.0), "your weights forgot to divide the scores by "
+                                                     "√d_k = √3."),
+                "divided by d_k": (lambda: V(scale=1 / 3),
+                                   "you divided the scores by d_k = 3; the formula divides by its "
+                                   "square root, √3."),
+                "wrong axis": (lambda: V(axis=0),
+                               "your softmax ran down the columns; each query's row of A must sum to 1."),
+                "K not transposed": (lambda: V(transpose_K=False),
+                                     "your scores are Q @ K, not Q @ K.T: row i of the scores must "
+                                     "hold q_i · k_j for every key j, so transpose K."),
+                "A transposed": (lambda: V(left=False),
+                                 "you solved Aᵀ V = Y; the outputs are Y = A V (row i of Y mixes the "
+                                 "values with row i of A): np.linalg.solve(A, Y)."),
+                "Y itself": (Y_of_02_4, "that is Y, the printed output; recover the values V it mixes."),
             }),
     ]
 
@@ -440,7 +556,7 @@ def _design_03():
         if finds(w, 2):
             return None if w[0][queries, queries - 2].min() >= 0.5 else "too weak"
         if finds(w, 1):
-            return "previous"
+            return "previous" if np.allclose(W, ex.W_q) else "still previous"
         if (np.argmax(w[0][:5], axis=1) == np.arange(1, 6)).all():
             return "next"
         return (f"head 1's weights two tokens back are {np.round(w[0][queries, queries - 2], 2)} "
@@ -452,6 +568,10 @@ def _design_03():
         "previous": (lambda: ex.W_q,
                      "head 1 still finds the previous token (this is the lesson's W_q): it turns each "
                      "position back by one step, θ. Two tokens back is a turn by 2θ."),
+        "still previous": (lambda: with_head1(16.0 * back),
+                           "head 1 still finds the previous token: its block turns each position back "
+                           "by one step, θ (a larger factor only sharpens it). Two tokens back is a "
+                           "turn by 2θ."),
         "next": (lambda: ex.W_q.T,
                  "head 1 now finds the next token: transposing a rotation turns it the other way. "
                  "You need two steps back, a turn by 2θ."),
@@ -464,8 +584,9 @@ def _design_03():
                            "as in the lesson's W_q."),
         "both": (lambda: np.block([[np.zeros((2, 2)), 8.0 * two_back],
                                    [np.zeros((2, 2)), np.zeros((2, 2))]]),
-                 "you wrote into head 2's columns (2-3). Head 1 owns columns 0-1 of W_q; the rows are "
-                 "the input features (position in rows 0-1)."),
+                 "head 2's weights changed (its columns 2-3 of W_q must stay as in the lesson), and "
+                 "head 1 does not look two tokens back yet. Head 1 owns columns 0-1 of W_q; the rows "
+                 "are the input features (position in rows 0-1)."),
     })
 
 
@@ -519,6 +640,22 @@ def _lesson03():
     def out(h=2, W_o=Wo34, scale=2 ** -0.5):
         return _multi_head(X34, X34, Wq34, I4, I4, W_o, h, None, scale)[0]
 
+    def heads(scale=2 ** -0.5):                                     # (2, 3, 2) each head's output
+        Q = X34 @ Wq34
+        return np.array([softmax(Q[:, c] @ X34[:, c].T * scale) @ X34[:, c]
+                         for c in (slice(0, 2), slice(2, 4))])
+
+    def part(keep=0, order=(0, 1), W_o=Wo34, scale=2 ** -0.5):     # one head's part of the output
+        H = heads(scale)
+        concat = np.zeros((3, 4))
+        slot = order.index(keep)                                     # where that head was put
+        concat[:, 2 * slot:2 * slot + 2] = H[keep]
+        return concat @ W_o
+
+    def one_head_part():
+        Y = softmax((X34 @ Wq34) @ X34.T * 0.5) @ X34                 # one head of width 4
+        return np.hstack([Y[:, :2], np.zeros((3, 2))]) @ Wo34
+
     return [
         Choice("03.1", "Same W_q, W_k, W_v, W_O; 4 heads instead of 2. What changes?", "b", {
             "a": "the number of parameters stays the same: W_q, W_k, W_v and W_O are still four "
@@ -530,17 +667,30 @@ def _lesson03():
         _design_03(),
         _debug_03(),
         Exercise(
-            "03.4", "Fresh tokens: 2 heads, W_k = W_v = I, the given W_q and W_O; compute the output.",
-            out, {
-                "one head": (lambda: out(h=1, scale=0.5),
-                             "that is one head of width 4: split Q, K and V into two heads of "
-                             "width 2, each with its own softmax, scaled by 1/√2."),
-                "forgot W_O": (lambda: out(W_o=I4), "this is the concatenation; finish with @ W_O."),
-                "transposed W_O": (lambda: out(W_o=Wo34.T),
+            "03.4", "Fresh tokens: 2 heads, W_k = W_v = I, the given W_q and W_O; compute head 1's "
+                    "contribution to the output (head 2's part of the concatenation set to 0).",
+            lambda: part(), {
+                "both heads": (lambda: out(),
+                               "that is the whole output, both heads' contributions added: keep only "
+                               "head 1's, Concat(head_1, 0) @ W_O."),
+                "head 2's part": (lambda: part(keep=1),
+                                  "that is head 2's contribution: head 1 is the first head, columns 0-1 "
+                                  "of Q, K and V."),
+                "heads in the wrong order": (lambda: part(order=(1, 0)),
+                                             "you concatenated the heads in the wrong order: head 1's "
+                                             "output fills columns 0-1 of the concatenation, so it meets "
+                                             "rows 0-1 of W_O."),
+                "forgot W_O": (lambda: part(W_o=I4),
+                               "this is Concat(head_1, 0) itself; finish with @ W_O."),
+                "transposed W_O": (lambda: part(W_o=Wo34.T),
                                    "you used W_O.T; in the row convention it is Concat(heads) @ W_O."),
-                "scaled by √d_model": (lambda: out(scale=0.5),
-                                       "each head is scaled by 1/√k with k = 2, its own width, not "
-                                       "by 1/√d_model."),
+                "one head": (lambda: one_head_part(),
+                             "that is one head of width 4 with its first two columns kept: split Q, K "
+                             "and V into two heads of width 2 first, each with its own softmax, scaled "
+                             "by 1/√2."),
+                "scaled by 1/2": (lambda: part(scale=0.5),
+                                  "each head is scaled by 1/√k with k = 2, its own width: 1/√2, not "
+                                  "1/2 (that would be 1/k, or 1/√d_model)."),
             }),
     ]
 
@@ -557,7 +707,7 @@ def _design_04():
     rng = np.random.default_rng(42)
     Q, K, V = (rng.standard_normal((6, 3)) for _ in range(3))
     wrong = {"causal only": _packed(blocks=False), "blocks only": _packed(causal=False),
-             "upper triangle": _packed().T}
+             "upper triangle": _packed().T, "inverted": ~_packed()}
 
     def judge(answer):
         M = _as_numbers(answer, (6, 6), "a mask")
@@ -566,6 +716,8 @@ def _design_04():
         if not np.isin(M, (0, 1)).all():
             return "a mask holds True/False (or 1/0): True where the query may look at the key."
         M = M.astype(bool)
+        if np.array_equal(M, ~_packed()):
+            return "inverted"
         if not M.any(axis=1).all():
             return (f"row {int(np.argmin(M.any(axis=1)))} of your mask is all False: that query "
                     "could look at nothing. Every token may at least look at itself.")
@@ -575,8 +727,13 @@ def _design_04():
         for name, m in wrong.items():
             if np.array_equal(M, m):
                 return name
-        return ("with your mask some token listens where it must not, or not where it may: a token "
-                "sees itself and the earlier tokens of its own sentence, nothing else.")
+        extra = [(int(i), int(j)) for i, j in zip(*np.nonzero(M & ~_packed()))]
+        missing = [(int(i), int(j)) for i, j in zip(*np.nonzero(~M & _packed()))]
+        parts = [f"{what}, (i, j) = {pairs[:4]}" for what, pairs in (
+            ("query i may look at key j where it must not", extra),
+            ("query i may not look at key j where it should", missing)) if pairs]
+        return ("with your mask " + "; ".join(parts) + ". A token sees itself and the earlier tokens "
+                "of its own sentence, nothing else.")
 
     return Trial("04.2", "Design the mask for two sentences packed into one sequence of 6.", "design",
                  _packed, judge, _hinted(wrong, {
@@ -586,6 +743,9 @@ def _design_04():
                        "causal mask, np.tril.",
         "upper triangle": "your mask is transposed: rows are queries, so row i may be True only at "
                           "columns j <= i.",
+        "inverted": "your mask is the exact opposite: True where a token must not look. That is "
+                    "PyTorch's convention (nn.MultiheadAttention: True = masked); here True means "
+                    "'may look'.",
     }))
 
 
@@ -611,7 +771,9 @@ def _debug_04():
                    "exp(0) = 1 is not 0. Replace masked scores with -inf instead.",
         "after softmax": "masking after the softmax leaves rows that no longer sum to 1: mask the "
                          "scores before it.",
-        "inverted": "you hid the allowed keys and kept the masked ones: True means 'may look'.",
+        "inverted": "you hid the allowed keys and kept the masked ones: here True means 'may look'. "
+                    "(PyTorch's nn.MultiheadAttention takes the opposite, True = masked: convert with "
+                    "~mask.)",
     }))
 
 
@@ -620,11 +782,25 @@ Xe44 = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0
 
 
 def _lesson04():
-    keys = np.arange(4) < 3
+    keys = np.arange(4) < 3                                  # the encoder's real tokens; <pad> is last
 
-    def cross(mask=True, scale=3 ** -0.5, Xq=Xd44, Xc=Xe44):
-        S = (Xq @ (2 * np.eye(3))) @ Xc.T * scale
-        return softmax(np.where(mask, S, -np.inf)) @ Xc
+    def layer(causal="tril", pad="mask", scale=3 ** -0.5, first=True):
+        """Causal self-attention of the decoder (W = I), then cross-attention to the encoder."""
+        Y1 = Xd44
+        if first:
+            S = Xd44 @ Xd44.T * scale
+            if causal == "tril":
+                S = np.where(np.tril(np.ones((2, 2), dtype=bool)), S, -np.inf)
+            Y1 = softmax(S) @ Xd44                           # (2, 3)
+        S = (Y1 @ (2 * np.eye(3))) @ Xe44.T * scale          # (2, 4)
+        allowed = {"mask": keys, "none": np.ones(4, dtype=bool), "inverted": ~keys}[pad]
+        return softmax(np.where(allowed, S, -np.inf)) @ Xe44
+
+    def swapped():
+        """The encoder's real tokens as queries (W_q = 2I), Y_1 as keys and values: (3, 3)."""
+        Y1 = softmax(np.where(np.tril(np.ones((2, 2), dtype=bool)), Xd44 @ Xd44.T / np.sqrt(3),
+                              -np.inf)) @ Xd44
+        return softmax((Xe44[:3] @ (2 * np.eye(3))) @ Y1.T / np.sqrt(3)) @ Y1
 
     return [
         Choice("04.1", "Replace the last French token 'dort' by another word. Which causal weights change?",
@@ -638,15 +814,32 @@ def _lesson04():
         _design_04(),
         _debug_04(),
         Exercise(
-            "04.4", "Fresh cross-attention: 2 decoder queries (W_q = 2I), 3 encoder tokens + <pad>, "
-                    "W_k = W_v = I, scaled by 1/√3; compute the output (2 × 3).",
-            lambda: cross(mask=keys), {
-                "no padding mask": (lambda: cross(), "'<pad>' took some weight: mask the padding key."),
-                "no scaling": (lambda: cross(mask=keys, scale=1.0), "divide the scores by √d_k = √3."),
+            "04.4", "A decoder layer: causal self-attention of the 2 decoder tokens (W = I), then "
+                    "cross-attention from its output (W_q = 2I) to 3 encoder tokens + <pad> "
+                    "(W_k = W_v = I), every score divided by √3; compute the output (2 × 3).",
+            layer, {
+                "skipped the self-attention": (
+                    lambda: layer(first=False),
+                    "your queries are the decoder tokens themselves: in this layer they are the "
+                    "outputs of the causal self-attention, computed first."),
+                "self-attention not causal": (
+                    lambda: layer(causal="none"),
+                    "the first decoder token saw the second one in the self-attention: mask the "
+                    "future there (np.tril)."),
+                "no padding mask": (lambda: layer(pad="none"),
+                                    "'<pad>' took some weight: mask the padding key."),
+                "inverted padding mask": (
+                    lambda: layer(pad="inverted"),
+                    "your mask keeps only '<pad>' and hides the real tokens: in this course True "
+                    "means 'may look'. PyTorch's nn.MultiheadAttention (key_padding_mask, attn_mask "
+                    "as booleans) uses the opposite: True = masked."),
+                "divided by 3": (lambda: layer(scale=1 / 3),
+                                 "you divided the scores by d_k = 3; divide by its square root, √3."),
+                "no scaling": (lambda: layer(scale=1.0), "divide every score by √d_k = √3."),
                 "queries and keys swapped": (
-                    lambda: softmax((Xe44[:3] @ (2 * np.eye(3))) @ Xd44.T / np.sqrt(3)) @ Xd44,
-                    "your rows are encoder tokens: the queries come from the decoder, keys and "
-                    "values from the encoder."),
+                    lambda: swapped(),
+                    "your rows are encoder tokens: in cross-attention the queries come from the "
+                    "decoder (here Y_1), the keys and values from the encoder."),
             }),
     ]
 
@@ -676,24 +869,34 @@ def _design_05():
             return T
         w = weights(T)
         others_same = np.allclose(w[:, [0, 2]], before[:, [0, 2]], atol=1e-9)
-        if others_same and (w[:, 1, 0] >= 0.9).all():
+        chase_works = (w[:, 1, 0] >= 0.9).all()
+        if others_same and chase_works:
             return None
         for name, m in wrong.items():
             if np.allclose(T, m):
                 return name
-        if not others_same:
+        if not others_same and chase_works:
             return "others changed"
-        return (f"with your table, chase's weights are {np.round(w[0, 1], 2)} (cats chase mice) and "
-                f"{np.round(w[1, 1], 2)} (mice chase cats): position 1 must get at least 0.9 in both.")
+        if others_same and (w[:, 1].argmax(axis=1) == 0).all():
+            return "too weak"
+        chase = (f"chase's weights are {np.round(w[0, 1], 2)} (cats chase mice) and "
+                 f"{np.round(w[1, 1], 2)} (mice chase cats): position 0 (row 0 of the table) must get "
+                 "at least 0.9 in both")
+        if not others_same:
+            return (f"with your table, {chase}; and cats' or mice's weights changed too. Change only "
+                    "what chase's query asks about (column 2, 'animal').")
+        return f"with your table, {chase}."
 
     return Trial("05.2", "Design a learned position table: chase listens to the word before it.", "design",
                  lambda: boost(0, 2), judge, _hinted(wrong, {
-        "last position": "chase now prefers the word after it (position 3); the subject stands before "
-                         "the verb, at position 1 (row 0 of the table).",
+        "last position": "chase now prefers the word after it (position 2, counting from 0); the "
+                         "subject stands before the verb, at position 0 (row 0 of the table).",
         "not asked for": "chase's query asks only about the feature 'animal' (column 2): adding to "
                          "'noun' does not help chase, and it changes what mice's query finds.",
-        "too weak": "position 1 wins, but with less than 0.9: add more to its 'animal' feature.",
-        "others changed": "chase works, but cats' or mice's weights changed too: mice's query asks "
+        "too weak": "position 0 wins, but with less than 0.9 of chase's weight: add more to its "
+                    "'animal' feature.",
+        "others changed": "chase listens to the subject now, but cats' or mice's weights changed too: "
+                          "mice's query asks "
                           "'noun?' and reads the other features. Touch only what chase asks about.",
     }))
 
@@ -715,17 +918,36 @@ def _debug_05():
             return np.array(Y)
         return decode
 
+    def inverted(package_softmax):                       # True taken as 'masked': each row sees its future
+        def decode(X_, Wq, Wk, Wv):
+            S = np.where(causal_mask(len(X_)), -np.inf, (X_ @ Wq) @ (X_ @ Wk).T * 0.5)
+            if package_softmax:                          # the last row has no key left: al.softmax raises
+                return softmax(S) @ (X_ @ Wv)
+            E = np.exp(S - S.max(axis=1, keepdims=True))  # plain NumPy: the last row becomes nan
+            return E / E.sum(axis=1, keepdims=True) @ (X_ @ Wv)
+        return decode
+
     wrong = {"planted": cached(lambda X_, t: X_[-1]), "no scaling": cached(lambda X_, t: X_[t], 1.0),
-             "unmasked": lambda X_, Wq, Wk, Wv: softmax((X_ @ Wq) @ (X_ @ Wk).T * 0.5) @ (X_ @ Wv)}
+             "divided by d_k": cached(lambda X_, t: X_[t], 0.25),
+             "unmasked": lambda X_, Wq, Wk, Wv: softmax((X_ @ Wq) @ (X_ @ Wk).T * 0.5) @ (X_ @ Wv),
+             "inverted mask": inverted(False), "inverted mask, al.softmax": inverted(True)}
 
     judge = _judge_fix(reference, wrong, [(X, W_q, W_k, W_v)], "expected (5, 3), the same as causal "
                        "self-attention computed at once: row t uses tokens 0..t only.")
 
+    inverted_hint = ("your rows see the future and not the past: you took True as 'masked' (PyTorch's "
+                     "nn.MultiheadAttention convention). Here True means 'may look', and a decoder step "
+                     "sees only tokens 0..t.")
     return Trial("05.3", "Fix decode: one line is wrong.", "debug", lambda: cached(lambda X_, t: X_[t]),
                  judge, _hinted(wrong, {
         "planted": "still the planted bug: every step uses the query of the sequence's last token, "
                    "which a decoder has not seen yet. Step t must ask with its own token's query.",
         "no scaling": "the right query now, but the scores lost their division by √d_k.",
+        "divided by d_k": "the right query now, but you divide the scores by d_k = 4; the formula "
+                          "divides by its square root, √d_k = 2.",
+        "inverted mask": inverted_hint,
+        "inverted mask, al.softmax": inverted_hint + " (That is why al.softmax refused the last row: "
+                                     "with your mask it has no key left to look at.)",
         "unmasked": "every row sees the whole sequence, future included: a decoder step sees only "
                     "the cache, tokens 0..t.",
     }))
@@ -736,25 +958,59 @@ k54 = np.array([[0.0, 1.0, 1.0, 0.0]])       # and a fresh key at position 5
 
 
 def _lesson05():
-    def score(pq=2, pk=5, base=100.0):
-        return (_rope(q54, np.array([pq]), base) @ _rope(k54, np.array([pk]), base).T)[0, 0]
+    def score(pq=2, pk=5, base=100.0, w1=None):
+        if w1 is None:
+            return (_rope(q54, np.array([pq]), base) @ _rope(k54, np.array([pk]), base).T)[0, 0]
+        w = np.array([1.0, w1])                          # pair i turns by position * w_i
+
+        def turn(v, p):
+            c, s_ = np.cos(p * w), np.sin(p * w)
+            x, y = v[0, 0::2], v[0, 1::2]
+            return np.ravel(np.column_stack([c * x - s_ * y, s_ * x + c * y]))
+        return turn(q54, pq) @ turn(k54, pk)
+
+    def both(**how):
+        return np.array([score(2, 5, **how), score(5, 2, **how)])
 
     return [
-        Choice("05.1", "No positions: reverse the order of the words. What happens to Y?", "a", {
-            "b": "no row changes its numbers: each word meets the same keys and values as before, "
-                 "only listed in another order, and a sum does not depend on order.",
-            "c": "Y is not the same row by row: row i belongs to the word now at place i, so the rows "
-                 "move with their words.",
-            "d": "the middle word keeps its place, and the others' outputs move with them, unchanged."}),
+        Choice("05.1", "A decoder without positions (causal mask) reads 'cats chase mice', then "
+                       "'mice chase cats'. Which words keep their own output?", "c", {
+            "a": "without the mask each output would move with its word; with it, a word sees only "
+                 "itself and the words before it, and reversing changes who those are: mice sees all "
+                 "three words when it is last, only itself when it is first.",
+            "b": "chase stays in the middle, but the word before it changes (cats, then mice), so its "
+                 "output changes too.",
+            "d": "cats and mice swap places, and with them the words they see: the first word sees "
+                 "only itself, the last sees all three."}),
         _design_05(),
         _debug_05(),
-        Exercise("05.4", "RoPE score of q = (1, 0, 0, 1) at position 2 and k = (0, 1, 1, 0) at position 5, "
-                         "base 100.", score, {
-            "no rotation": (lambda: 0.0, "q · k without any rotation is 0: rotate each pair first."),
-            "positions swapped": (lambda: score(5, 2),
-                                  "you rotated q by position 5 and k by 2: q is at 2, k at 5."),
-            "base 10000": (lambda: score(base=10000.0),
-                           "you used base 10000; this exercise uses base 100: w_i = 100^(-2i/d)."),
+        Exercise("05.4", "RoPE scores, base 100: q = (1, 0, 0, 1) at position 2 with k = (0, 1, 1, 0) at "
+                         "position 5, then q at 5 with k at 2.", lambda: both(), {
+            "no rotation": (lambda: np.zeros(2),
+                            "q · k without any rotation is 0: rotate each pair first."),
+            "unsigned offset": (lambda: np.array([score(2, 5), score(2, 5)]),
+                                "you gave the same score twice: the score depends on the signed offset "
+                                "(key position minus query position), 3 and then -3, and rotating the "
+                                "other way changes it."),
+            "signs flipped": (lambda: np.array([score(5, 2), score(2, 5)]),
+                              "your two scores have the wrong signs: either they are in the wrong order "
+                              "(first q at 2, k at 5), or your pairs turned the wrong way; a pair "
+                              "(x, y) turns to (x cos a - y sin a, x sin a + y cos a)."),
+            "w_1 = 1/100": (lambda: both(w1=0.01),
+                            "your second pair turned with w_1 = 1/100 (base 10000 gives that, and so "
+                            "does 100^(-1)); with base 100 and d = 4, w_1 = 100^(-2·1/4) = "
+                            "100^(-1/2) = 1/10."),
+            "one pair": (lambda: both(w1=0.0),
+                         "only your first pair turned: the second pair (entries 2 and 3) turns too, "
+                         "by the position times w_1 = 1/10."),
+            "one score, w_1 = 1/100": (lambda: score(w1=0.01),
+                                       "that is one score, computed with w_1 = 1/100. With base 100 "
+                                       "and d = 4, w_1 = 100^(-2·1/4) = 100^(-1/2) = 1/10 (1/100 "
+                                       "would be base 10000); and give both scores, q at 2 with k at "
+                                       "5, then q at 5 with k at 2."),
+            "one score": (lambda: score(),
+                          "that is the first score, right; give both: q at 2 with k at 5, then q at 5 "
+                          "with k at 2, as [first, second]."),
         }),
     ]
 
@@ -773,7 +1029,8 @@ def _design_06():
         return M
 
     wrong = {"rotate right": scores(places - 1), "reversal": scores(n - 1 - places),
-             "too weak": scores(places + 1, 3.0), "no wrap": scores(places + 1) * (places < n - 1)[:, None]}
+             "too weak": scores(places + 1, 3.0), "no wrap": scores(places + 1) * (places < n - 1)[:, None],
+             "weights for scores": scores(places + 1, 1.0)}
 
     def judge(answer):
         M = _as_numbers(answer, (n, n), "position scores (query place, key place)")
@@ -787,12 +1044,18 @@ def _design_06():
         for name, m in wrong.items():
             if np.allclose(softmax(m), A, atol=0.05):
                 return name
-        if moved:
+        right_keys = (M.argmax(axis=1) == (places + 1) % n).all()
+        if np.allclose(M.sum(axis=1), 1.0) and (M >= 0).all() and right_keys:
+            return "weights for scores"
+        if (A.argmax(axis=1) == (places + 1) % n).all():
             return "too weak"
         if (A[:-1].argmax(axis=1) == places[:-1] + 1).all():
             return "no wrap"
-        return (f"with your scores, query place 0 gives its largest weight to key place "
-                f"{int(A[0].argmax())}: it must read place 1, and every place i must read place i + 1.")
+        wrong_rows = np.flatnonzero(A.argmax(axis=1) != (places + 1) % n)
+        i = int(wrong_rows[0])
+        return (f"with your scores, query place {i} gives its largest weight to key place "
+                f"{int(A[i].argmax())}: it must read place {(i + 1) % n}, and every place i must read "
+                "place i + 1 (the last one place 0).")
 
     return Trial("06.2", "Design position scores that rotate a sequence left by one place.", "design",
                  lambda: scores(places + 1), judge, _hinted(wrong, {
@@ -803,25 +1066,42 @@ def _design_06():
         "too weak": "the right key wins, with less than 0.9 of the weight: against 7 other keys at 0, "
                     "the winning score must be above ln(0.9 / 0.1 · 7) ≈ 4.1.",
         "no wrap": "every place reads the next one, except the last: it must wrap around to place 0.",
+        "weights for scores": "your rows sum to 1: these are weights. The check takes your numbers as "
+                              "scores and applies the softmax, so a 1 against seven 0s gets only "
+                              "e / (e + 7) of the weight: give scores, large for the right key.",
     }))
 
 
-def _grads_numeric(Q, K, V, dY):
-    """dQ, dK, dV of L = sum(Y * dY), Y causal attention, by central differences (no backward pass)."""
-    mask = causal_mask(len(Q))
+def _grads_numeric(Q, K, V, dY, eps=1e-6):
+    """dQ, dK, dV of L = sum(Y * dY), Y causal attention, by central differences: what a student who
+    replaces the backward pass by finite differences hands in (plain NumPy, no package shortcut)."""
+    future = np.triu(np.ones((len(Q), len(K)), dtype=bool), k=1)
 
-    def loss_of(i):                       # L as a function of input i (Q, K or V), the others fixed
-        def L(x):
-            args = [x if j == i else a for j, a in enumerate((Q, K, V))]
-            return float((scaled_dot_product_attention(*args, mask=mask)[0] * dY).sum())
-        return L
-    return np.array([numerical_gradient(loss_of(i), x) for i, x in enumerate((Q, K, V))])
+    def L(Q_, K_, V_):
+        S = np.where(future, -np.inf, Q_ @ K_.T / np.sqrt(K_.shape[1]))
+        E = np.exp(S - S.max(axis=1, keepdims=True))
+        return float(((E / E.sum(axis=1, keepdims=True)) @ V_ * dY).sum())
+
+    grads = []
+    for i in range(3):
+        args, g = [np.array(a, dtype=float) for a in (Q, K, V)], np.zeros(np.shape((Q, K, V)[i]))
+        for idx in np.ndindex(g.shape):
+            old = args[i][idx]
+            args[i][idx] = old + eps
+            up = L(*args)
+            args[i][idx] = old - eps
+            g[idx] = (up - L(*args)) / (2 * eps)
+            args[i][idx] = old
+        grads.append(g)
+    return np.array(grads)
 
 
 def _debug_06():
     """06.3: the backward pass of causal attention with one wrong line, caught by finite differences."""
     rng = np.random.default_rng(63)
     inputs = [tuple(rng.standard_normal((m, 3)) for _ in range(4)) for m in (4, 5)]
+    Q, K, V, dY = (rng.standard_normal((6, 3)) for _ in range(4))
+    inputs.append((4.0 * Q, 4.0 * K, V, dY))                  # steep softmax: finite differences drift
 
     def backward(fix_softmax=True, scale_grads=True, transpose_dK=True, masked=True):
         def grads(Q, K, V, dY):
@@ -834,17 +1114,20 @@ def _debug_06():
             return dS @ K, (dS.T if transpose_dK else dS) @ Q, A.T @ dY
         return grads
 
+    def near(out, ref):                                      # within what finite differences can reach
+        return isinstance(out, np.ndarray) and out.shape == ref.shape and np.allclose(out, ref, atol=1e-4)
+
     wrong = {"planted": backward(fix_softmax=False), "no scale": backward(scale_grads=False),
-             "dK not transposed": backward(transpose_dK=False), "unmasked": backward(masked=False)}
-    cache = {}
+             "dK not transposed": backward(transpose_dK=False), "unmasked": backward(masked=False),
+             "finite differences": (_grads_numeric, near)}
 
-    def reference(Q, K, V, dY):
-        if Q.shape not in cache:
-            cache[Q.shape] = _grads_numeric(Q, K, V, dY)
-        return cache[Q.shape]
+    def exact(out, ref):                                     # a backward pass agrees to rounding
+        return isinstance(out, np.ndarray) and out.shape == ref.shape and \
+            np.abs(out - ref).max() <= 1e-10 * max(1.0, np.abs(ref).max())
 
-    judge = _judge_fix(reference, wrong, inputs, "expected (dQ, dK, dV), each of the shape of Q, K "
-                       "and V, equal to the finite-difference gradients of causal attention.")
+    judge = _judge_fix(backward(), wrong, inputs, "expected (dQ, dK, dV), each of the shape of Q, K "
+                       "and V: the exact gradients of causal attention, as the finite-difference check "
+                       "estimates them.", close=exact, atol=1e-9)
 
     return Trial("06.3", "Fix causal_attention_grads: one line is wrong.", "debug", lambda: backward(),
                  judge, _hinted(wrong, {
@@ -858,6 +1141,10 @@ def _debug_06():
         "unmasked": "these are the gradients of attention without the mask (al.attention_backward): "
                     "the causal mask is part of the forward pass, so the backward pass must use the "
                     "masked weights.",
+        "finite differences": "these are finite differences: close to the gradients, but not exact "
+                              "(the check compares to the last digits, on scores where the softmax is "
+                              "steep). Finite differences check a backward pass; they are not one. "
+                              "Fix the line of the formula instead.",
     }))
 
 
@@ -905,6 +1192,11 @@ k92 = np.array([4.041, 1.368, -2.358])            # store them, printed with two
 def _lesson09():
     s4 = source_004()
     X4 = s4["X"]
+    printed = s4["printed"]["self_output"]
+
+    def right(scale=2 ** -0.5, axis=-1):                 # identity weights: Q = K = V = X
+        return softmax(X4 @ X4.T * scale, axis=axis) @ X4
+
     return [
         Choice("09.1", "Scores [1.2, 1.2, 0.3]: which printed weight row can be right?", "a", {
             "b": "equal scores must get equal weights: the first two differ (source 004 made this "
@@ -920,17 +1212,25 @@ def _lesson09():
                                    "numbers as printed, rounded to 2 decimals first."),
                 "one decimal": (lambda: np.round(q92, 1) @ np.round(k92, 1),
                                 "you rounded to one decimal; the tutorial shows two."),
+                "cut off": (lambda: np.trunc(q92 * 100) / 100 @ (np.trunc(k92 * 100) / 100),
+                            "you cut the digits off after two decimals; printing rounds them "
+                            "(2.628 is shown as 2.63)."),
             }),
         Exercise(
-            "09.3", "Source 004's self-attention example: the right output A V (3 × 2).",
-            lambda: scaled_dot_product_attention(X4, X4, X4)[0], {
-                "source's printout": (lambda: s4["printed"]["self_output"],
-                                      "that is what the source printed, and it is wrong: recompute "
-                                      "the softmax of each row of Q Kᵀ / √2."),
-                "wrong axis": (lambda: softmax(X4 @ X4.T / np.sqrt(2), axis=0) @ X4,
+            "09.3", "Source 004's self-attention example: how far off is its printed output? "
+                    "Give printed minus right (3 × 2).", lambda: printed - right(), {
+                "the right output": (right,
+                                     "that is the right output A V; the question asks how far the "
+                                     "printout is from it: printed minus right."),
+                "right minus printed": (lambda: right() - printed,
+                                        "your signs are flipped: printed minus right, not right minus "
+                                        "printed."),
+                "no scaling": (lambda: printed - right(scale=1.0),
+                               "your right output forgot to divide the scores by √d_k = √2."),
+                "divided by 2": (lambda: printed - right(scale=0.5),
+                                 "you divided the scores by d_k = 2; divide by its square root, √2."),
+                "wrong axis": (lambda: printed - right(axis=0),
                                "your softmax ran down the columns; it must run along each row."),
-                "no scaling": (lambda: softmax(X4 @ X4.T) @ X4,
-                               "you forgot to divide the scores by √d_k = √2."),
             }),
     ]
 
