@@ -17,6 +17,7 @@ NOT_COMPUTED: dict[str, dict[str, str]] = {
     "00": {
     },
     "01": {
+        "0.7": "01.3's pass threshold (small's weight on mice must be above 0.7): a requirement, not a result",
     },
     "02": {
     },
@@ -34,14 +35,6 @@ NOT_COMPUTED: dict[str, dict[str, str]] = {
     "08": {
     },
     "09": {
-        # exercise 09.1's given printout (scores and the four candidate rows) and 09.2's given vectors:
-        # the student's input data, stated in the exercise cells (owned by the exercises), not results
-        "1.2": "09.1's given scores [1.2, 1.2, 0.3]",
-        "0.42": "09.1's candidate row (a)",
-        "0.17": "09.1's candidate rows (a), (b)",
-        "0.33": "09.1's candidate row (b)",
-        "1.371": "09.2's given q", "-3.702": "09.2's given q", "2.628": "09.2's given q",
-        "4.041": "09.2's given k", "1.368": "09.2's given k", "-2.358": "09.2's given k",
     },
 }
 
