@@ -413,8 +413,8 @@ def plot_model_flow(params: dict, cfg: ModelConfig, ids: ArrayLike, title: str =
               (probs, "weights", "softmax(H W_u)", [str(v) for v in range(cfg.vocab)], cfg.vocab)]
     fig, axes = plt.subplots(1, 4, figsize=(15, 4.2), layout="constrained",
                              width_ratios=[p[4] for p in panels])
-    for i, (ax, (values, kind, title, cols, _)) in enumerate(zip(axes, panels)):
-        heatmap(values, words, cols, ax=ax, kind=kind, title=title, xlabel=["feature", "key token", "feature",
+    for i, (ax, (values, kind, name, cols, _)) in enumerate(zip(axes, panels)):
+        heatmap(values, words, cols, ax=ax, kind=kind, title=name, xlabel=["feature", "key token", "feature",
                 "output token"][i], ylabel="token" if i == 0 else "", cbar=False, annot=False)
         ax.tick_params(axis="x", labelrotation=0)
     fig.suptitle(f"one held-out sequence through {title} →", fontsize=FONT["title"])
@@ -447,17 +447,18 @@ def plot_learning_curve(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, 
 def plot_saturation(table: dict[str, np.ndarray], show_steps: int = 100) -> Figure:
     """The training losses of saturation_experiment(): colour = how the model starts (grey: spread
     weights, red: nearly one-hot rows at step 0), line style = scaled (solid) or unscaled (dashed)."""
-    fig, ax = plt.subplots(figsize=(10, 3.8), layout="constrained")
+    fig, ax = plt.subplots(figsize=(10, 4.6), layout="constrained")
     for name, runs, peak in zip(table["names"], table["losses"], table["max_weight"]):
         colour = "#b00020" if peak > 0.75 else "#333333"
         style = "--" if str(name).startswith("unscaled") else "-"
         for i, L in enumerate(runs):
             ax.plot(L[:show_steps], color=colour, ls=style, lw=1.8, alpha=0.8,
-                    label=f"{name} (step 0: largest weight {peak:.1f})" if i == 0 else None)
+                    label=f"{name} (step 0: largest weight {peak:.2f})" if i == 0 else None)
     ax.set_xlabel("step", fontsize=FONT["labels"])
     ax.set_ylabel("training loss", fontsize=FONT["labels"])
-    ax.set_title(f"{table['losses'].shape[1]} seeds each: early training", fontsize=FONT["title"])
+    ax.set_title(f"{table['losses'].shape[1]} seeds each. Red: rows start nearly one-hot; grey: spread out",
+                 fontsize=FONT["title"])
     ax.tick_params(labelsize=FONT["ticks"])
-    ax.legend(fontsize=FONT["ticks"] - 1)
+    ax.legend(fontsize=FONT["ticks"] - 1, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     ax.grid(alpha=0.3)
     return fig
