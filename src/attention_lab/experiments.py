@@ -74,7 +74,8 @@ def score_matrix_bytes(n: int) -> int:
 
 # (name, scaled?, W_q and W_k resized so that the step-0 scores are the other model's?)
 SATURATION_RUNS = (("scaled", True, False), ("unscaled", False, False),
-                   ("unscaled, W_q and W_k shrunk", False, True), ("scaled, W_q and W_k enlarged", True, True))
+                   ("unscaled, W_q and W_k shrunk", False, True),
+                   ("scaled, W_q and W_k enlarged", True, True))
 
 
 def saturation_experiment(held_ids: np.ndarray, seeds: Sequence[int] = (0, 1, 2), steps: int = 100,

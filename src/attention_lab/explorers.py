@@ -304,7 +304,7 @@ def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, pr
         logits, c = _forward(p, ids, cfg)
         PQ, PK = p["P"] @ p["W_q"][:, :k], p["P"] @ p["W_k"][:, :k]           # (n, k) head 1's
         frames[t] = {"weights": c["A"][probe, 0], "positions": cfg.scale * PQ @ PK.T,
-                     "loss": np.where(np.arange(len(run.losses)) <= t, run.losses, np.nan),   # step t's loss: before update t
+                     "loss": np.where(np.arange(len(run.losses)) <= t, run.losses, np.nan),  # up to step t
                      "held_loss": _cross_entropy(logits, targets)[0],
                      "accuracy": float((logits.argmax(-1) == targets).mean()),
                      "said": " ".join(map(str, logits[probe].argmax(-1)))}

@@ -367,7 +367,7 @@ def commonest_of_others(ids: ArrayLike, vocab: int | None = None) -> np.ndarray:
     v = int(ids.max()) + 1 if vocab is None else as_count(vocab, "vocab", minimum=int(ids.max()) + 1)
     counts = np.zeros((len(ids), v))
     np.add.at(counts, (np.arange(len(ids))[:, None], ids), 1)                   # (B, vocab) whole sequence
-    others = counts[:, None, :] - np.eye(v)[ids]                                # (B, n, vocab) without place i
+    others = counts[:, None, :] - np.eye(v)[ids]                    # (B, n, vocab) without place i
     return others == others.max(axis=-1, keepdims=True)
 
 
