@@ -210,6 +210,9 @@ def test_saturation_experiment_starts_as_it_says():
         assert np.isclose(t["max_weight"][names.index(name)], A.max(axis=-1).mean())
     assert np.allclose(t["max_weight"][[0, 1]], t["max_weight"][[2, 3]])   # resized: the other's start
     assert t["max_weight"][1] > t["max_weight"][0]
+    one = al.train(al.ModelConfig(scaled=False), steps=1, seed=0).params     # the plain unscaled run
+    g = al.loss_and_grads(one, held, held[:, ::-1], al.ModelConfig(scaled=False))[1]["W_q"]
+    assert np.isclose(t["grad_W_q"][names.index("unscaled")], np.linalg.norm(g))
     with pytest.raises(ValueError, match="threshold"):
         al.saturation_experiment(held, threshold=0)
 
