@@ -28,6 +28,8 @@ NOT_COMPUTED: dict[str, dict[str, str]] = {
     "05": {
     },
     "06": {
+        "0.9": "Adam's β₁, a constant of the method (Kingma and Ba's default, al.train's)",
+        "0.999": "Adam's β₂, likewise",
     },
     "07": {
         "0.9": "07.2's threshold: the least weight the designed head must give the right key",

@@ -164,6 +164,59 @@ def test_commonest_token_baseline_by_hand():
     assert al.commonest_token_baseline(ids, ids[:, ::-1]) == (2 / 4 + 4 * 0.5 / 4) / 2
 
 
+def test_commonest_of_others_by_hand():
+    ids = np.array([[2, 2, 0, 1]])
+    # place 0 (a 2): the others are 2, 0, 1, all once -> 0, 1, 2 tied; place 2 (a 0): others 2, 2, 1 -> 2
+    rule = al.commonest_of_others(ids, vocab=4)
+    assert rule.shape == (1, 4, 4)
+    assert rule[0, 0].tolist() == [True, True, True, False]
+    assert rule[0, 1].tolist() == [True, True, True, False]
+    assert rule[0, 2].tolist() == [False, False, True, False]
+    assert rule[0, 3].tolist() == [False, False, True, False]
+
+
+def test_commonest_other_baseline_by_hand():
+    ids = np.array([[2, 2, 0, 1]])
+    # targets reversed: 1, 0, 2, 2. Place 0: 1 is one of 3 tied -> 1/3; place 1: 0 is one of 3 -> 1/3;
+    # places 2 and 3: the commonest other is 2 alone, and the target is 2 -> 1 each
+    assert np.isclose(al.commonest_other_baseline(ids, ids[:, ::-1]), (1 / 3 + 1 / 3 + 1 + 1) / 4)
+    # the whole-sequence rule would say 2 everywhere: right at places 2 and 3 only
+    assert al.commonest_token_baseline(ids, ids[:, ::-1]) == 0.5
+
+
+def test_train_from_given_weights():
+    """start=init_params(seed) is the default run; start is copied, not changed; its shapes are checked."""
+    cfg = al.ModelConfig()
+    start = al.init_params(cfg, seed=3)
+    before = {k: w.copy() for k, w in start.items()}
+    run = al.train(cfg, steps=3, seed=3, start=start)
+    assert np.array_equal(run.losses, al.train(cfg, steps=3, seed=3).losses)
+    assert all(np.array_equal(start[k], before[k]) for k in start)
+    with pytest.raises(ValueError, match=r"W_q has shape \(32, 16\)"):
+        al.train(cfg, steps=1, start=start | {"W_q": np.zeros((32, 16))})
+
+
+def test_saturation_experiment_starts_as_it_says():
+    """Shrinking W_q and W_k by 32^(1/4) each gives the scaled model's step-0 weights without the
+    scale (and enlarging them the unscaled model's): checked on predict() directly."""
+    cfg = al.ModelConfig()
+    held, _ = al.task_batch(np.random.default_rng(6), 40, cfg)
+    t = al.saturation_experiment(held, seeds=(0,), steps=2)
+    assert t["losses"].shape == (4, 1, 2) and t["reach"].tolist() == [[-1]] * 4
+    names = list(t["names"])
+    p = al.init_params(cfg, 0)
+    for name, scaled in (("scaled", True), ("unscaled", False)):
+        A = al.predict(p, held, al.ModelConfig(scaled=scaled))[1]
+        assert np.isclose(t["max_weight"][names.index(name)], A.max(axis=-1).mean())
+    assert np.allclose(t["max_weight"][[0, 1]], t["max_weight"][[2, 3]])   # resized: the other's start
+    assert t["max_weight"][1] > t["max_weight"][0]
+    one = al.train(al.ModelConfig(scaled=False), steps=1, seed=0).params     # the plain unscaled run
+    g = al.loss_and_grads(one, held, held[:, ::-1], al.ModelConfig(scaled=False))[1]["W_q"]
+    assert np.isclose(t["grad_W_q"][names.index("unscaled")], np.linalg.norm(g))
+    with pytest.raises(ValueError, match="threshold"):
+        al.saturation_experiment(held, threshold=0)
+
+
 # ------------------------------------------------------------ the explorer and the pictures
 def test_training_explorer_moves_through_the_steps():
     cfg = al.ModelConfig()
@@ -175,11 +228,13 @@ def test_training_explorer_moves_through_the_steps():
     ex.set(step=40)
     assert ex.image.value != first and "step 40:" in ex.summary()
     assert np.array_equal(ex.result["weights"], al.predict(run.params, held[:1], cfg)[1][0, 0])
-    assert np.isnan(ex.result["loss"][40:]).all() and np.isfinite(ex.result["loss"][:40]).all()
+    assert np.isfinite(ex.result["loss"]).all()                          # step 40's loss: the last one
+    ex.set(step=10)                                                      # the loss of steps 0..10, not 11
+    assert np.isfinite(ex.result["loss"][:11]).all() and np.isnan(ex.result["loss"][11:]).all()
     ex.reset()
     assert ex.image.value == first
-    fig = al.plot_model_flow(run.params, cfg, held[0])
-    assert len(fig.axes) == 4
+    fig = al.plot_model_flow(run.params, cfg, held[0], title="the model of step 40")
+    assert len(fig.axes) == 4 and "the model of step 40" in fig.get_suptitle()
     fig = al.plot_learning_curve(run, held, targets, 0.1)
     assert len(fig.axes[1].lines[0].get_xdata()) == 5
 
@@ -217,6 +272,10 @@ def test_training_explorer_moves_through_the_steps():
      "of one shape (B, n)"),
     (lambda: al.commonest_token_baseline(np.zeros((2, 3)), np.zeros((2, 3))), ValueError,
      "token ids (whole numbers >= 0)"),
+    (lambda: al.commonest_of_others(np.zeros((2, 1), int)), ValueError, "with n >= 2"),
+    (lambda: al.commonest_of_others(np.array([[0, 5]]), vocab=3), ValueError, "vocab is 3"),
+    (lambda: al.commonest_other_baseline(np.zeros((2, 3), int), np.zeros((2, 4), int)), ValueError,
+     "of one shape (B, n)"),
     (lambda: al.counting_baseline(np.zeros((2, 3)), np.zeros((2, 3), int), np.zeros((2, 3), int),
                                   np.zeros((2, 3), int)), TypeError, "got dtypes float64"),
 ])
@@ -224,26 +283,3 @@ def test_bad_input_is_refused_with_a_message(call, error, fragment):
     with pytest.raises(error) as info:
         call()
     assert fragment in str(info.value)
-
-
-def test_lesson_06s_claims_about_the_explorer():
-    """Section 6's sentences, checked on the lesson's own run (the registry builds it as the lesson does)."""
-    import sys
-    from pathlib import Path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-    from explorer_registry import demo_explorers
-    ex = demo_explorers()["06 training_explorer (8×8 + 8×8 + loss curve)"]()
-    mirror = np.arange(8)[::-1]
-    ex.set(step=8)
-    assert (ex.result["positions"].argmax(axis=1) != mirror).any()      # not yet at step 8
-    ex.set(step=10)
-    assert (ex.result["positions"].argmax(axis=1) == mirror).all()      # every row by step 10
-    assert round(ex.result["weights"][np.arange(8), mirror].min(), 2) == 0.01
-    ex.set(step=20)
-    assert "predicted  3 6 3 9 3 5 5 4" not in ex.summary()
-    ex.set(step=22)
-    assert "predicted  3 6 3 9 3 5 5 4" in ex.summary()                # the probe reversed
-    ex.set(step=28)
-    assert ex.result["accuracy"] < 0.995
-    ex.set(step=30)
-    assert ex.result["accuracy"] >= 0.995                                 # prints as 1.00

@@ -29,7 +29,7 @@ from .examples import (
     translation,
 )
 from .exercises import EXERCISES, check
-from .experiments import scaling_experiment, score_matrix_bytes, time_forms
+from .experiments import saturation_experiment, scaling_experiment, score_matrix_bytes, time_forms
 from .explorers import (
     cross_explorer,
     dk_explorer,
@@ -72,6 +72,7 @@ from .plots import (
     plot_heads,
     plot_learning_curve,
     plot_model_flow,
+    plot_saturation,
     plot_scaling,
     plot_shapes,
     role_legend,
@@ -92,6 +93,8 @@ from .training import (
     Run,
     accuracy,
     attention_backward,
+    commonest_of_others,
+    commonest_other_baseline,
     commonest_token_baseline,
     counting_baseline,
     init_params,
@@ -130,6 +133,8 @@ __all__ = [
     "cats_chase_mice",
     "causal_mask",
     "check",
+    "commonest_of_others",
+    "commonest_other_baseline",
     "commonest_token_baseline",
     "concat_heads",
     "counting_baseline",
@@ -174,6 +179,7 @@ __all__ = [
     "plot_heads",
     "plot_learning_curve",
     "plot_model_flow",
+    "plot_saturation",
     "plot_scaling",
     "plot_shapes",
     "position_explorer",
@@ -184,6 +190,7 @@ __all__ = [
     "repeated_batch",
     "role_legend",
     "rope",
+    "saturation_experiment",
     "scaled_dot_product_attention",
     "scaling_experiment",
     "score_matrix_bytes",

@@ -1,4 +1,5 @@
-"""Small numerical experiments of lesson 02: why divide by sqrt(d_k), and what matrices buy."""
+"""Small numerical experiments: lesson 02 (why divide by sqrt(d_k), what matrices buy) and lesson 06
+(what the 1/sqrt(d_k) does to training)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 from ._validate import as_count
 from .loop import attend_one
 from .matrix import self_attention, softmax
+from .training import ModelConfig, init_params, loss_and_grads, predict, train
 
 
 def scaling_experiment(d_ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512), n_keys: int = 8,
@@ -68,3 +70,54 @@ def score_matrix_bytes(n: int) -> int:
     """Memory of one (n, n) float64 score matrix: 8 n² bytes."""
     n = as_count(n, "n")
     return 8 * n * n
+
+
+# (name, scaled?, W_q and W_k resized so that the step-0 scores are the other model's?)
+SATURATION_RUNS = (("scaled", True, False), ("unscaled", False, False),
+                   ("unscaled, W_q and W_k shrunk", False, True),
+                   ("scaled, W_q and W_k enlarged", True, True))
+
+
+def saturation_experiment(held_ids: np.ndarray, seeds: Sequence[int] = (0, 1, 2), steps: int = 100,
+                          threshold: float = 0.1) -> dict[str, np.ndarray]:
+    """Lesson 06's controlled run on 1/sqrt(d_k): four models trained from the same random weights of
+    each seed, scaled or not, with W_q and W_k multiplied by d_k^(-1/4) ("shrunk": the scores at step 0
+    are the scaled model's) or by d_k^(1/4) ("enlarged": the unscaled model's).
+
+    Returns 'names' (4,), 'losses' (4, seeds, steps), 'reach' (4, seeds): the first step whose training
+    loss is below `threshold` (-1 if never), and at step 0 on `held_ids`: 'max_weight' (4,), the mean
+    largest weight of a row, and 'mirror_below_001' (4,), the fraction of weights on the key the task
+    needs (the mirror place) that are below 0.01; and 'grad_W_q' (4,), the mean size (Frobenius norm) of
+    dL/dW_q on `held_ids` after the first step (at step 0 it is zero: W_u = 0).
+    """
+    steps = as_count(steps, "steps")
+    if not (isinstance(threshold, (int, float)) and threshold > 0):
+        raise ValueError(f"threshold = {threshold!r}: expected a positive loss, such as 0.1")
+    cfg = ModelConfig()
+    n = cfg.n
+    places = np.arange(n)
+    k = cfg.d // cfg.n_heads
+    out = {"names": np.array([r[0] for r in SATURATION_RUNS]), "losses": [], "reach": [],
+           "max_weight": [], "mirror_below_001": [], "grad_W_q": []}
+    for _, scaled, resized in SATURATION_RUNS:
+        c = ModelConfig(scaled=scaled)
+        factor = k ** (0.25 if scaled else -0.25) if resized else 1.0   # scores scale by factor²
+        losses, top, low, grad = [], [], [], []
+        for seed in seeds:
+            p = init_params(c, as_count(seed, "seed", minimum=0))
+            p |= {"W_q": p["W_q"] * factor, "W_k": p["W_k"] * factor}
+            A = predict(p, held_ids, c)[1][:, 0]                        # (B, n, n) at step 0
+            top.append(A.max(axis=-1).mean())
+            low.append((A[:, places, n - 1 - places] < 0.01).mean())
+            run = train(c, steps=steps, seed=seed, start=p, snapshots=(1,))
+            losses.append(run.losses)
+            g = loss_and_grads(run.snapshot_params[0], held_ids, held_ids[:, ::-1], c)[1]["W_q"]   # reversal
+            grad.append(np.linalg.norm(g))
+        losses = np.array(losses)                                       # (seeds, steps)
+        below = losses < threshold
+        out["losses"].append(losses)
+        out["reach"].append(np.where(below.any(axis=1), below.argmax(axis=1), -1))
+        out["max_weight"].append(np.mean(top))
+        out["mirror_below_001"].append(np.mean(low))
+        out["grad_W_q"].append(np.mean(grad))
+    return {key: np.array(v) for key, v in out.items()}

@@ -309,7 +309,7 @@ def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, pr
         logits, c = _forward(p, ids, cfg)
         PQ, PK = p["P"] @ p["W_q"][:, :k], p["P"] @ p["W_k"][:, :k]           # (n, k) head 1's
         frames[t] = {"weights": c["A"][probe, 0], "positions": cfg.scale * PQ @ PK.T,
-                     "loss": np.where(np.arange(len(run.losses)) < t, run.losses, np.nan),
+                     "loss": np.where(np.arange(len(run.losses)) <= t, run.losses, np.nan),  # up to step t
                      "held_loss": _cross_entropy(logits, targets)[0],
                      "accuracy": float((logits.argmax(-1) == targets).mean()),
                      "said": " ".join(map(str, logits[probe].argmax(-1)))}
@@ -338,7 +338,7 @@ def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, pr
     panels = [Panel("weights", words, words, "weights", f"attention{head}", "key token",
                     "query token", annot_size=11, cbar=False),
               Panel("positions", place_labels, place_labels, "scores", "position scores", "key place",
-                    "query place", vmin=-bound, vmax=bound, fmt=".0f", annot_size=11, cbar=False),
+                    "query place", vmin=-bound, vmax=bound, fmt=".1f", annot_size=10, cbar=False),
               Panel("loss", [], list(steps), "curve", "training loss so far", "step", "loss",
                     vmin=0.0, vmax=float(np.max(run.losses)) * 1.05, width=10.0)]
     controls = [Control("step", "training step", run.snapshot_steps[0], options=tuple(run.snapshot_steps))]

@@ -281,9 +281,10 @@ class Run:
 
 
 def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003, seed: int = 0,
-          snapshots: Sequence[int] = ()) -> Run:
+          snapshots: Sequence[int] = (), start: dict | None = None) -> Run:
     """Adam on fresh random batches of the task; a copy of the weights before each step in `snapshots`
-    (step 0 = untrained, step `steps` = the end)."""
+    (step 0 = untrained, step `steps` = the end). `start`: the weights to begin from (a copy is
+    trained; default init_params(cfg, seed))."""
     cfg = _config(cfg)
     steps, batch = as_count(steps, "steps"), as_count(batch, "batch")
     if not (isinstance(lr, (int, float)) and 0 < lr < 1):
@@ -292,7 +293,10 @@ def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003
     if keep and keep[-1] > steps:
         raise ValueError(f"snapshot step {keep[-1]} is after the last step ({steps}): expected "
                          f"steps between 0 and {steps}")
-    p = init_params(cfg, seed)
+    if start is None:
+        p = init_params(cfg, seed)
+    else:
+        p = _batch_inputs(cfg, start, np.zeros((1, 1), int), None)[1]      # checked float copies
     rng = np.random.default_rng(seed + 1)                  # the data stream, apart from the weights
     state = {k: (np.zeros_like(p[k]), np.zeros_like(p[k])) for k in PARAMS}
     run = Run(cfg, p, np.zeros(steps))
@@ -351,3 +355,30 @@ def commonest_token_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
     modes = counts == counts.max(axis=1, keepdims=True)                         # (B, vocab)
     hit = np.take_along_axis(modes, targets, axis=1)                            # (B, n)
     return float((hit / modes.sum(axis=1, keepdims=True)).mean())
+
+
+def commonest_of_others(ids: ArrayLike, vocab: int | None = None) -> np.ndarray:
+    """(B, n, vocab) booleans: True where a token is the commonest (or tied commonest) among the
+    OTHER n - 1 tokens of its sequence, for every place (vocab: default the largest id + 1)."""
+    ids = np.asarray(ids)
+    if ids.ndim != 2 or ids.shape[1] < 2 or not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0:
+        raise ValueError(f"ids {ids.dtype} {ids.shape}: expected token ids (whole numbers >= 0) of shape "
+                         "(B, n) with n >= 2")
+    v = int(ids.max()) + 1 if vocab is None else as_count(vocab, "vocab", minimum=int(ids.max()) + 1)
+    counts = np.zeros((len(ids), v))
+    np.add.at(counts, (np.arange(len(ids))[:, None], ids), 1)                   # (B, vocab) whole sequence
+    others = counts[:, None, :] - np.eye(v)[ids]                    # (B, n, vocab) without place i
+    return others == others.max(axis=-1, keepdims=True)
+
+
+def commonest_other_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
+    """Expected accuracy of guessing, at every place, the token commonest among the OTHER tokens of the
+    sequence (ties: one of them at random): the best a model can do that sees which tokens occur,
+    and its own token, but not where they stand."""
+    ids, targets = np.asarray(ids), np.asarray(targets)
+    if ids.shape != targets.shape or not np.issubdtype(targets.dtype, np.integer) or targets.min() < 0:
+        raise ValueError(f"ids {ids.dtype} {ids.shape} and targets {targets.dtype} {targets.shape}: "
+                         "expected two arrays of token ids (whole numbers >= 0) of one shape (B, n)")
+    modes = commonest_of_others(ids, vocab=int(max(ids.max(), targets.max())) + 1)   # (B, n, vocab)
+    hit = np.take_along_axis(modes, targets[..., None], axis=-1)[..., 0]        # (B, n)
+    return float((hit / modes.sum(axis=-1)).mean())
