@@ -17,7 +17,7 @@ NOT_COMPUTED: dict[str, dict[str, str]] = {
     "00": {
     },
     "01": {
-        "0.7": "01.3's pass threshold (small's weight on mice must be above 0.7): a requirement, not a result",
+        "0.7": "01.3's pass threshold (small's weight on mice must exceed it): a requirement, not a result",
     },
     "02": {
     },

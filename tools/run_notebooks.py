@@ -82,6 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*", type=Path, help="notebooks (default: every lesson)")
     args = parser.parse_args(argv)
     os.environ["PYTHONHASHSEED"] = "0"   # inherited by the kernel: stable set/dict order
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # small matrices: BLAS threads only contend
     navigation.main([])
     for path in args.paths or lessons():
         print(f"executing {path.relative_to(ROOT) if path.is_absolute() else path}", flush=True)

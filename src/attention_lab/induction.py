@@ -1,7 +1,7 @@
 """Lesson 07: attention learns to look things up: a content task, then induction heads in two layers.
 
-The content task ("every place says the largest digit") runs in lesson 06's harness (training.py):
-importing this module adds the task "largest" to `training.TASKS`.
+The content task ("every place says the largest digit") is the task "largest" of lesson 06's harness
+(training.py: `largest_digit`).
 
 The induction model (row convention, a batch of B sequences of n tokens, h heads of width k = d / h,
 attention only, causal, no LayerNorm, no feed-forward):
@@ -27,17 +27,6 @@ from numpy.typing import ArrayLike
 
 from ._validate import as_count, as_matrix
 from .explorer_kit import Control, Explorer, Panel
-from .training import TASKS
-
-
-# ------------------------------------------------------------------ the content task (lesson 06's harness)
-def largest_digit(ids: np.ndarray) -> np.ndarray:
-    """Targets of the content task: every place says the largest token of its sequence."""
-    ids = np.asarray(ids)
-    return np.broadcast_to(ids.max(axis=-1, keepdims=True), ids.shape).copy()
-
-
-TASKS.setdefault("largest", largest_digit)
 
 
 # ------------------------------------------------------------------ the induction model

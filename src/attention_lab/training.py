@@ -24,7 +24,13 @@ from .heads import _concat_heads, _split_heads
 from .matrix import _attention
 
 PARAMS = ("E", "P", "W_q", "W_k", "W_v", "W_o", "W_u")
-TASKS = {"reverse": lambda ids: ids[:, ::-1].copy(), "copy": lambda ids: ids.copy()}
+def largest_digit(ids: np.ndarray) -> np.ndarray:
+    """Targets of lesson 07's content task: every place says the largest token of its sequence."""
+    ids = np.asarray(ids)
+    return np.broadcast_to(ids.max(axis=-1, keepdims=True), ids.shape).copy()
+
+
+TASKS = {"reverse": lambda ids: ids[:, ::-1].copy(), "copy": lambda ids: ids.copy(), "largest": largest_digit}
 
 
 # ------------------------------------------------------------------ the backward pass of attention
