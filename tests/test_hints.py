@@ -401,8 +401,12 @@ def test_wrong_answer_gets_its_hint(key, answer, mistake, phrase):
         assert phrase in result.message, result.message
 
 
+# lessons 07 and 08 test their wrong answers in their own files (test_induction.py, test_real_model.py)
+OWN_FILES = ("07.", "08.")
+
+
 def test_every_exercise_has_three_wrong_answers():
-    counts = {key: sum(c[0] == key for c in CASES) for key in al.EXERCISES}
+    counts = {key: sum(c[0] == key for c in CASES) for key in al.EXERCISES if not key.startswith(OWN_FILES)}
     assert all(n >= 3 for n in counts.values()), {k: n for k, n in counts.items() if n < 3}
 
 

@@ -78,9 +78,12 @@ def _design_07():
             M = np.array(answer, dtype=float)
         except (TypeError, ValueError):
             return f"expected a {2 * V72} × {2 * V72} matrix of numbers, got {type(answer).__name__}."
-        if M.shape != (2 * V72, 2 * V72) or not np.isfinite(M).all():
-            return (f"expected a finite {2 * V72} × {2 * V72} matrix (rows: the query's stream, columns: "
+        if M.shape != (2 * V72, 2 * V72):
+            return (f"expected a {2 * V72} × {2 * V72} matrix (rows: the query's stream, columns: "
                     f"the key's stream), got shape {M.shape}.")
+        if not np.isfinite(M).all():
+            return (f"your matrix has the right shape {M.shape}, but {int((~np.isfinite(M)).sum())} of its "
+                    "entries are NaN or inf: every entry must be a finite number.")
         got = targets(M)
         if (got[:, 0] >= 0.9).all():
             return None
