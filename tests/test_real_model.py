@@ -313,3 +313,104 @@ def test_real_rope_convention_matters(real, monkeypatch):
     monkeypatch.setattr(rm, "rope", rope_halves)
     wrong = rm.answer(real, "What is the capital of France?", n_new=8)
     assert "Paris" in right and "Paris" not in wrong, wrong
+
+
+# ---------------------------------------------------------------------------- lesson 08's exercises
+# Wrong answers written here, apart from the mistake tables in exercises_08.py, each with the hint it must get.
+import attention_lab as al  # noqa: E402
+
+
+def test_08_1_prediction_is_true(real):
+    ids = rm.encode(real, "The cat sat on the mat because it was tired.")
+    w = rm.attention_weights(real, ids)                    # heads 0, 1, 2 read key/value head 0
+    assert all(np.abs(w[layer, 0] - w[layer, 1]).max() > 0.05 for layer in range(real.n_layers))
+    assert al.EXERCISES["08.1"].evaluate("(a)").status == "correct"
+    for letter in "bcd":
+        assert al.EXERCISES["08.1"].evaluate(letter).mistake == letter
+
+
+@pytest.mark.parametrize("answer, mistake", [
+    (np.array([[2.0, 1.0, 0, 0], [4.0, 2.0, 0, 0]]), "same direction"),          # parallel vectors
+    (np.array([[0.0, 3.0, 0, 0], [3 * np.sin(1.0), 3 * np.cos(1.0), 0, 0]]), "wrong sign"),  # turned back
+    (np.array([[1.5, 0, 0, 0], [1.5 * np.cos(1.0), 1.5 * np.sin(1.0), 0, 0]]), "too weak"),
+    (np.array([[0, 0, 5.0, 0], [0, 0, 5.0, 0.5]]), "slow pair"),
+])
+def test_08_2_wrong_designs_get_their_hints(answer, mistake):
+    assert al.EXERCISES["08.2"].evaluate(answer).mistake == mistake
+
+
+def test_08_2_other_right_designs_pass_and_the_weights_are_real():
+    a = 5.0                                              # another length, another starting angle
+    q = [a * np.cos(0.4), a * np.sin(0.4), 0, 0]
+    k = [a * np.cos(1.4), a * np.sin(1.4), 0.3, -0.2]
+    assert al.EXERCISES["08.2"].evaluate(np.array([q, k])).status == "correct"
+    assert "expected a (2, 4)" in al.EXERCISES["08.2"].evaluate(np.ones(4)).message
+
+
+def _my_gqa(group_of, scale=True, causal=True, values_group_of=None):
+    """Grouped-query attention written out with a loop over query heads."""
+    def f(Q, K, V):
+        h, n, k = Q.shape
+        outs = []
+        for head in range(h):
+            kh, vh = group_of(head, h, len(K)), (values_group_of or group_of)(head, h, len(K))
+            s = Q[head] @ K[kh].T / (np.sqrt(k) if scale else 1.0)
+            if causal:
+                s = s + np.triu(np.full((n, n), -1e30), 1)
+            p = np.exp(s - s.max(axis=1, keepdims=True))
+            outs.append(p / p.sum(axis=1, keepdims=True) @ V[vh])
+        return np.array(outs)
+    return f
+
+
+def blocks(head, h, g):
+    return head // (h // g)
+
+
+def modulo(head, h, g):
+    return head % g
+
+
+@pytest.mark.parametrize("fn, mistake", [
+    (_my_gqa(modulo), "planted"),
+    (_my_gqa(blocks, values_group_of=modulo), "values still tiled"),
+    (_my_gqa(blocks, causal=False), "no mask"),
+    (_my_gqa(blocks, scale=False), "no scaling"),
+])
+def test_08_3_wrong_fixes_get_their_hints(fn, mistake):
+    assert al.EXERCISES["08.3"].evaluate(fn).mistake == mistake
+
+
+def test_08_3_right_fix_passes_and_shortcuts_are_switched_off():
+    assert al.EXERCISES["08.3"].evaluate(_my_gqa(blocks)).status == "correct"
+
+    def shortcut(Q, K, V):
+        n = Q.shape[1]
+        return rm.grouped_attention(Q, K, V, np.tril(np.ones((n, n), bool)))[0]
+
+    def kernel(Q, K, V):
+        g, n = len(K), Q.shape[1]
+        Qg = Q.reshape(g, -1, *Q.shape[1:])
+        return al.scaled_dot_product_attention(Qg, K[:, None], V[:, None], al.causal_mask(n))[0].reshape(Q.shape)
+
+    for fn in (shortcut, kernel):
+        message = al.EXERCISES["08.3"].evaluate(fn).message
+        assert "switched off" in message, message
+    assert rm.grouped_attention(np.ones((2, 1, 2)), np.ones((1, 1, 2)), np.ones((1, 1, 2)))[0].shape == (2, 1, 2)
+
+
+@pytest.mark.parametrize("answer, mistake", [
+    ([256 * 30 * 3 * 64 * 4, 256 * 30 * 9 * 64 * 4], "keys only"),
+    ([2 * 256 * 30 * 3 * 64 * 8, 2 * 256 * 30 * 9 * 64 * 8], "float64"),
+    ([2 * 256 * 3 * 64 * 4, 2 * 256 * 9 * 64 * 4], "one block"),
+    ([2 * 256 * 30 * 9 * 64 * 4, 2 * 256 * 30 * 3 * 64 * 4], "swapped"),
+])
+def test_08_4_wrong_sizes_get_their_hints(answer, mistake):
+    assert al.EXERCISES["08.4"].evaluate(answer).mistake == mistake
+
+
+def test_08_4_matches_a_real_cache(real):
+    cache = rm.new_cache(real)
+    rm.forward(real, list(range(100, 356)), cache)
+    used = sum(c.keys[:, :c.length].nbytes + c.values[:, :c.length].nbytes for c in cache)
+    assert al.EXERCISES["08.4"].evaluate([used, 3 * used]).status == "correct"
