@@ -1,4 +1,4 @@
-"""Lesson 08's model code, checked against code written here, independently of src/attention_lab/real_model.py.
+"""Lesson 08's model code, checked against code written here, apart from src/attention_lab/real_model.py.
 
 A tiny random llama-architecture GGUF file is written with gguf's own writer (one weight quantized Q8_0 and
 one Q4_1, as in the real file); the project's loader reads it, and its logits are compared with a plain
@@ -43,7 +43,8 @@ def tiny_weights(seed=0):
 
     weights = {"token_embd.weight": w(len(TOKENS), D), "output_norm.weight": 1 + 0.1 * w(1, D)[0]}
     for i in range(LAYERS):
-        weights |= {f"blk.{i}.attn_norm.weight": 1 + 0.1 * w(1, D)[0], f"blk.{i}.ffn_norm.weight": 1 + 0.1 * w(1, D)[0],
+        weights |= {f"blk.{i}.attn_norm.weight": 1 + 0.1 * w(1, D)[0],
+                    f"blk.{i}.ffn_norm.weight": 1 + 0.1 * w(1, D)[0],
                     f"blk.{i}.attn_q.weight": w(H * K, D), f"blk.{i}.attn_k.weight": w(G * K, D),
                     f"blk.{i}.attn_v.weight": w(G * K, D), f"blk.{i}.attn_output.weight": w(D, H * K),
                     f"blk.{i}.ffn_gate.weight": w(FF, D), f"blk.{i}.ffn_up.weight": w(FF, D),
@@ -95,7 +96,7 @@ def my_dequantize(raw: np.ndarray, kind: str, shape) -> np.ndarray:
         d = blocks[:, :2].copy().view(np.float16).astype(np.float64)
         q = blocks[:, 2:].copy().view(np.int8).astype(np.float64)
         x = d * q
-    else:                                            # Q4_1: f16 d, f16 m, 16 bytes of two 4-bit q: x = d q + m
+    else:                                    # Q4_1: f16 d, f16 m, 16 bytes of two 4-bit q: x = d q + m
         blocks = b.reshape(-1, 20)
         d = blocks[:, :2].copy().view(np.float16).astype(np.float64)
         m = blocks[:, 2:4].copy().view(np.float16).astype(np.float64)
@@ -141,7 +142,8 @@ def reference_logits(weights, ids):
         x = x + np.concatenate(heads, axis=1) @ W[f"blk.{i}.attn_output.weight"].T
         f = norm(x, W[f"blk.{i}.ffn_norm.weight"])
         gate = f @ W[f"blk.{i}.ffn_gate.weight"].T
-        x = x + ((gate / (1 + np.exp(-gate))) * (f @ W[f"blk.{i}.ffn_up.weight"].T)) @ W[f"blk.{i}.ffn_down.weight"].T
+        up = f @ W[f"blk.{i}.ffn_up.weight"].T
+        x = x + ((gate / (1 + np.exp(-gate))) * up) @ W[f"blk.{i}.ffn_down.weight"].T
     return norm(x, W["output_norm.weight"]) @ W["token_embd.weight"].T
 
 
@@ -167,7 +169,8 @@ def test_my_dequantizer_is_close_to_the_weights_it_quantized():
 
 def test_loader_reads_the_tiny_model(tiny):
     model, stored = tiny
-    assert (model.n_layers, model.d, model.n_heads, model.n_kv_heads, model.head_width) == (LAYERS, D, H, G, K)
+    shape = (model.n_layers, model.d, model.n_heads, model.n_kv_heads, model.head_width)
+    assert shape == (LAYERS, D, H, G, K)
     assert model.rope_base == BASE
     np.testing.assert_allclose(model.blocks[1].W_up, stored["blk.1.ffn_up.weight"].T, atol=1e-6)
     np.testing.assert_allclose(model.embedding, stored["token_embd.weight"], atol=1e-6)
@@ -226,10 +229,11 @@ def test_grouped_query_attention_equals_repeating_the_heads():
 
 def test_rms_norm_and_swiglu_by_hand():
     x = np.array([[3.0, 4.0]])                    # root mean square sqrt((9 + 16) / 2) = 3.5355
-    np.testing.assert_allclose(rm.rms_norm(x, [1.0, 2.0], eps=0.0), [[3 / 3.5355339, 8 / 3.5355339]], rtol=1e-6)
-    X, I = np.array([[1.0, -1.0]]), np.eye(2)
+    rms = 3.5355339
+    np.testing.assert_allclose(rm.rms_norm(x, [1.0, 2.0], eps=0.0), [[3 / rms, 8 / rms]], rtol=1e-6)
+    X, eye = np.array([[1.0, -1.0]]), np.eye(2)
     silu = np.array([1 / (1 + np.exp(-1.0)), -1 / (1 + np.exp(1.0))])
-    np.testing.assert_allclose(rm.swiglu(X, I, I, I), [silu * [1.0, -1.0]])
+    np.testing.assert_allclose(rm.swiglu(X, eye, eye, eye), [silu * [1.0, -1.0]])
 
 
 def test_statistics_on_hand_made_weights():
@@ -307,7 +311,8 @@ def test_real_rope_convention_matters(real, monkeypatch):
         theta = base ** (-np.arange(0, k, 2) / k)
         angle = np.asarray(positions)[:, None] * theta[None, :]          # (n, k/2)
         a, b = M[..., :k // 2], M[..., k // 2:]
-        return np.concatenate([a * np.cos(angle) - b * np.sin(angle), a * np.sin(angle) + b * np.cos(angle)], -1)
+        c, s = np.cos(angle), np.sin(angle)
+        return np.concatenate([a * c - b * s, a * s + b * c], -1)
 
     right = rm.answer(real, "What is the capital of France?")
     monkeypatch.setattr(rm, "rope", rope_halves)
@@ -316,7 +321,7 @@ def test_real_rope_convention_matters(real, monkeypatch):
 
 
 # ---------------------------------------------------------------------------- lesson 08's exercises
-# Wrong answers written here, apart from the mistake tables in exercises_08.py, each with the hint it must get.
+# Wrong answers written here, apart from the mistake tables of exercises_08.py, each with its hint.
 import attention_lab as al  # noqa: E402
 
 
@@ -391,12 +396,14 @@ def test_08_3_right_fix_passes_and_shortcuts_are_switched_off():
     def kernel(Q, K, V):
         g, n = len(K), Q.shape[1]
         Qg = Q.reshape(g, -1, *Q.shape[1:])
-        return al.scaled_dot_product_attention(Qg, K[:, None], V[:, None], al.causal_mask(n))[0].reshape(Q.shape)
+        out = al.scaled_dot_product_attention(Qg, K[:, None], V[:, None], al.causal_mask(n))[0]
+        return out.reshape(Q.shape)
 
     for fn in (shortcut, kernel):
         message = al.EXERCISES["08.3"].evaluate(fn).message
         assert "switched off" in message, message
-    assert rm.grouped_attention(np.ones((2, 1, 2)), np.ones((1, 1, 2)), np.ones((1, 1, 2)))[0].shape == (2, 1, 2)
+    ones = np.ones((1, 1, 2))
+    assert rm.grouped_attention(np.ones((2, 1, 2)), ones, ones)[0].shape == (2, 1, 2)
 
 
 @pytest.mark.parametrize("answer, mistake", [

@@ -946,7 +946,7 @@ def check(key: str, answer: object) -> None:
     EXERCISES[key].check(answer)
 
 
-# ---------------------------------------------------------------- lesson 08 · its exercises live in exercises_08.py
+# ---------------------------------------------------------------- lesson 08 (in exercises_08.py)
 from .exercises_08 import lesson08  # noqa: E402  (exercises_08 needs nothing from this module)
 
 EXERCISES.update({e.key: e for e in lesson08()})

@@ -24,7 +24,8 @@ class StepLocked(RuntimeError):
 def switched_off(fn, names: tuple[str, ...] = LOCKED):
     """While inside, each named package function raises StepLocked, wherever the student's code finds it."""
     root = __name__.rsplit(".", 1)[0]
-    spaces = [vars(m) for k, m in list(sys.modules.items()) if m is not None and (k == root or k.startswith(root + "."))]
+    spaces = [vars(m) for k, m in list(sys.modules.items())
+              if m is not None and (k == root or k.startswith(root + "."))]
     spaces.append(getattr(fn, "__globals__", {}))
     originals = {}
     for space in spaces:
@@ -61,13 +62,13 @@ def switched_off(fn, names: tuple[str, ...] = LOCKED):
             cell.cell_contents = value
 
 
-# ---------------------------------------------------------------- 08.2 · design: a previous-token head by RoPE
+# ---------------------------------------------------------------- 08.2 · design: a previous-token head
 QUERY_POSITIONS = (5, 17, 40)      # fresh positions: the score must depend on the distance only
 DISTANCES = np.arange(6)           # the key is 0..5 tokens before the query (0: the query's own token)
 
 
 def rope_weights(pair: np.ndarray) -> np.ndarray:
-    """Weights (3 positions, 6 distances) of query pair[0] at p over key pair[1] at p - distance (base 100)."""
+    """Weights (3 positions, 6 distances): query pair[0] at p, key pair[1] at p - distance, base 100."""
     q, k = pair[0][None, :], pair[1][None, :]
     out = []
     for p in QUERY_POSITIONS:
@@ -88,7 +89,8 @@ def _design_08():
         except (TypeError, ValueError):
             return f"expected a (2, 4) array: row 0 the query, row 1 the key; got {type(answer).__name__}."
         if pair.shape != (2, 4) or not np.isfinite(pair).all():
-            return f"expected a (2, 4) array of finite numbers: row 0 the query, row 1 the key; got {pair.shape}."
+            return (f"expected a (2, 4) array of finite numbers: row 0 the query, row 1 the key; "
+                    f"got {pair.shape}.")
         w = rope_weights(pair)
         if (w[:, 1] >= 0.8).all():
             return None
@@ -123,8 +125,8 @@ def _design_08():
         "slow pair": "pair 1 turns by only 0.1 radian per position: distances 0 to 5 look almost alike. "
                      "Use pair 0, which turns a full radian per position.",
     }
-    return Trial("08.2", "Design a query and a key (rows of a 2 × 4 array) whose RoPE score picks the previous "
-                         "token.", "design", lambda: right, judge,
+    return Trial("08.2", "Design a query and a key (rows of a 2 × 4 array) whose RoPE score picks the "
+                         "previous token.", "design", lambda: right, judge,
                  {name: (lambda a=wrong[name]: a, hint) for name, hint in hints.items()})
 
 
@@ -205,17 +207,24 @@ def _debug_08():
                    "in place (0, 0, 0, 1, 1, 1, ...).",
         "values still tiled": "the keys are right now, but the values are still laid out by np.tile: a query "
                               "head must read the values of the same key/value head as its keys.",
-        "no mask": "the grouping is right, but the causal mask is gone: token t may not look at later tokens.",
+        "no mask": "the grouping is right, but the causal mask is gone: token t may not look at later "
+                   "tokens.",
         "no scaling": "the grouping is right, but the scores lost their division by √k.",
     }
     return Trial("08.3", "Fix gqa: the key and value heads are shared with the wrong query heads.", "debug",
-                 lambda: reference, judge, {name: (lambda f=wrong[name]: f, hint) for name, hint in hints.items()})
+                 lambda: reference, judge,
+                 {name: (lambda f=wrong[name]: f, hint) for name, hint in hints.items()})
 
 
 # ---------------------------------------------------------------- 08.4 · compute: the cache's memory
 def cache_bytes(tokens=256, blocks=30, kv_heads=3, width=64, per_number=4, keys_and_values=2):
     """Bytes of a KV cache: keys and values of every token, in every block, for every key/value head."""
     return keys_and_values * blocks * kv_heads * width * tokens * per_number
+
+
+def both(**kw) -> np.ndarray:
+    """[cache_bytes with 3 key/value heads, with 9], other arguments as given."""
+    return np.array([cache_bytes(kv_heads=3, **kw), cache_bytes(kv_heads=9, **kw)], dtype=float)
 
 
 def lesson08() -> list:
@@ -230,19 +239,15 @@ def lesson08() -> list:
             "d": "the three heads have one key head between them; what differs is their queries."}),
         _design_08(),
         _debug_08(),
-        Exercise("08.4", "Bytes of SmolLM2's KV cache after 256 tokens (float32): [with its 3 shared key/value "
-                         "heads, if each of the 9 query heads had its own].",
-                 lambda: np.array([cache_bytes(), cache_bytes(kv_heads=9)], dtype=float), {
-                     "keys only": (lambda: np.array([cache_bytes(keys_and_values=1),
-                                                     cache_bytes(kv_heads=9, keys_and_values=1)], dtype=float),
+        Exercise("08.4", "Bytes of SmolLM2's KV cache after 256 tokens (float32): [with its 3 shared "
+                         "key/value heads, if each of the 9 query heads had its own].",
+                 lambda: both(), {
+                     "keys only": (lambda: both(keys_and_values=1),
                                    "the cache holds keys and values: two numbers per slot."),
-                     "float64": (lambda: np.array([cache_bytes(per_number=8), cache_bytes(kv_heads=9, per_number=8)],
-                                                  dtype=float),
-                                 "float32 takes 4 bytes per number, not 8."),
-                     "one block": (lambda: np.array([cache_bytes(blocks=1), cache_bytes(blocks=1, kv_heads=9)],
-                                                    dtype=float),
-                                   "every one of the 30 blocks keeps its own cache."),
-                     "swapped": (lambda: np.array([cache_bytes(kv_heads=9), cache_bytes()], dtype=float),
-                                 "the first number is the model as it is (3 key/value heads): the smaller one."),
+                     "float64": (lambda: both(per_number=8), "float32 takes 4 bytes per number, not 8."),
+                     "one block": (lambda: both(blocks=1), "every one of the 30 blocks keeps its own cache."),
+                     "swapped": (lambda: both()[::-1],
+                                 "the first number is the model as it is (3 key/value heads): the "
+                                 "smaller one."),
                  }),
     ]

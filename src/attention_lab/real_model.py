@@ -1,4 +1,4 @@
-"""Lesson 08: inside a real language model. SmolLM2-135M (llama architecture) run in NumPy with the lessons' pieces.
+"""Lesson 08: inside a real language model, SmolLM2-135M, run in NumPy with the lessons' own pieces.
 
 The forward pass is built from the package: the batched kernel with a causal mask (grouped-query attention
 by broadcasting 3 key/value heads over 9 query heads), lesson 05's `rope` and its KV-cache idea; RMSNorm
@@ -95,7 +95,7 @@ def fetch_model(folder: Path | str | None = None, timeout: float = 600.0) -> Pat
 
 
 def find_model(path: str | Path | None = None, fetch: bool = True) -> Path:
-    """The model file: `path` if given, else the cached file, else fetched (ModelUnavailable if impossible)."""
+    """The model file: `path` if given, else the cached file, else fetched (else ModelUnavailable)."""
     if path is not None:
         p = Path(path).expanduser()
         if not p.is_file():
