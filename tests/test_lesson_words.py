@@ -31,6 +31,7 @@ NOT_COMPUTED: dict[str, dict[str, str]] = {
     "07": {
     },
     "08": {
+        "2.0": "the model file's licence, Apache-2.0: a name, not a computed number",
     },
     "09": {
     },

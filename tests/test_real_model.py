@@ -421,3 +421,14 @@ def test_08_4_matches_a_real_cache(real):
     rm.forward(real, list(range(100, 356)), cache)
     used = sum(c.keys[:, :c.length].nbytes + c.values[:, :c.length].nbytes for c in cache)
     assert al.EXERCISES["08.4"].evaluate([used, 3 * used]).status == "correct"
+
+
+def test_token_losses_by_hand():
+    V = 8
+    flat = np.zeros((3, V))                          # no preference: every next token costs ln 8 nats
+    np.testing.assert_allclose(rm.token_losses(flat, [0, 5, 2]), [np.log(8)] * 2)
+    sure = np.full((3, V), -50.0)
+    sure[0, 5], sure[1, 2] = 50.0, 50.0              # certain and right: cost 0
+    np.testing.assert_allclose(rm.token_losses(sure, [0, 5, 2]), [0.0, 0.0], atol=1e-12)
+    with pytest.raises(ValueError, match="one row per token"):
+        rm.token_losses(flat, [0, 1])

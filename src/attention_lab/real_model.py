@@ -399,10 +399,13 @@ def repeated_random_tokens(model: RealModel, period: int = 40, seed: int = 0) ->
     return np.concatenate([first, first])
 
 
-def token_losses(model: RealModel, ids: Sequence[int]) -> np.ndarray:
-    """Cross-entropy (nats) of predicting each next token: (n - 1,)."""
-    logits, _ = forward(model, ids)
-    logits = logits[:-1].astype(np.float64)
+def token_losses(logits: ArrayLike, ids: Sequence[int]) -> np.ndarray:
+    """Cross-entropy (nats) of predicting each next token of `ids` from the logits (n, vocab): (n - 1,)."""
+    logits = np.asarray(logits, dtype=np.float64)
+    if logits.ndim != 2 or len(logits) != len(ids):
+        raise ValueError(f"logits of shape {logits.shape} for {len(ids)} tokens: expected (n, vocab), one row "
+                         "per token")
+    logits = logits[:-1]
     top = logits.max(axis=-1, keepdims=True)
     logp = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
     return -logp[np.arange(len(ids) - 1), np.asarray(ids)[1:]]
@@ -430,5 +433,36 @@ def head_explorer(weights: ArrayLike, tokens: Sequence[str], layer: int = 0, hea
                 f"weight on the previous token: {r['previous']:.2f}\n"
                 f"'{tokens[-1]}' looks most at '{best[-1]}'")
 
-    panels = [Panel("weights", list(tokens), list(tokens), vmin=0.0, vmax=1.0, annot=False, width=n)]
+    panels = [Panel("weights", list(tokens), list(tokens), vmin=0.0, vmax=1.0, annot=False,
+                    width=n - 0.5)]   # narrower than the columns: key labels turned upright
     return Explorer(controls, compute, panels, describe=describe, figsize=(8.0, 6.6))
+
+
+# ---------------------------------------------------------------------------- figures
+def plot_head_scores(scores: dict[str, ArrayLike]):
+    """One heatmap per score, (layers, heads) each, on the fixed 0-1 scale of weights -> Figure."""
+    import matplotlib.pyplot as plt
+
+    from .plots import heatmap
+    names = list(scores)
+    L, h = np.shape(scores[names[0]])
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 0.3 * L + 1.6), layout="constrained")
+    for ax, name in zip(np.atleast_1d(axes), names):
+        heatmap(np.asarray(scores[name], dtype=float), [str(i) for i in range(L)], [str(j) for j in range(h)],
+                ax=ax, title=name, xlabel="head", ylabel="layer", vmin=0.0, vmax=1.0, fmt=".1f",
+                annot_size=8, cbar=name == names[-1])
+    return fig
+
+
+def plot_heads(weights: ArrayLike, tokens: Sequence[str], picks: dict[str, tuple[int, int]]):
+    """The weights of a few chosen heads over one sentence, side by side: picks = {title: (layer, head)}."""
+    import matplotlib.pyplot as plt
+
+    from .plots import heatmap
+    w = np.asarray(weights)
+    fig, axes = plt.subplots(1, len(picks), figsize=(6.0 * len(picks), 6.2), layout="constrained")
+    for ax, (title, (layer, head)) in zip(np.atleast_1d(axes), picks.items()):
+        heatmap(w[layer, head].astype(float), list(tokens), list(tokens), ax=ax, annot=False, vmin=0.0,
+                vmax=1.0, title=f"{title}: layer {layer}, head {head}", cbar=title == list(picks)[-1])
+        ax.tick_params(axis="x", labelrotation=90)
+    return fig
