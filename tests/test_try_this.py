@@ -47,4 +47,55 @@ assert al  # the lessons' package, for tests that compute an expectation indepen
 
 # --- lesson 06 ---------------------------------------------------------------------------------------
 
+# --- lesson 08 ---------------------------------------------------------------------------------------
+# Cell r08-s4's "Things to try", on the lesson's sentence, through rm.head_explorer's two sliders.
+
+def head_view():
+    """Lesson 08's explorer, built as cell r08-explorer builds it (skipped if the model cannot be had)."""
+    import pytest
+
+    from attention_lab import real_model as rm
+    if "model" not in _LESSON08:
+        try:
+            _LESSON08["model"] = rm.load_model()
+        except rm.ModelUnavailable as exc:
+            pytest.skip(f"the SmolLM2 file could not be fetched: {str(exc).splitlines()[0]}")
+    model = _LESSON08["model"]
+    ids = rm.encode(model, "My cat sat on the mat. My cat sat on the mat.")
+    tokens = rm.token_strings(model, ids)
+    return rm.head_explorer(rm.attention_weights(model, ids), tokens), tokens
+
+
+_LESSON08: dict = {}
+
+
+def test_08_layer_16_head_0_reads_the_token_before():
+    ex, tokens = head_view()
+    move(ex, "layer", 16)
+    w = move(ex, "head", 0)["weights"]
+    n = len(tokens)
+    before = sum(int(w[i].argmax()) == i - 1 for i in range(1, n))
+    assert before >= n - 2, f"only {before} of {n - 1} rows have their darkest cell just left of the diagonal"
+
+
+def test_08_layer_18_head_6_reads_what_followed_the_first_copy():
+    ex, tokens = head_view()
+    move(ex, "layer", 18)
+    w = move(ex, "head", 6)["weights"]
+    period = tokens.index("_My")                      # the second sentence starts here (7 tokens later)
+    for word in ("_sat", "_on", "_the", "_mat"):
+        i = len(tokens) - 1 - tokens[::-1].index(word)  # the word in the second sentence
+        first = tokens.index(word)                       # its first appearance
+        assert i - first == period and tokens[int(w[i].argmax())] == tokens[first + 1], word
+    assert tokens[int(w[tokens.index("_sat", 3)].argmax())] == "_on"       # the second sat reads the first on
+
+
+def test_08_layer_18_head_8_is_an_attention_sink():
+    ex, _ = head_view()
+    move(ex, "layer", 18)
+    w = move(ex, "head", 8)["weights"]
+    assert (w[:, 0] >= 0.9).all(), w[:, 0]
+    assert "weight on the first token: 1.00" in ex.summary()
+
+
 # --- teaching guide (docs/teaching-guide.md) -----------------------------------------------------------

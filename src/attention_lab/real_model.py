@@ -403,8 +403,8 @@ def token_losses(logits: ArrayLike, ids: Sequence[int]) -> np.ndarray:
     """Cross-entropy (nats) of predicting each next token of `ids` from the logits (n, vocab): (n - 1,)."""
     logits = np.asarray(logits, dtype=np.float64)
     if logits.ndim != 2 or len(logits) != len(ids):
-        raise ValueError(f"logits of shape {logits.shape} for {len(ids)} tokens: expected (n, vocab), one row "
-                         "per token")
+        raise ValueError(f"logits of shape {logits.shape} for {len(ids)} tokens: expected (n, vocab), "
+                         "one row per token")
     logits = logits[:-1]
     top = logits.max(axis=-1, keepdims=True)
     logp = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
