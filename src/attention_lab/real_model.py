@@ -191,10 +191,18 @@ def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
 
     tensors = {t.name: t for t in reader.tensors}
 
-    def weight(name):                                  # GGUF stores (out, in); the lessons use (in, out)
+    def stored(name):                                  # as GGUF stores it: (out, in), float32
         t = tensors[name]
-        w = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32, copy=False)
-        return np.ascontiguousarray(w.reshape([int(s) for s in reversed(t.shape)]).T)
+        shape = [int(s) for s in reversed(t.shape)]
+        out = np.empty(shape, np.float32)
+        rows = out.reshape(-1, shape[-1])
+        data = t.data.reshape(len(rows), -1)           # one stored row (quantized blocks) per weight row
+        for i in range(0, len(rows), 4096):            # in slices: no full-size temporary arrays
+            rows[i:i + 4096] = gguf.quants.dequantize(data[i:i + 4096], t.tensor_type).reshape(-1, shape[-1])
+        return out
+
+    def weight(name):                                  # the lessons' row convention: (in, out)
+        return np.ascontiguousarray(stored(name).T)
 
     def vector(name):
         t = tensors[name]
@@ -209,8 +217,8 @@ def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
                     weight(f"blk.{i}.attn_output.weight"), vector(f"blk.{i}.ffn_norm.weight"),
                     weight(f"blk.{i}.ffn_gate.weight"), weight(f"blk.{i}.ffn_up.weight"),
                     weight(f"blk.{i}.ffn_down.weight")) for i in range(n_layers)]
-    embedding = weight("token_embd.weight").T                       # (vocab, d): one row per token
-    if "output.weight" in tensors and not np.array_equal(weight("output.weight").T, embedding):
+    embedding = stored("token_embd.weight")                         # (vocab, d): one row per token
+    if "output.weight" in tensors and not np.array_equal(stored("output.weight"), embedding):
         raise ValueError(f"{p.name} has its own output head: expected a tied head (output = embedding)")
     tokens = _field(reader, "tokenizer.ggml.tokens")
     tokenizer = build_tokenizer(tokens, _field(reader, "tokenizer.ggml.merges"),
@@ -293,10 +301,29 @@ def _attention(model, b, H, positions, cache):
     return out.transpose(1, 0, 2).reshape(n, -1).astype(np.float32) @ b.W_o, w   # (n, d)
 
 
+_BLAS: list = []     # threadpoolctl's controller, made on first use
+
+
+def one_blas_thread():
+    """A context in which NumPy's BLAS uses one thread. A step multiplies a single row by each weight
+    matrix; on a shared or quota-limited machine (Binder) extra BLAS threads wait for a core far longer
+    than the multiplication takes (tools/benchmark_real_model.py: several times slower)."""
+    if not _BLAS:
+        from threadpoolctl import ThreadpoolController
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
 def forward(model: RealModel, ids: Sequence[int], cache: list[Cache] | None = None,
             keep_weights: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
     """Logits (n, vocab) for token ids, after the tokens already in `cache` (if any), and optionally
     every block's attention weights (h, n, t)."""
+    with one_blas_thread():
+        return _forward(model, ids, cache, keep_weights)
+
+
+def _forward(model, ids, cache, keep_weights):
+    """forward, with BLAS as it is set."""
     ids = np.asarray(ids)
     if ids.ndim != 1 or not len(ids) or ids.dtype.kind not in "iu" or ids.min() < 0 \
             or ids.max() >= len(model.embedding):
