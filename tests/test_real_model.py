@@ -432,3 +432,45 @@ def test_token_losses_by_hand():
     np.testing.assert_allclose(rm.token_losses(sure, [0, 5, 2]), [0.0, 0.0], atol=1e-12)
     with pytest.raises(ValueError, match="one row per token"):
         rm.token_losses(flat, [0, 1])
+
+
+# ---------------------------------------------------------------------------- the tokenizer vs Hugging Face's
+def reference_tokenizer(tokens, merges, token_types):
+    """Hugging Face `tokenizers` set up as SmolLM's tokenizer: digits one by one, then GPT-2's byte level."""
+    tk = pytest.importorskip("tokenizers")
+    tok = tk.Tokenizer(tk.models.BPE(vocab={t: i for i, t in enumerate(tokens)},
+                                     merges=[tuple(m.split(" ", 1)) for m in merges]))
+    tok.pre_tokenizer = tk.pre_tokenizers.Sequence([tk.pre_tokenizers.Digits(individual_digits=True),
+                                                    tk.pre_tokenizers.ByteLevel(add_prefix_space=False)])
+    tok.decoder = tk.decoders.ByteLevel()
+    tok.add_special_tokens([tk.AddedToken(t, special=True, normalized=False)
+                            for t, kind in zip(tokens, token_types) if kind == 3])
+    return tok
+
+
+def texts_to_try(seed=0, n=150):
+    rng = np.random.default_rng(seed)
+    alphabet = list("abcXYZ 019 _-.,!?'\n\té€😀½²") + ["<|im_start|>", "'s", "  ", "\r\n"]
+    texts = ["hello  world\n\n  tabs\there 2025-11-24 3.14159 x_y__z don't I'll we've",
+             "naïve café — “quotes” ✓ 日本語 ½ ² ١٢٣", "  leading and trailing   ", "CamelCase snake_case",
+             "emoji 🤖🚀 and ZWJ 👨‍👩‍👧", "<|im_start|>user\nhi<|im_end|>\n"]
+    return [*texts, *("".join(rng.choice(alphabet, size=30)) for _ in range(n))]
+
+
+def test_tiny_tokenizer_agrees_with_huggingface_tokenizers(tiny):
+    model, _ = tiny
+    types = [3] * len(SPECIAL) + [1] * (len(TOKENS) - len(SPECIAL))
+    ref = reference_tokenizer(TOKENS, MERGES, types)
+    for text in texts_to_try(1):
+        ids = rm.encode(model, text)
+        assert ids == ref.encode(text, add_special_tokens=False).ids, repr(text)
+        assert rm.decode(model, ids) == ref.decode(ids, skip_special_tokens=True), repr(text)
+
+
+def test_real_tokenizer_agrees_with_huggingface_tokenizers(real):
+    import gguf as g
+    fields = g.GGUFReader(str(real.path)).fields
+    ref = reference_tokenizer(*(fields[f"tokenizer.ggml.{k}"].contents() for k in ("tokens", "merges",
+                                                                                    "token_type")))
+    for text in [rm.chat_prompt("What is the capital of France?"), *texts_to_try(2)]:
+        assert rm.encode(real, text) == ref.encode(text, add_special_tokens=False).ids, repr(text)

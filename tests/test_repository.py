@@ -98,8 +98,7 @@ def test_version_is_in_one_place():
 
 def test_every_runtime_import_is_declared():
     import ast
-    declared = {"numpy", "matplotlib", "seaborn", "ipywidgets", "ipython", "pillow", "gguf", "tokenizers",
-                "threadpoolctl"}
+    declared = {"numpy", "matplotlib", "seaborn", "ipywidgets", "ipython", "pillow", "gguf", "threadpoolctl"}
     to_dist = {"IPython": "ipython", "PIL": "pillow"}
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8").lower()
     for path in (ROOT / "src" / "attention_lab").glob("*.py"):
@@ -161,7 +160,7 @@ def _requirements(path):
 
 
 TEST_TOOLS = {"pytest", "pytest-xdist", "playwright", "nbval", "hypothesis", "nbclient", "ruff",
-              "nbgitpuller", "nbformat"}
+              "nbgitpuller", "nbformat", "tokenizers"}
 
 
 def test_binder_pins_agree_with_the_local_ranges():
@@ -181,7 +180,7 @@ def test_binder_pins_agree_with_the_local_ranges():
 def test_the_student_image_holds_no_test_tool():
     student = _requirements(ROOT / "binder" / "requirements.txt")
     assert set(student) == {"jupyterlab", "notebook", "ipykernel", "ipywidgets", "numpy", "matplotlib",
-                            "seaborn", "gguf", "tokenizers", "threadpoolctl"}, sorted(student)
+                            "seaborn", "gguf", "threadpoolctl"}, sorted(student)
     assert not set(student) & TEST_TOOLS
     assert set(_requirements(ROOT / "binder" / "requirements-test.txt")) == TEST_TOOLS
     assert re.search(r"^-e \.$", (ROOT / "binder" / "requirements.txt").read_text(), re.M)

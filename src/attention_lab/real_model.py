@@ -3,13 +3,14 @@
 The forward pass is built from the package: the batched kernel with a causal mask (grouped-query attention
 by broadcasting 3 key/value heads over 9 query heads), lesson 05's `rope` and its KV-cache idea; RMSNorm
 and SwiGLU stand beside lesson 05's LayerNorm and ReLU feed-forward. `gguf` reads the weights and
-`tokenizers` builds the tokenizer; both are imported inside the functions that need them, so that
+ByteBPE rebuilds its tokenizer from the file; gguf is imported inside the functions that need it, so that
 `import attention_lab` stays light for the other lessons.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -17,6 +18,7 @@ import time
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -137,7 +139,7 @@ class RealModel:
     embedding: np.ndarray   # (vocab, d); also the output head (tied)
     blocks: list[Block]
     final_norm: np.ndarray  # (d,)
-    tokenizer: object = field(repr=False)
+    tokenizer: ByteBPE = field(repr=False)
     vocab: list[str] = field(repr=False)
     eos_id: int = 2
     path: Path | None = None
@@ -161,21 +163,90 @@ def _field(reader, key, default=None):
     return default if f is None else f.contents()
 
 
-def build_tokenizer(tokens: Sequence[str], merges: Sequence[str], token_types: Sequence[int]):
-    """A byte-level BPE (GPT-2 style, digits split one by one) from a GGUF file's vocabulary and merges."""
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers
+def byte_alphabet() -> dict[int, str]:
+    """Byte-level BPE's alphabet: a printable character for each of the 256 bytes (GPT-2's table)."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+                 *range(ord("®"), ord("ÿ") + 1)]
+    chars, extra = {}, 0
+    for b in range(256):
+        chars[b] = chr(b) if b in printable else chr(256 + extra)
+        extra += b not in printable
+    return chars
 
-    bpe = models.BPE(vocab={t: i for i, t in enumerate(tokens)},
-                     merges=[tuple(m.split(" ", 1)) for m in merges], fuse_unk=False)
-    tok = Tokenizer(bpe)
-    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Digits(individual_digits=True),
-                                                 pre_tokenizers.ByteLevel(add_prefix_space=False,
-                                                                          use_regex=True)])
-    tok.decoder = decoders.ByteLevel()
-    special = [AddedToken(t, special=True, normalized=False) for t, kind in zip(tokens, token_types)
-               if kind == 3]                                  # 3 = control tokens such as <|im_start|>
-    tok.add_special_tokens(special)
-    return tok
+
+# GPT-2's split into words, with the standard library's `re`, on text without numbers (SmolLM first splits
+# off every numeric character on its own): letters are [^\W\d_], anything else [^\s\w] or _.
+WORDS = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""")
+
+
+def split_words(text: str) -> list[str]:
+    """Every numeric character on its own (2025 -> 2, 0, 2, 5), the text between them split by WORDS."""
+    words, start = [], 0
+    for i, ch in enumerate(text):
+        if ch.isnumeric():
+            words.extend(WORDS.findall(text[start:i]))
+            words.append(ch)
+            start = i + 1
+    words.extend(WORDS.findall(text[start:]))
+    return words
+
+
+class ByteBPE:
+    """A byte-level BPE tokenizer (GPT-2 style) from a GGUF file's vocabulary and merges, in plain Python.
+
+    Text -> words (WORDS) -> bytes, each shown as one character of byte_alphabet() -> the merges applied
+    in order of rank -> ids. Control tokens such as <|im_start|> are matched whole first.
+    """
+
+    def __init__(self, tokens: Sequence[str], merges: Sequence[str], token_types: Sequence[int]):
+        self.tokens = list(tokens)
+        self.ids = {t: i for i, t in enumerate(self.tokens)}
+        self.ranks = {tuple(m.split(" ", 1)): r for r, m in enumerate(merges)}
+        self.special = {t for t, kind in zip(self.tokens, token_types) if kind == 3}   # 3: control
+        by_length = sorted(self.special, key=len, reverse=True)
+        self.split = re.compile("(" + "|".join(map(re.escape, by_length)) + ")") if by_length else None
+        self.to_char = byte_alphabet()
+        self.to_byte = {c: b for b, c in self.to_char.items()}
+        self.known: dict[str, list[int]] = {}
+
+    def _word(self, word: str) -> list[int]:
+        """The ids of one word: its bytes as characters, merged pair by pair, lowest rank first."""
+        if word not in self.known:
+            parts = [self.to_char[b] for b in word.encode("utf-8")]
+            while len(parts) > 1:
+                pairs = [(self.ranks.get(pair, len(self.ranks)), i) for i, pair in enumerate(pairwise(parts))]
+                rank, i = min(pairs)
+                if rank == len(self.ranks):
+                    break                                   # no pair left to merge
+                parts[i:i + 2] = [parts[i] + parts[i + 1]]
+            self.known[word] = [self.ids[p] for p in parts]
+        return self.known[word]
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of a text."""
+        pieces = self.split.split(text) if self.split else [text]
+        ids: list[int] = []
+        for piece in pieces:
+            if piece in self.special:
+                ids.append(self.ids[piece])
+            else:
+                for word in split_words(piece):
+                    ids.extend(self._word(word))
+        return ids
+
+    def decode(self, ids: Sequence[int], skip_special: bool = True) -> str:
+        """The text of token ids."""
+        out, raw = [], bytearray()
+        for i in ids:
+            t = self.tokens[int(i)]
+            if t in self.special:
+                out.append(raw.decode("utf-8", errors="replace"))
+                raw = bytearray()
+                out.append("" if skip_special else t)
+            else:
+                raw.extend(self.to_byte[c] for c in t)
+        out.append(raw.decode("utf-8", errors="replace"))
+        return "".join(out)
 
 
 def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
@@ -223,8 +294,8 @@ def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
     if "output.weight" in tensors and not np.array_equal(stored("output.weight"), embedding):
         raise ValueError(f"{p.name} has its own output head: expected a tied head (output = embedding)")
     tokens = _field(reader, "tokenizer.ggml.tokens")
-    tokenizer = build_tokenizer(tokens, _field(reader, "tokenizer.ggml.merges"),
-                                _field(reader, "tokenizer.ggml.token_type"))
+    tokenizer = ByteBPE(tokens, _field(reader, "tokenizer.ggml.merges"),
+                        _field(reader, "tokenizer.ggml.token_type"))
     return RealModel(str(_field(reader, "general.name", p.stem)), n_heads, n_kv, d // n_heads,
                      float(meta("rope.freq_base", 10000.0)),
                      float(meta("attention.layer_norm_rms_epsilon", 1e-5)), np.ascontiguousarray(embedding),
@@ -374,19 +445,19 @@ def chat_prompt(question: str, system: str = SYSTEM) -> str:
 
 def encode(model: RealModel, text: str) -> list[int]:
     """Token ids of a text (special tokens such as <|im_start|> included)."""
-    return list(model.tokenizer.encode(text, add_special_tokens=False).ids)
+    return model.tokenizer.encode(text)
 
 
 def decode(model: RealModel, ids: Sequence[int]) -> str:
     """The text of token ids (special tokens left out)."""
-    return model.tokenizer.decode([int(i) for i in ids], skip_special_tokens=True)
+    return model.tokenizer.decode(ids)
 
 
 def token_strings(model: RealModel, ids: Sequence[int]) -> list[str]:
     """Each token as readable text for an axis: a leading space shown as '_' (e.g. '_Paris')."""
     out = []
     for i in ids:
-        s = model.tokenizer.decode([int(i)], skip_special_tokens=False)
+        s = model.tokenizer.decode([i], skip_special=False)
         out.append(s.replace(" ", "_").replace("\n", "\\n"))
     return out
 
