@@ -450,7 +450,7 @@ def reference_tokenizer(tokens, merges, token_types):
 
 def texts_to_try(seed=0, n=150):
     rng = np.random.default_rng(seed)
-    alphabet = list("abcXYZ 019 _-.,!?'\n\té€😀½²") + ["<|im_start|>", "'s", "  ", "\r\n"]
+    alphabet = [*"abcXYZ 019 _-.,!?'\n\té€😀½²", "<|im_start|>", "'s", "  ", "\r\n"]
     texts = ["hello  world\n\n  tabs\there 2025-11-24 3.14159 x_y__z don't I'll we've",
              "naïve café — “quotes” ✓ 日本語 ½ ² ١٢٣", "  leading and trailing   ", "CamelCase snake_case",
              "emoji 🤖🚀 and ZWJ 👨‍👩‍👧", "<|im_start|>user\nhi<|im_end|>\n"]
