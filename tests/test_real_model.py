@@ -236,6 +236,20 @@ def test_rms_norm_and_swiglu_by_hand():
     np.testing.assert_allclose(rm.swiglu(X, eye, eye, eye), [silu * [1.0, -1.0]])
 
 
+def test_bad_shapes_are_refused_with_the_shapes_named():
+    with pytest.raises(ValueError, match=r"gain \(3,\): expected X"):
+        rm.rms_norm(np.ones((2, 4)), np.ones(3))
+    with pytest.raises(ValueError, match=r"W_down \(4, 6\)"):
+        rm.swiglu(np.ones((2, 4)), np.ones((4, 6)), np.ones((4, 6)), np.ones((4, 6)))
+
+
+def test_bad_token_ids_are_refused(tiny):
+    model, _ = tiny
+    for ids in ([1, len(TOKENS)], [], [0.5], [[1, 2]]):
+        with pytest.raises(ValueError, match=f"whole numbers in 0..{len(TOKENS) - 1}"):
+            rm.forward(model, ids)
+
+
 def test_statistics_on_hand_made_weights():
     n = 4
     w = np.zeros((1, 2, n, n))

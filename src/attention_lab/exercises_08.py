@@ -217,14 +217,14 @@ def _debug_08():
 
 
 # ---------------------------------------------------------------- 08.4 · compute: the cache's memory
-def cache_bytes(tokens=256, blocks=30, kv_heads=3, width=64, per_number=4, keys_and_values=2):
+def _cache_bytes(tokens=256, blocks=30, kv_heads=3, width=64, per_number=4, keys_and_values=2):
     """Bytes of a KV cache: keys and values of every token, in every block, for every key/value head."""
     return keys_and_values * blocks * kv_heads * width * tokens * per_number
 
 
-def both(**kw) -> np.ndarray:
-    """[cache_bytes with 3 key/value heads, with 9], other arguments as given."""
-    return np.array([cache_bytes(kv_heads=3, **kw), cache_bytes(kv_heads=9, **kw)], dtype=float)
+def _both(**kw) -> np.ndarray:
+    """[_cache_bytes with 3 key/value heads, with 9], other arguments as given."""
+    return np.array([_cache_bytes(kv_heads=3, **kw), _cache_bytes(kv_heads=9, **kw)], dtype=float)
 
 
 def lesson08() -> list:
@@ -241,12 +241,13 @@ def lesson08() -> list:
         _debug_08(),
         Exercise("08.4", "Bytes of SmolLM2's KV cache after 256 tokens (float32): [with its 3 shared "
                          "key/value heads, if each of the 9 query heads had its own].",
-                 lambda: both(), {
-                     "keys only": (lambda: both(keys_and_values=1),
+                 lambda: _both(), {
+                     "keys only": (lambda: _both(keys_and_values=1),
                                    "the cache holds keys and values: two numbers per slot."),
-                     "float64": (lambda: both(per_number=8), "float32 takes 4 bytes per number, not 8."),
-                     "one block": (lambda: both(blocks=1), "every one of the 30 blocks keeps its own cache."),
-                     "swapped": (lambda: both()[::-1],
+                     "float64": (lambda: _both(per_number=8), "float32 takes 4 bytes per number, not 8."),
+                     "one block": (lambda: _both(blocks=1),
+                                   "every one of the 30 blocks keeps its own cache."),
+                     "swapped": (lambda: _both()[::-1],
                                  "the first number is the model as it is (3 key/value heads): the "
                                  "smaller one."),
                  }),

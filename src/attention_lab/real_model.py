@@ -306,13 +306,22 @@ def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
 # ---------------------------------------------------------------------------- the pieces of a block
 def rms_norm(X: ArrayLike, gain: ArrayLike, eps: float = 1e-5) -> np.ndarray:
     """Each row divided by its root mean square, times a learned gain (no mean subtracted, no bias)."""
-    X = np.asarray(X, dtype=np.float32)
+    X, gain = np.asarray(X, dtype=np.float32), np.asarray(gain, dtype=np.float32)
+    if X.ndim < 1 or gain.shape != X.shape[-1:]:
+        raise ValueError(f"X has shape {X.shape} and the gain {gain.shape}: expected X (..., d) and a "
+                         "gain (d,)")
     rms = np.sqrt((X * X).mean(axis=-1, keepdims=True) + np.float32(eps))    # (n, 1)
-    return X / rms * np.asarray(gain, dtype=np.float32)                       # (n, d)
+    return X / rms * gain                                                     # (n, d)
 
 
 def swiglu(X: ArrayLike, W_gate: ArrayLike, W_up: ArrayLike, W_down: ArrayLike) -> np.ndarray:
     """(SiLU(X W_gate) * X W_up) W_down: a gated feed-forward network, token by token."""
+    X, W_gate, W_up, W_down = (np.asarray(a) for a in (X, W_gate, W_up, W_down))
+    d = X.shape[-1] if X.ndim else 0
+    if W_gate.shape != W_up.shape or W_gate.ndim != 2 or W_gate.shape[0] != d \
+            or W_down.shape != W_gate.shape[::-1]:
+        raise ValueError(f"X {X.shape}, W_gate {W_gate.shape}, W_up {W_up.shape}, W_down {W_down.shape}: "
+                         "expected X (n, d), W_gate and W_up (d, d_ff), W_down (d_ff, d)")
     G = X @ W_gate                                                           # (n, d_ff)
     sigmoid = 0.5 * (1.0 + np.tanh(0.5 * G))                                 # 1 / (1 + e^-G), never overflows
     return (G * sigmoid * (X @ W_up)) @ W_down                                # (n, d)
