@@ -155,7 +155,7 @@ class RealModel:
     def __repr__(self) -> str:
         return (f"RealModel({self.name!r}: {self.n_layers} blocks, d = {self.d}, {self.n_heads} query heads "
                 f"sharing {self.n_kv_heads} key/value heads of width {self.head_width}, "
-                f"vocabulary {len(self.embedding)})")
+                f"RoPE base {self.rope_base:g}, vocabulary {len(self.embedding)})")
 
 
 def _field(reader, key, default=None):
