@@ -198,6 +198,15 @@ def test_tiny_cache_matches_no_cache_and_generation_is_greedy(tiny):
     assert rm.generate(model, ids, 4) == rm.generate(model, ids, 4, use_cache=False)
 
 
+def test_tiny_cache_grows_past_its_first_room(tiny):
+    model, _ = tiny
+    ids = list(np.random.default_rng(5).integers(3, len(TOKENS), size=1200))
+    cache = rm.new_cache(model)                     # room for 512 tokens at first
+    rows = [rm.forward(model, ids[:1100], cache)[0]] + [rm.forward(model, [i], cache)[0] for i in ids[1100:]]
+    assert cache[0].length == 1200 and cache[0].keys.shape[1] >= 1200
+    np.testing.assert_allclose(np.concatenate(rows)[-100:], rm.forward(model, ids)[0][-100:], atol=1e-4)
+
+
 def test_tiny_tokenizer_round_trip_and_merges(tiny):
     model, _ = tiny
     text = "hello the world 2025, ünïcode ✓"

@@ -338,10 +338,13 @@ class Cache:
     def append(self, K: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Add n new tokens' keys and values (g, n, k); return every key and value so far (g, t, k)."""
         t, n = self.length, K.shape[1]
-        if t + n > self.keys.shape[1]:                           # full: double the room
-            grow = max(t + n, 2 * self.keys.shape[1])
-            self.keys = np.concatenate([self.keys, np.zeros_like(self.keys)], axis=1)[:, :grow]
-            self.values = np.concatenate([self.values, np.zeros_like(self.values)], axis=1)[:, :grow]
+        if t + n > self.keys.shape[1]:                           # full: at least double the room
+            room = max(t + n, 2 * self.keys.shape[1])
+            for name in ("keys", "values"):
+                old = getattr(self, name)
+                new = np.zeros((old.shape[0], room, old.shape[2]), np.float32)
+                new[:, :t] = old[:, :t]
+                setattr(self, name, new)
         self.keys[:, t:t + n], self.values[:, t:t + n] = K, V
         self.length = t + n
         return self.keys[:, :self.length], self.values[:, :self.length]
