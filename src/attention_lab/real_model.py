@@ -22,6 +22,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
+from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from .explorer_kit import Control, Explorer, Panel
@@ -508,7 +509,10 @@ def prefix_matching_scores(weights: ArrayLike, period: int) -> np.ndarray:
 def repeated_random_tokens(model: RealModel, period: int = 40, seed: int = 0) -> np.ndarray:
     """`period` random ordinary tokens, then the same again: (2 period,) ids."""
     rng = np.random.default_rng(seed)
-    first = rng.choice(np.arange(1000, 20000), size=period, replace=False)   # ordinary words and pieces
+    ordinary = np.arange(1000, min(20000, len(model.embedding)))      # words and pieces, no control tokens
+    if period < 1 or period > len(ordinary):
+        raise ValueError(f"period {period}: expected 1 to {len(ordinary)} distinct ordinary tokens")
+    first = rng.choice(ordinary, size=period, replace=False)
     return np.concatenate([first, first])
 
 
@@ -552,7 +556,7 @@ def head_explorer(weights: ArrayLike, tokens: Sequence[str], layer: int = 0, hea
 
 
 # ---------------------------------------------------------------------------- figures
-def plot_head_scores(scores: dict[str, ArrayLike]):
+def plot_head_scores(scores: dict[str, ArrayLike]) -> Figure:
     """One heatmap per score, (layers, heads) each, on the fixed 0-1 scale of weights -> Figure."""
     import matplotlib.pyplot as plt
 
@@ -567,7 +571,7 @@ def plot_head_scores(scores: dict[str, ArrayLike]):
     return fig
 
 
-def plot_heads(weights: ArrayLike, tokens: Sequence[str], picks: dict[str, tuple[int, int]]):
+def plot_heads(weights: ArrayLike, tokens: Sequence[str], picks: dict[str, tuple[int, int]]) -> Figure:
     """The weights of a few chosen heads over one sentence, side by side: picks = {title: (layer, head)}."""
     import matplotlib.pyplot as plt
 
