@@ -25,3 +25,33 @@ def pytest_cmdline_main(config):
     if not config.option.numprocesses:     # one worker per core; a notebook or the browser per worker
         config.option.numprocesses = "auto"
         config.option.dist = "loadfile"
+
+
+LESSON_08 = "08-inside-a-real-language-model.ipynb"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """Lesson 08's model file (98 MB): fetched once, before any worker starts, if the lesson will run."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "nbval", False):
+        return
+    from attention_lab import real_model
+    try:
+        real_model.find_model()
+    except real_model.ModelUnavailable as exc:
+        print(f"\nlesson 08 will be skipped: {str(exc).splitlines()[0]}")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Without its model file (offline, never fetched), lesson 08's notebook is skipped, with the reason."""
+    lesson = [item for item in items if LESSON_08 in str(item.path)]
+    if not lesson:
+        return
+    from attention_lab import real_model
+    try:
+        real_model.find_model(fetch=False)
+    except real_model.ModelUnavailable as exc:
+        skip = pytest.mark.skip(reason=f"{LESSON_08}: {str(exc).splitlines()[0]}")
+        for item in lesson:
+            item.add_marker(skip)

@@ -284,5 +284,36 @@ def answer_07_4():
     return [x[3], w1 * after_1[3], w2 * (A2 @ x)[3], w2 * w1 * (A2 @ after_1)[3]]
 
 
+# 08 · inside a real language model
+def answer_08_1():
+    # the three heads read one set of keys, but each asks with its own W_q: three different weight patterns
+    return "a"
+
+
+def answer_08_2():
+    # RoPE turns pair 0 by 1 radian per position (base^0 = 1). A key one token back has been turned 1 radian
+    # less than the query, so start the key 1 radian ahead: they meet at distance 1. Length 4 each: the
+    # score 16 cos(distance - 1) / 2 leaves the neighbours e^(8 - 8 cos 1), about 40 times, behind.
+    q = np.array([4.0, 0.0, 0.0, 0.0])
+    k = 4 * np.array([np.cos(1.0), np.sin(1.0), 0.0, 0.0])
+    return np.array([q, k])
+
+
+def answer_08_3():
+    def gqa(Q, K, V):
+        h, g, n = len(Q), len(K), Q.shape[1]
+        share = np.arange(h) // (h // g)            # query heads 0, 1, 2 -> key head 0; 3, 4, 5 -> 1; ...
+        Kh, Vh = K[share], V[share]                 # (h, n, k)
+        S = Q @ Kh.transpose(0, 2, 1) / np.sqrt(Q.shape[-1])
+        S = np.where(np.tril(np.ones((n, n), dtype=bool)), S, -np.inf)
+        return np.array([rows_softmax(s) for s in S]) @ Vh
+    return gqa
+
+
+def answer_08_4():
+    per_token_per_block = 2 * 64 * 4                # a key and a value of width 64, 4 bytes per float32
+    return [per_token_per_block * heads * 30 * 256 for heads in (3, 9)]
+
+
 SOLUTIONS = {f"{name[7:9]}.{name[10:]}": f for name, f in sorted(globals().items())
              if name.startswith("answer_")}

@@ -35,6 +35,7 @@ NOT_COMPUTED: dict[str, dict[str, str]] = {
         "0.9": "07.2's threshold: the least weight the designed head must give the right key",
     },
     "08": {
+        "2.0": "the model file's licence, Apache-2.0: a name, not a computed number",
     },
     "09": {
     },

