@@ -88,9 +88,11 @@ def _design_08():
             pair = np.array(answer, dtype=float)
         except (TypeError, ValueError):
             return f"expected a (2, 4) array: row 0 the query, row 1 the key; got {type(answer).__name__}."
-        if pair.shape != (2, 4) or not np.isfinite(pair).all():
-            return (f"expected a (2, 4) array of finite numbers: row 0 the query, row 1 the key; "
-                    f"got {pair.shape}.")
+        if pair.shape != (2, 4):
+            return f"expected a (2, 4) array: row 0 the query, row 1 the key; got shape {pair.shape}."
+        if not np.isfinite(pair).all():
+            return (f"your array has the right shape (2, 4), but {int((~np.isfinite(pair)).sum())} of its "
+                    "entries are NaN or inf: every entry must be a finite number.")
         w = rope_weights(pair)
         if (w[:, 1] >= 0.8).all():
             return None
@@ -198,7 +200,8 @@ def _debug_08():
             if o.shape != ref.shape:
                 return f"on fresh inputs your function returns shape {o.shape}, not {ref.shape} (h, n, k)."
             if not np.allclose(o, ref):
-                return f"on fresh inputs of shapes {[x.shape for x in a]}, {differences(o, ref)}."
+                return (f"on fresh inputs of shapes {[x.shape for x in a]} your function returns the right "
+                        f"shape {o.shape}, but {differences(o, ref)}.")
         return "your function does not agree with grouped-query attention."
 
     hints = {
