@@ -1,11 +1,13 @@
 """Known answers, each derived independently: by hand, from a source's printout, or another formula."""
 
 import math
+import types
 
 import numpy as np
 import pytest
 
 import attention_lab as al
+from attention_lab import experiments
 
 
 def test_softmax_hand_values():
@@ -309,10 +311,29 @@ def test_scaling_experiment_matches_the_variance_argument():
     assert abs(t["max_weight_scaled"][2] - t["max_weight_scaled"][1]) < 0.02
 
 
-def test_time_forms_reports_one_time_per_size():
-    t = al.time_forms(ns=(4, 8), d=4, sample=2, repeats=1)
-    assert np.array_equal(t["n"], [4, 8])
-    assert t["loop_s"].shape == t["matrix_s"].shape == (2,) and (t["loop_s"] > 0).all()
+def test_time_forms_keeps_the_best_of_the_repeats(monkeypatch):
+    # a fake clock: attend_one costs 1 tick per token; self_attention 9, then 5, then 7 ticks
+    clock, costs = [0.0], iter([9.0, 5.0, 7.0, 6.0, 8.0, 6.5])
+
+    def loop(*args):
+        clock[0] += 1.0
+
+    def matrix(*args):
+        clock[0] += next(costs)
+
+    monkeypatch.setattr(experiments, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    monkeypatch.setattr(experiments, "attend_one", loop)
+    monkeypatch.setattr(experiments, "self_attention", matrix)
+    t = al.time_forms(ns=(3, 8), d=2, sample=4, repeats=3)
+    # by hand: n = 3 loops over 3 tokens (3 ticks); n = 8 samples 4 tokens, scaled by 8/4 -> 8 ticks;
+    # the matrix form: min(9, 5, 7) = 5 and min(6, 8, 6.5) = 6
+    assert np.array_equal(t["n"], [3, 8])
+    assert np.allclose(t["loop_s"], [3.0, 8.0]) and np.allclose(t["matrix_s"], [5.0, 6.0])
+
+
+def test_time_forms_on_the_real_clock_finds_the_loop_slower():
+    t = al.time_forms(ns=(64,), d=4, sample=8, repeats=2)
+    assert t["loop_s"][0] > t["matrix_s"][0] > 0     # 64 Python-level loops vs one matrix product
 
 
 def test_score_matrix_bytes_is_eight_n_squared():
