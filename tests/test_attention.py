@@ -356,3 +356,14 @@ def test_fully_masked_rows_are_refused_unless_zero_is_asked_for():
     assert np.allclose(out[1:], rest) and np.allclose(w[1:, 1:], w_rest)  # other rows untouched
     with pytest.raises(ValueError, match=r"masked_rows is 'nan': expected one of \('refuse', 'zero'\)"):
         al.scaled_dot_product_attention(Q, K, V, masked_rows="nan")
+
+
+def test_the_default_scale_is_one_over_root_head_width():
+    from attention_lab.matrix import default_scale
+    assert default_scale(4) == 0.5 and default_scale(1) == 1.0 and default_scale(16) == 0.25
+    rng = np.random.default_rng(2)
+    X, W = rng.standard_normal((3, 4)), rng.standard_normal((4, 4))
+    # no scale given: self-attention and each head use 1/√(head width), here √4 and √2
+    assert np.allclose(al.self_attention(X, W, W, W)[1], al.self_attention(X, W, W, W, scale=0.5)[1])
+    assert np.allclose(al.multi_head_attention(X, X, W, W, W, W, 2)[0],
+                       al.multi_head_attention(X, X, W, W, W, W, 2, scale=2 ** -0.5)[0])
