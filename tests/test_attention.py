@@ -1,11 +1,13 @@
 """Known answers, each derived independently: by hand, from a source's printout, or another formula."""
 
 import math
+import types
 
 import numpy as np
 import pytest
 
 import attention_lab as al
+from attention_lab import experiments
 
 
 def test_softmax_hand_values():
@@ -309,10 +311,29 @@ def test_scaling_experiment_matches_the_variance_argument():
     assert abs(t["max_weight_scaled"][2] - t["max_weight_scaled"][1]) < 0.02
 
 
-def test_time_forms_reports_one_time_per_size():
-    t = al.time_forms(ns=(4, 8), d=4, sample=2, repeats=1)
-    assert np.array_equal(t["n"], [4, 8])
-    assert t["loop_s"].shape == t["matrix_s"].shape == (2,) and (t["loop_s"] > 0).all()
+def test_time_forms_keeps_the_best_of_the_repeats(monkeypatch):
+    # a fake clock: attend_one costs 1 tick per token; self_attention 9, then 5, then 7 ticks
+    clock, costs = [0.0], iter([9.0, 5.0, 7.0, 6.0, 8.0, 6.5])
+
+    def loop(*args):
+        clock[0] += 1.0
+
+    def matrix(*args):
+        clock[0] += next(costs)
+
+    monkeypatch.setattr(experiments, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    monkeypatch.setattr(experiments, "attend_one", loop)
+    monkeypatch.setattr(experiments, "self_attention", matrix)
+    t = al.time_forms(ns=(3, 8), d=2, sample=4, repeats=3)
+    # by hand: n = 3 loops over 3 tokens (3 ticks); n = 8 samples 4 tokens, scaled by 8/4 -> 8 ticks;
+    # the matrix form: min(9, 5, 7) = 5 and min(6, 8, 6.5) = 6
+    assert np.array_equal(t["n"], [3, 8])
+    assert np.allclose(t["loop_s"], [3.0, 8.0]) and np.allclose(t["matrix_s"], [5.0, 6.0])
+
+
+def test_time_forms_on_the_real_clock_finds_the_loop_slower():
+    t = al.time_forms(ns=(64,), d=4, sample=8, repeats=2)
+    assert t["loop_s"][0] > t["matrix_s"][0] > 0     # 64 Python-level loops vs one matrix product
 
 
 def test_score_matrix_bytes_is_eight_n_squared():
@@ -335,3 +356,14 @@ def test_fully_masked_rows_are_refused_unless_zero_is_asked_for():
     assert np.allclose(out[1:], rest) and np.allclose(w[1:, 1:], w_rest)  # other rows untouched
     with pytest.raises(ValueError, match=r"masked_rows is 'nan': expected one of \('refuse', 'zero'\)"):
         al.scaled_dot_product_attention(Q, K, V, masked_rows="nan")
+
+
+def test_the_default_scale_is_one_over_root_head_width():
+    from attention_lab.matrix import default_scale
+    assert default_scale(4) == 0.5 and default_scale(1) == 1.0 and default_scale(16) == 0.25
+    rng = np.random.default_rng(2)
+    X, W = rng.standard_normal((3, 4)), rng.standard_normal((4, 4))
+    # no scale given: self-attention and each head use 1/√(head width), here √4 and √2
+    assert np.allclose(al.self_attention(X, W, W, W)[1], al.self_attention(X, W, W, W, scale=0.5)[1])
+    assert np.allclose(al.multi_head_attention(X, X, W, W, W, W, 2)[0],
+                       al.multi_head_attention(X, X, W, W, W, W, 2, scale=2 ** -0.5)[0])

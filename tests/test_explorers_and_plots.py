@@ -71,13 +71,14 @@ def test_sweep_every_slider(make):
 
 def test_heatmap_text_follows_data_and_reset_restores():
     explorer = lesson01_explorer()
-    start = explorer.summary()
+    start, start_png = explorer.summary(), explorer.snapshot().data
     explorer.set(verb=0.0)    # zero query: every score 0, weights 1/4 each (by hand)
     assert np.allclose(explorer.result["weights"], 0.25)
     assert [t.get_text() for t in explorer.axes["weights"].texts] == ["0.25"] * 4
+    assert explorer.snapshot().data != start_png          # the static picture follows the sliders
     explorer.reset()
     assert explorer.summary() == start
-    assert explorer.snapshot().data == explorer.image.value
+    assert explorer.snapshot().data == start_png          # and comes back, pixel for pixel
 
 
 def test_lesson01_explorer_by_hand():
@@ -258,14 +259,18 @@ def test_plot_heads_draws_each_heads_own_softmax():
     ex = al.the_cat_sat()
     fig = al.plot_heads(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_o, 2, ex.tokens)
     meshes = {ax.get_title(): np.array(ax.collections[0].get_array()) for ax in fig.axes if ax.collections}
-    Q, K = ex.X @ ex.W_q, ex.X @ ex.W_k
+    Q, K, V = ex.X @ ex.W_q, ex.X @ ex.W_k, ex.X @ ex.W_v
+    heads = []
     for i, cols in enumerate((slice(0, 2), slice(2, 4))):     # each head: its own 2 columns, ÷ √2
         S = Q[:, cols] @ K[:, cols].T / np.sqrt(2)
         A = np.exp(S - S.max(axis=1, keepdims=True))
-        assert np.allclose(meshes[f"head {i + 1}"], A / A.sum(axis=1, keepdims=True))
+        A = A / A.sum(axis=1, keepdims=True)
+        assert np.allclose(meshes[f"head {i + 1}"], A)
+        heads.append(A @ V[:, cols])                          # (n, 2) head i's output
     drawn = images(fig)
     assert np.array_equal(drawn["W_O"], ex.W_o)
-    assert np.allclose(drawn["output"], drawn["Concat(heads)"] @ ex.W_o)
+    assert np.allclose(drawn["Concat(heads)"], np.hstack(heads))      # head 1's columns, then head 2's
+    assert np.allclose(drawn["output"], np.hstack(heads) @ ex.W_o)
     with pytest.raises(ValueError, match=r"n_heads is 3 but d_model is 4: n_heads must divide d_model"):
         al.plot_heads(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_o, 3, ex.tokens)
 

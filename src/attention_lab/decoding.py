@@ -12,7 +12,7 @@ from ._validate import as_count, as_matrix, as_scale, block_inputs, ffn_inputs, 
 from .examples import PatternDecoder
 from .heads import _multi_head
 from .masks import _causal
-from .matrix import _softmax
+from .matrix import _attention, default_scale
 
 
 @dataclass
@@ -30,8 +30,8 @@ class KVCache:
 def _cache_step(cache, x, W_q, W_k, W_v, scale):
     """One decoding step: the new token's key and value join the cache, its query reads the cache."""
     cache.append(x @ W_k, x @ W_v)                   # (d_k,), (d_v,): only the new token is projected
-    w = _softmax(scale * cache.keys @ (x @ W_q))     # (t,) the past and itself, never the future
-    return w @ cache.values, w                       # (d_v,), (t,)
+    y, w = _attention((x @ W_q)[None, :], cache.keys, cache.values, None, scale)   # (1, d_v), (1, t):
+    return y[0], w[0]                                # the past and itself, never the future: (d_v,), (t,)
 
 
 def _decode(X, W_q, W_k, W_v, scale):
@@ -133,7 +133,7 @@ def _block(X, p, causal):
     mask = _causal(n) if causal else None
     H = _layer_norm(X)                                                     # (n, d)
     attn, weights = _multi_head(H, H, p.W_q, p.W_k, p.W_v, p.W_o, p.n_heads, mask,
-                                1.0 / np.sqrt(X.shape[1] // p.n_heads))     # (n, d), (h, n, n)
+                                default_scale(X.shape[1] // p.n_heads))   # (n, d), (h, n, n)
     Z = X + attn                                                           # residual 1
     return Z + _feed_forward(_layer_norm(Z), p.W_1, p.W_2), weights        # residual 2: (n, d)
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from ._validate import as_count
 from .loop import attend_one
-from .matrix import self_attention, softmax
+from .matrix import default_scale, self_attention, softmax
 from .training import ModelConfig, init_params, loss_and_grads, predict, train
 
 
@@ -30,8 +30,9 @@ def scaling_experiment(d_ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 
         q = rng.standard_normal((n_trials, 1, d_k))        # (trials, 1, d_k)
         K = rng.standard_normal((n_trials, n_keys, d_k))   # (trials, n_keys, d_k)
         s = (q * K).sum(axis=-1)                           # (trials, n_keys) the scores q·k
-        rows.append((d_k, s.std(), (s / np.sqrt(d_k)).std(),
-                     softmax(s).max(axis=-1).mean(), softmax(s / np.sqrt(d_k)).max(axis=-1).mean()))
+        scaled = s * default_scale(d_k)                    # (trials, n_keys) the scores q·k / √d_k
+        rows.append((d_k, s.std(), scaled.std(),
+                     softmax(s).max(axis=-1).mean(), softmax(scaled).max(axis=-1).mean()))
     names = ("d_k", "std_unscaled", "std_scaled", "max_weight_unscaled", "max_weight_scaled")
     return {name: np.array(col) for name, col in zip(names, zip(*rows))}
 

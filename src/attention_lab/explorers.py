@@ -30,7 +30,7 @@ from .explorer_kit import Control, Explorer, Panel
 from .heads import _multi_head
 from .loop import _attend_one
 from .masks import _decoder_step
-from .matrix import _self_attention, _softmax
+from .matrix import _attention, _self_attention, _softmax, default_scale
 from .plots import subscript
 from .positions import _rope, _sinusoidal
 from .training import Run, _batch_inputs, _cross_entropy, _forward
@@ -103,12 +103,12 @@ def matrix_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike
     def compute(values):
         Xe = X.copy()
         Xe[edit] = [values[f] for f in features]
-        out, w = _self_attention(Xe, W_q, W_k, W_v, None, 1.0 / (values["tau"] * np.sqrt(d_k)))
+        out, w = _self_attention(Xe, W_q, W_k, W_v, None, default_scale(d_k) / values["tau"])
         return {"weights": w, "output": out, "x": Xe[edit]}
 
     def describe(values, r):
         return (f"x{s} = {_fmt(r['x'])}\n"
-                f"scale = 1/(τ·√d_k) = {1.0 / (values['tau'] * np.sqrt(d_k)):.4f}\n"
+                f"scale = 1/(τ·√d_k) = {default_scale(d_k) / values['tau']:.4f}\n"
                 f"row sums = {_fmt(r['weights'].sum(axis=1))}")
 
     controls = [*_feature_controls(X, edit, features, low, high, f"x{s}"),
@@ -172,7 +172,7 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
         Xe = X.copy()
         Xe[edit] = [values[f] for f in features]
         h = values["n_heads"]
-        out, w = _multi_head(Xe, Xe, W_q, W_k, W_v, W_o, h, None, 1.0 / np.sqrt(d_model // h))
+        out, w = _multi_head(Xe, Xe, W_q, W_k, W_v, W_o, h, None, default_scale(d_model // h))
         shown = min(values["head"], h)
         return {**{f"head{i}": w[i] for i in range(len(w))}, "shown": w[shown - 1],
                 "output": out, "x": Xe[edit]}
@@ -255,7 +255,7 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
     even_width(X.shape[1], "X (for the added positions)")
     even_width(W_q.shape[1], "the queries and keys (for RoPE)")
     max_shift = as_count(max_shift, "max_shift", minimum=1)
-    scale = 1.0 / np.sqrt(W_q.shape[1])
+    scale = default_scale(W_q.shape[1])
     n = len(X)
 
     def compute(values):
@@ -267,8 +267,8 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
         none = _self_attention(Xo, W_q, W_k, W_v, None, scale)[1]
         added = _self_attention(Xo + values["strength"] * _sinusoidal(p, X.shape[1], base),
                                 W_q, W_k, W_v, None, scale)[1]
-        Q, K = _rope(Xo @ W_q, p, base), _rope(Xo @ W_k, p, base)
-        rotary = _softmax(scale * Q @ K.T)
+        Q, K = _rope(Xo @ W_q, p, base), _rope(Xo @ W_k, p, base)   # (n, d_k) each, rotated
+        rotary = _attention(Q, K, Xo @ W_v, None, scale)[1]         # (n, n) the same kernel
         return {"none": none, "added": added, "rope": rotary, "words": [tokens[i] for i in order],
                 "p": p}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -39,14 +41,31 @@ def concat_heads(heads: ArrayLike) -> np.ndarray:
     return _concat_heads(as_heads(heads))
 
 
-def _multi_head(Xq, Xc, W_q, W_k, W_v, W_o, n_heads, mask, scale):
-    """The four steps of lesson 03 on trusted arrays."""
-    Q = _split_heads(Xq @ W_q, n_heads)                  # 1. split:   (h, m, k)
-    K = _split_heads(Xc @ W_k, n_heads)                  #             (h, n, k)
-    V = _split_heads(Xc @ W_v, n_heads)                  #             (h, n, k)
-    heads, weights = _attention(Q, K, V, mask, scale)    # 2. attend:  (h, m, k), (h, m, n)
+@dataclass(frozen=True, eq=False)
+class MultiHeadParts:
+    """Every intermediate of one multi-head attention, for the pictures that draw them."""
+    Q: np.ndarray          # (m, d_model) all heads' queries, head i in columns i*k:(i+1)*k
+    K: np.ndarray          # (n, d_model)
+    V: np.ndarray          # (n, d_model)
+    heads: np.ndarray      # (h, m, k) each head's output
+    weights: np.ndarray    # (h, m, n) each head's weights
+    concat: np.ndarray     # (m, d_model) the heads side by side, head 0's columns first
+    output: np.ndarray     # (m, d_model) concat @ W_o
+
+
+def multi_head_parts(Xq, Xc, W_q, W_k, W_v, W_o, n_heads, mask, scale) -> MultiHeadParts:
+    """The four steps of lesson 03 on trusted arrays, keeping every part (inner API: no checks)."""
+    Q, K, V = Xq @ W_q, Xc @ W_k, Xc @ W_v               # (m, d_model), (n, d_model), (n, d_model)
+    heads, weights = _attention(*(_split_heads(M, n_heads) for M in (Q, K, V)),   # 1. split, 2. attend:
+                                mask, scale)             # (h, m, k), (h, m, n), one softmax per head
     concat = _concat_heads(heads)                        # 3. concat:  (m, d_model)
-    return concat @ W_o, weights                         # 4. project: (m, d_model), (h, m, n)
+    return MultiHeadParts(Q, K, V, heads, weights, concat, concat @ W_o)   # 4. project: (m, d_model)
+
+
+def _multi_head(Xq, Xc, W_q, W_k, W_v, W_o, n_heads, mask, scale):
+    """The four steps of lesson 03 on trusted arrays -> (output (m, d_model), weights (h, m, n))."""
+    parts = multi_head_parts(Xq, Xc, W_q, W_k, W_v, W_o, n_heads, mask, scale)
+    return parts.output, parts.weights
 
 
 def multi_head_attention(X_query: ArrayLike, X_context: ArrayLike, W_q: ArrayLike, W_k: ArrayLike,

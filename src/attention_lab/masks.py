@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 
 from ._validate import as_count, as_mask, as_scale, padding_lengths, projection_inputs, translation_inputs
 from .examples import Translation
-from .matrix import _attention, _project, _self_attention
+from .matrix import _attention, _project, _self_attention, default_scale
 
 
 def _causal(n: int) -> np.ndarray:
@@ -63,7 +63,7 @@ def _decoder_step(ex: Translation, causal: bool, padding: bool) -> DecoderStep:
     Z = ex.X_dec + z                                     # residual: each word keeps its own meaning
     keys = _padding([ex.enc_length], n) if padding else None             # (1, n): same for all rows
     out, w_cross = _cross_attention(Z, ex.X_enc, ex.cross_W_q, ex.cross_W_k, ex.cross_W_v, keys,
-                                    1.0 / np.sqrt(ex.cross_W_q.shape[1]))  # (m, d_v), (m, n)
+                                    default_scale(ex.cross_W_q.shape[1]))  # (m, d_v), (m, n)
     return DecoderStep(w_self, Z, w_cross, out)
 
 

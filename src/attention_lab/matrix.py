@@ -18,13 +18,24 @@ def _softmax(s: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def _attention(Q, K, V, mask, scale):
-    """softmax(scale Q Kᵀ, masked) V on trusted float arrays (..., m, d_k), (..., n, d_k), (..., n, d_v)."""
+def default_scale(d_k: int) -> float:
+    """The default scale of the scores, 1/sqrt(d_k), with d_k the width of one head's queries and keys."""
+    return 1.0 / np.sqrt(d_k)
+
+
+def attention_scores(Q, K, scale):
+    """scale · Q Kᵀ on trusted float arrays (..., m, d_k), (..., n, d_k) -> (..., m, n), refusing overflow."""
     with np.errstate(over="ignore", invalid="ignore"):    # overflow is reported just below
         scores = scale * (Q @ np.swapaxes(K, -1, -2))    # (..., m, n)
     if not np.isfinite(scores).all():
         raise ValueError(f"the scores Q·Kᵀ overflowed (largest |Q| = {np.abs(Q).max():.3g}, largest "
                          f"|K| = {np.abs(K).max():.3g}): expected inputs small enough for float64")
+    return scores
+
+
+def _attention(Q, K, V, mask, scale):
+    """softmax(scale Q Kᵀ, masked) V on trusted float arrays (..., m, d_k), (..., n, d_k), (..., n, d_v)."""
+    scores = attention_scores(Q, K, scale)               # (..., m, n)
     if mask is None:
         weights = _softmax(scores)                       # (..., m, n), rows sum to 1
     else:
@@ -67,7 +78,7 @@ def project(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike,
 
 def _self_attention(X, W_q, W_k, W_v, mask=None, scale=None):
     """self_attention on trusted arrays; scale None means 1/sqrt(d_k)."""
-    scale = 1.0 / np.sqrt(W_q.shape[1]) if scale is None else scale
+    scale = default_scale(W_q.shape[1]) if scale is None else scale
     return _attention(*_project(X, X, W_q, W_k, W_v), mask, scale)
 
 

@@ -22,8 +22,8 @@ from ._validate import (
     projection_inputs,
     shape_of,
 )
-from .heads import _concat_heads, _split_heads
-from .matrix import _attention, _project, _softmax
+from .heads import multi_head_parts
+from .matrix import _attention, _project, _softmax, attention_scores
 from .training import ModelConfig, Run, _batch_inputs, _forward, accuracy
 
 # One colour per role across the whole collection (Okabe-Ito, readable by colour-blind students).
@@ -203,7 +203,7 @@ def plot_flow(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, toke
     tokens, features = labels_fit(X, tokens, features)
     scale = as_scale(scale, W_q.shape[1])
     Q, K, V = _project(X, X, W_q, W_k, W_v)                               # (n, d_k), (n, d_k), (n, d_v)
-    S = scale * Q @ K.T                                                   # (n, n) drawn before softmax
+    S = attention_scores(Q, K, scale)                                     # (n, n) drawn before softmax
     Y, A = _attention(Q, K, V, None, scale)                               # (n, d_v), (n, n)
     cols = [str(c + 1) for c in range(W_q.shape[1])]
     vcols = list(features) if W_v.shape[1] == len(features) else [str(c + 1) for c in range(W_v.shape[1])]
@@ -284,9 +284,8 @@ def plot_heads(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_o
                          "expected one word per row")
     k = X.shape[1] // h
     edges = [i * k for i in range(1, h)]
-    Q, K, V = X @ W_q, X @ W_k, X @ W_v                                  # (n, d_model) each
-    heads, weights = _attention(*(_split_heads(M, h) for M in (Q, K, V)), None, scale)  # (h,n,k), (h,n,n)
-    concat = _concat_heads(heads)                                        # (n, d_model)
+    parts = multi_head_parts(X, X, W_q, W_k, W_v, W_o, h, None, scale)  # the kernel, every part kept
+    Q, K, V, weights, concat = parts.Q, parts.K, parts.V, parts.weights, parts.concat  # (n, d), (h, n, n)
     fig = plt.figure(figsize=(13, 4 + 2.4 * max(1.0, len(X) / 3)), layout="constrained")
     top, middle, bottom = fig.subfigures(3, 1, height_ratios=[1.3, 1.1, 1])
     for ax, (M, kind, name) in zip(top.subplots(1, 3), ((Q, "query", "Q = X W_q"), (K, "key", "K = X W_k"),
@@ -301,7 +300,7 @@ def plot_heads(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_o
         ax.tick_params(axis="x", labelrotation=90)
     middle.suptitle("attend: one softmax per head, on its own columns", fontsize=FONT["title"])
     row = [(concat, "value", "Concat(heads)"), "@", (W_o, "value", "W_O"), "=",
-           (concat @ W_o, "value", "output")]
+           (parts.output, "value", "output")]
     _product_row(bottom, row, edges)                                     # head boundaries on Concat
     bottom.suptitle("concatenate in order, then W_O mixes the heads", fontsize=FONT["title"])
     return fig

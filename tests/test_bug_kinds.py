@@ -1,0 +1,238 @@
+"""One fast test per kind of bug that once got through the quick lane (issue 22).
+
+Every expected value here is computed apart from the package: by hand, or in plain NumPy written
+out below (a softmax, a layer norm, a head loop), never by calling the function under test twice.
+"""
+
+import math
+import types
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+import pytest
+
+import attention_lab as al
+from attention_lab import experiments
+
+
+def plain_softmax(s):
+    """Row softmax in plain NumPy, shifted by the row maximum."""
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def plain_layer_norm(X, eps=1e-5):
+    return (X - X.mean(axis=1, keepdims=True)) / np.sqrt(X.var(axis=1, keepdims=True) + eps)
+
+
+def drawn_blocks(fig):
+    """{title's first line: the array drawn} for the imshow blocks of a figure."""
+    return {ax.get_title().split("\n")[0]: np.array(ax.images[0].get_array()) for ax in fig.axes if ax.images}
+
+
+# lesson 01: the loop
+
+
+def test_attend_one_subtracts_the_largest_score_not_the_first():
+    # two tokens, keys = X = I, token 0's query (0, 2000): scores [0, 2000] at scale 1
+    X = np.eye(2)
+    W_q = np.array([[0.0, 2000.0], [0.0, 0.0]])
+    W_v = np.array([[1.0, 2.0], [3.0, 4.0]])
+    y, w = al.attend_one(0, X, W_q, np.eye(2), W_v, scale=1.0)
+    # by hand: e^(0 - 2000) = 0 in float64, so all the weight is on token 1, and y = v_1 = (3, 4)
+    assert math.exp(-2000) == 0.0
+    assert np.array_equal(w, [0.0, 1.0])
+    assert np.array_equal(y, [3.0, 4.0])
+
+
+def test_time_forms_scales_the_sampled_loop_to_all_tokens(monkeypatch):
+    # a fake clock: one attend_one costs 1 tick, one self_attention 7 ticks, nothing else costs time
+    clock = [0.0]
+
+    def tick(cost):
+        def run(*args, **kwargs):
+            clock[0] += cost
+        return run
+
+    monkeypatch.setattr(experiments, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    monkeypatch.setattr(experiments, "attend_one", tick(1.0))
+    monkeypatch.setattr(experiments, "self_attention", tick(7.0))
+    t = al.time_forms(ns=(4, 64), d=2, sample=16, repeats=2)
+    # n = 4: all 4 tokens timed, 4 ticks; n = 64: 16 tokens timed (16 ticks), 64 / 16 of them = 64
+    assert np.array_equal(t["n"], [4, 64])
+    assert np.allclose(t["loop_s"], [4.0, 64.0])
+    assert np.allclose(t["matrix_s"], [7.0, 7.0])
+
+
+# lesson 01 explorer: colour limits
+
+
+def test_output_colours_cover_an_asymmetric_slider_range():
+    # sliders from -5 to 1; with x₁ = (-5, -5), W_q = W_k = W_v = I, scale 1: token 1's own score 50
+    # beats the others' -5, so y₁ ≈ v₁ = (-5, -5), and |y| <= 5 anywhere in the box (|x| <= 5)
+    X = np.array([[0.5, 0.5], [0.0, 0.0], [0.5, 0.5]])
+    ex = al.token_explorer(1, X, np.eye(2), np.eye(2), np.eye(2), ["a", "b", "c"], ["f", "g"],
+                           scale=1.0, low=-5.0, high=1.0)
+    ex.set(f=-5.0, g=-5.0)
+    scores = np.array([-5.0, 50.0, -5.0])
+    w = np.exp(scores - 50) / np.exp(scores - 50).sum()
+    y = w @ np.array([[0.5, 0.5], [-5.0, -5.0], [0.5, 0.5]])
+    assert np.allclose(ex.result["output"][0], y) and y.min() < -4.99
+    norm = ex.axes["output"].collections[0].norm
+    assert norm.vmin <= -5 and norm.vmax >= 5                 # -5 is on the scale, not clipped
+
+
+# lesson 09: judging a printout
+
+
+def test_printout_problems_allows_rounding_but_not_real_slips():
+    # a true softmax row printed to 2 decimals: [0.665, 0.245, 0.090] -> [0.67, 0.24, 0.09]
+    s = np.array([2.0, 1.0, 0.0])
+    printed = np.round(plain_softmax(s), 2)
+    assert np.array_equal(printed, [0.67, 0.24, 0.09])
+    assert al.printout_problems(s, printed) == []
+    # four weights, each rounded down by 0.0025: they sum to 0.99, within 4 roundings of 0.005
+    w = np.array([0.2525, 0.2525, 0.2525, 0.2425])
+    assert al.printout_problems(np.log(w), np.round(w, 2)) == []
+    # equal scores but weights 0.006 apart: more than any rounding to 2 decimals can explain
+    assert al.printout_problems([1.0, 1.0, 0.0], [0.4, 0.394, 0.206]) == [
+        "keys 0 and 1 have equal scores (1) but weights 0.4 and 0.394"]
+    # a sum of 1.03 on three weights: more than 3 roundings of 0.005
+    assert al.printout_problems([2.0, 1.0, 0.0], [0.68, 0.25, 0.1]) == ["the weights sum to 1.03, not 1"]
+
+
+# lesson 01.3: the judge at its threshold
+
+
+def test_design_01_3_is_judged_at_its_threshold():
+    # W_q with row 'small' = (a, 0, 0, a): small (0, 0, 0, 1) asks "noun? and small?"; keys = X, scale 1.
+    # Scores: cats a, chase 0, small a, mice 2a, so with u = e^a mice gets u² / (u + 1)², which is
+    # 0.7 exactly at u / (u + 1) = √0.7, i.e. a = ln(√0.7 / (1 - √0.7)) ≈ 1.634
+    X = al.cats_chase_mice().X
+    assert np.array_equal(X, [[1, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1], [1, 0, 1, 1]])
+    r = math.sqrt(0.7)
+    a = math.log(r / (1 - r))
+    assert abs(a - 1.634) < 1e-3
+
+    def design(a_):
+        W = np.zeros((4, 4))
+        W[3, 0] = W[3, 3] = a_
+        return W
+
+    mice = plain_softmax(np.array([a, 0.0, a, 2 * a]))[3]
+    assert abs(mice - 0.7) < 1e-12
+    trial = al.EXERCISES["01.3"]
+    assert trial.evaluate(design(a * 1.001)).status == "correct"
+    below = trial.evaluate(design(a * 0.999))
+    assert below.status == "mistake" and below.mistake == "too weak"
+
+
+# lesson 03: heads
+
+
+def test_plot_heads_concatenates_head_1_then_head_2():
+    rng = np.random.default_rng(3)
+    X, W_q, W_k, W_v, W_o = rng.standard_normal((5, 4, 4))          # 4 tokens, d_model 4, 2 heads
+    fig = al.plot_heads(X, W_q, W_k, W_v, W_o, 2, ["a", "b", "c", "d"])
+    heads = []
+    for cols in (slice(0, 2), slice(2, 4)):                        # head i: its own 2 columns, ÷ √2
+        A = plain_softmax((X @ W_q[:, cols]) @ (X @ W_k[:, cols]).T / np.sqrt(2))
+        heads.append(A @ (X @ W_v[:, cols]))
+    concat = np.hstack(heads)                                      # head 1's columns, then head 2's
+    assert not np.allclose(concat, np.hstack(heads[::-1]))         # the order matters here
+    drawn = drawn_blocks(fig)
+    assert np.allclose(drawn["Concat(heads)"], concat)
+    assert np.allclose(drawn["output"], concat @ W_o)
+    matplotlib.pyplot.close(fig)
+
+
+# lesson 05: the block, positions and the RoPE panel
+
+
+def plain_block(X, W_q, W_k, W_v, W_o, h, W_1, W_2, causal):
+    """Pre-LN block written out head by head, with a for loop and a plain softmax."""
+    n, d = X.shape
+    k = d // h
+    H = plain_layer_norm(X)
+    heads = []
+    for i in range(h):
+        cols = slice(i * k, (i + 1) * k)
+        S = (H @ W_q[:, cols]) @ (H @ W_k[:, cols]).T / np.sqrt(k)
+        if causal:
+            S = S + np.triu(np.full((n, n), -np.inf), 1)           # the future gets weight 0
+        heads.append(plain_softmax(S) @ (H @ W_v[:, cols]))
+    Z = X + np.hstack(heads) @ W_o
+    return Z + np.maximum(plain_layer_norm(Z) @ W_1, 0) @ W_2
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_transformer_block_obeys_causal(causal):
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((4, 6))
+    W = rng.standard_normal((4, 6, 6))
+    W_1, W_2 = rng.standard_normal((6, 5)), rng.standard_normal((5, 6))
+    p = al.BlockWeights(*W, n_heads=3, W_1=W_1, W_2=W_2)
+    out, weights = al.transformer_block(X, p, causal=causal)
+    assert np.allclose(out, plain_block(X, *W, 3, W_1, W_2, causal))
+    future = np.triu(np.ones((4, 4), dtype=bool), 1)
+    assert (weights[:, future] == 0).all() if causal else (weights[:, future] > 0).all()
+
+
+def test_add_positions_adds_the_first_n_rows_of_the_table():
+    X = np.array([[1.0, 2.0], [3.0, 4.0]])
+    table = np.array([[10.0, 20.0], [30.0, 40.0], [50.0, 60.0]])   # max_len 3, rows for positions 0, 1, 2
+    assert np.array_equal(al.add_positions(X, table), [[11.0, 22.0], [33.0, 44.0]])
+
+
+def test_position_explorer_rope_panel_is_scaled():
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((3, 4))
+    W_q, W_k, W_v = rng.standard_normal((3, 4, 4))
+    ex = al.position_explorer(X, W_q, W_k, W_v, ["a", "b", "c"], base=10.0)
+    ex.set(shift=3, swap=True)
+    Xo = X[[2, 1, 0]]                                               # first and last word swapped
+    theta = np.outer([3, 4, 5], 10.0 ** -(np.arange(0, 4, 2) / 4))  # (3, 2) position × frequency
+
+    def rotate(M):                                                  # pair (2i, 2i+1) as x + iy
+        z = (M[:, 0::2] + 1j * M[:, 1::2]) * np.exp(1j * theta)
+        return np.column_stack([z.real[:, 0], z.imag[:, 0], z.real[:, 1], z.imag[:, 1]])
+
+    A = plain_softmax(rotate(Xo @ W_q) @ rotate(Xo @ W_k).T / 2.0)  # ÷ √d_k = √4
+    assert np.allclose(ex.result["rope"], A)
+
+
+# lesson 04: the decoder step
+
+
+def test_decoder_step_by_hand():
+    tr = al.translation()
+    step = al.decoder_step(tr)
+    # self-attention: W_q = 2I, W_k = W_v = I, ÷ √5, causal; then the residual X_dec + its output
+    m = len(tr.X_dec)
+    S = 2 * tr.X_dec @ tr.X_dec.T / np.sqrt(5) + np.triu(np.full((m, m), -np.inf), 1)
+    Z = tr.X_dec + plain_softmax(S) @ tr.X_dec
+    # cross-attention: W_q = 4I, W_k = W_v = I, ÷ √5, the <pad> key masked
+    C = 4 * Z @ tr.X_enc.T / np.sqrt(5)
+    C[:, 5] = -np.inf
+    A = plain_softmax(C)
+    assert np.allclose(step.Z_masked, Z)
+    assert np.allclose(step.cross_weights, A)
+    assert np.allclose(step.output, A @ tr.X_enc)
+
+
+# lesson 06: training sees whole sequences
+
+
+def test_training_uses_sequences_of_cfg_n_tokens():
+    cfg = al.ModelConfig(n=6, d=8, vocab=5)
+    ids, targets = al.task_batch(np.random.default_rng(0), 3, cfg)
+    assert ids.shape == targets.shape == (3, 6)
+    assert np.array_equal(targets, ids[:, ::-1])                    # the task: reverse the sequence
+    # every position's row of the table P is trained, the last one (position n - 1) too
+    before = al.init_params(cfg, seed=0)["P"]
+    after = al.train(cfg, steps=2, batch=4, seed=0).params["P"]
+    assert before.shape == (6, 8)
+    assert (np.abs(after - before).max(axis=1) > 0).all()
