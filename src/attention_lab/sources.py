@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 
 from ._validate import as_array, shape_of
 
+
 def source_000() -> dict:
     """y_2 of four 4-d tokens, column convention (q_i = W_q x_i), no scaling; float32 printout."""
     x = np.array([[-0.20886648, 0.5476398, 0.72447395, -1.1310507],
