@@ -3,7 +3,8 @@
 Row convention everywhere: a sequence is an (n, d) array, one token per row, and Q = X @ W_q.
 Lesson -> module: 01 loop, 02 matrix (+ experiments), 03 heads, 04 masks, 05 positions (+ decoding),
 06 training, 07 induction (+ exercises_07), 09 sources (appendix); examples, plots, explorers (built on
-explorer_kit), checks, exercises and notation serve every lesson.
+explorer_kit), checks, exercises and notation serve every lesson. plots and explorers (and with
+them matplotlib, seaborn and ipywidgets) are imported on first use of one of their names.
 """
 
 import importlib
