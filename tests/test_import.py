@@ -22,9 +22,20 @@ def test_import_loads_no_ui_stack():
     assert not loaded & set(UI_STACK), f"import attention_lab loaded {sorted(loaded & set(UI_STACK))}"
 
 
+SHORTCUT = "lambda Q, K, V: al.scaled_dot_product_attention(Q, K, V)"
+
+
 def test_checking_an_exercise_loads_no_ui_stack():
-    loaded = modules_after("import attention_lab as al\nal.check('01.1', lambda *a: None)")
+    loaded = modules_after(f"import attention_lab as al\nal.check('02.3', {SHORTCUT})")
     assert not loaded & set(UI_STACK), sorted(loaded & set(UI_STACK))
+
+
+def test_shortcuts_stay_locked_once_lazy_names_are_loaded(capsys):
+    import attention_lab as al
+    assert al.plot_heads and al.matrix_explorer          # now in the package's namespace too
+    al.check("02.3", lambda Q, K, V: al.scaled_dot_product_attention(Q, K, V))
+    assert "al.scaled_dot_product_attention is switched off" in capsys.readouterr().out
+    assert al.scaled_dot_product_attention.__module__ == "attention_lab.matrix"   # put back afterwards
 
 
 def test_a_picture_name_loads_the_stack_on_first_use():
