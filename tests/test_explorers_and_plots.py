@@ -115,7 +115,7 @@ def test_an_impossible_input_shows_its_reason_and_no_stale_picture():
     explorer.set(a=2.0)
     assert explorer.error == "a must stay at most 1"
     assert "al-error" in explorer.numbers.value and "a must stay at most 1" in explorer.numbers.value
-    assert explorer.image.value != good and explorer.image.value == explorer._png(cells=False)
+    assert explorer.image.value != good and explorer.image.value == explorer.renderer.png(cells=False)
     explorer.set(a=0.5)
     assert explorer.error is None and "al-error" not in explorer.numbers.value
     assert np.allclose(explorer.axes["w"].collections[0].get_array(), [[0.25, 0.75]])

@@ -3,8 +3,11 @@
 Row convention everywhere: a sequence is an (n, d) array, one token per row, and Q = X @ W_q.
 Lesson -> module: 01 loop, 02 matrix (+ experiments), 03 heads, 04 masks, 05 positions (+ decoding),
 06 training, 07 induction (+ exercises_07), 09 sources (appendix); examples, plots, explorers (built on
-explorer_kit), checks, exercises and notation serve every lesson.
+explorer_kit), checks, exercises and notation serve every lesson. plots and explorers (and with
+them matplotlib, seaborn and ipywidgets) are imported on first use of one of their names.
 """
+
+import importlib
 
 from .decoding import (
     BlockWeights,
@@ -30,15 +33,6 @@ from .examples import (
 )
 from .exercises import EXERCISES, check
 from .experiments import saturation_experiment, scaling_experiment, score_matrix_bytes, time_forms
-from .explorers import (
-    cross_explorer,
-    dk_explorer,
-    heads_explorer,
-    matrix_explorer,
-    position_explorer,
-    token_explorer,
-    training_explorer,
-)
 from .heads import concat_heads, multi_head_attention, split_heads, split_weights
 from .induction import (
     InductionConfig,
@@ -58,27 +52,8 @@ from .loop import attend_one
 from .masks import DecoderStep, causal_mask, cross_attention, decoder_step, padding_mask
 from .matrix import project, scaled_dot_product_attention, self_attention, softmax
 from .notation import from_column_convention, from_torch_linear
-from .plots import (
-    ROLE_COLORS,
-    WEIGHTS_CMAP,
-    heatmap,
-    heatmap_row,
-    plot_block,
-    plot_cost,
-    plot_decoding_cost,
-    plot_encoder_decoder,
-    plot_flow,
-    plot_heads,
-    plot_learning_curve,
-    plot_model_flow,
-    plot_saturation,
-    plot_scaling,
-    plot_shapes,
-    role_legend,
-)
 from .positions import add_positions, rope, sinusoidal_positions
 from .sources import (
-    ORIGINS,
     printout_problems,
     source_000,
     source_001,
@@ -109,9 +84,36 @@ from .training import (
 
 __version__ = "0.2.0"
 
+# The pictures and explorers need matplotlib, seaborn and ipywidgets (about half a second to
+# import): their names are loaded on first use (PEP 562), so `import attention_lab` stays quick.
+_LAZY = {
+    "explorers": ("cross_explorer", "dk_explorer", "heads_explorer", "matrix_explorer",
+                  "position_explorer", "token_explorer", "training_explorer"),
+    "plots": ("ROLE_COLORS", "WEIGHTS_CMAP", "heatmap", "heatmap_row", "plot_block", "plot_cost",
+              "plot_decoding_cost", "plot_encoder_decoder", "plot_flow", "plot_heads",
+              "plot_learning_curve", "plot_model_flow", "plot_saturation", "plot_scaling", "plot_shapes",
+              "role_legend"),
+}
+_LAZY_HOME = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name: str):
+    """A picture or explorer name, or the module holding them, imported on first use."""
+    if name in _LAZY or name == "explorer_kit":
+        return importlib.import_module(f"{__name__}.{name}")
+    if name not in _LAZY_HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{_LAZY_HOME[name]}"), name)
+    globals()[name] = value     # later look-ups do not come here again
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY_HOME})
+
+
 __all__ = [
     "EXERCISES",
-    "ORIGINS",
     "PARAMS",
     "ROLE_COLORS",
     "WEIGHTS_CMAP",

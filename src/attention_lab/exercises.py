@@ -400,9 +400,6 @@ def _lesson01():
 
 
 # ---------------------------------------------------------------- lesson 02 · the matrix form
-FRUIT_PRICES = np.array([1.00, 0.50, 3.00])     # apple, banana, cherry: lesson 02, section 1
-
-
 def _design_02():
     """02.2: a query for the soft lookup of lesson 02 that blends apple and cherry half and half."""
     def weights(q):

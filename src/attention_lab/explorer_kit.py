@@ -1,6 +1,10 @@
 """The explorer kit: ipywidgets 8 sliders drive heatmaps that are updated in place, not rebuilt.
 
-`Explorer` is lesson-neutral; the lessons' own explorers are built from it in explorers.py.
+Two parts: `Explorer`, the widget controller (sliders, Reset, set/reset, the numbers or an error),
+and `Renderer`, which owns the figure (panels drawn once, then repainted in place) and encodes it
+as PNG. Both are lesson-neutral; the lessons' own explorers are built from them in explorers.py.
+The UI stack (ipywidgets, matplotlib, seaborn, PIL) is imported when an explorer is first made,
+so that `import attention_lab` stays quick.
 """
 
 from __future__ import annotations
@@ -11,16 +15,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-import ipywidgets as widgets
-import matplotlib as mpl
 import numpy as np
-from IPython.display import Image as IPyImage
-from matplotlib.backend_bases import FigureCanvasBase
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
-from PIL import Image as PILImage
-
-from .plots import FONT, _set_heatmap, add_colorbar, heatmap
 
 # Unhinted glyphs draw about a third faster, and at these sizes they look the same.
 _FAST_TEXT = {"text.hinting": "none"}
@@ -72,6 +67,7 @@ def _on_grid(c: Control):
 
 def _slider(c: Control):
     """An ipywidgets 8 slider for a Control, updating while it is dragged."""
+    import ipywidgets as widgets
     common = {"description": c.label, "continuous_update": True,
               "style": {"description_width": "7em"}, "layout": widgets.Layout(width="26em")}
     if c.toggle:
@@ -88,9 +84,9 @@ def _slider(c: Control):
                                readout_format=f".{decimals}f", **common)
 
 
-def _curve(ax, p: Panel, y):
+def _curve(ax, p: Panel, x: np.ndarray, y: np.ndarray) -> None:
     """A line panel: axes fixed once (x from col_labels, y from vmin..vmax), then a line and a dot."""
-    x = np.asarray(p.col_labels, dtype=float)
+    from .plots import FONT
     ax.set_xlim(x[0], x[-1])
     ax.set_ylim(p.vmin, p.vmax)
     ax.set_xlabel(p.xlabel, fontsize=FONT["labels"])
@@ -99,19 +95,17 @@ def _curve(ax, p: Panel, y):
     ax.grid(alpha=0.3)
     if p.title:
         ax.set_title(p.title, fontsize=FONT["title"])
-    ax._attention_lab_x = x
     ax.plot(x, np.full_like(x, np.nan), color="#333333", lw=2)
     ax.plot([], [], "o", color="#b00020", ms=8)
-    _set_curve(ax, np.asarray(y, dtype=float))
-    return ax
+    _set_curve(ax, x, y)
 
 
-def _set_curve(ax, y: np.ndarray) -> None:
+def _set_curve(ax, x: np.ndarray, y: np.ndarray) -> None:
     """New y values for a line panel; the dot moves to the last finite one."""
     line, dot = ax.lines[:2]
     line.set_ydata(y)
     seen = np.flatnonzero(np.isfinite(y))
-    dot.set_data(ax._attention_lab_x[seen[-1:]], y[seen[-1:]])
+    dot.set_data(x[seen[-1:]], y[seen[-1:]])
 
 
 def _moving(ax, p: Panel) -> list:
@@ -119,18 +113,115 @@ def _moving(ax, p: Panel) -> list:
     return list(ax.lines[:2]) if p.kind == "curve" else [ax.collections[0], *ax.texts]
 
 
-class Explorer:
-    """Sliders -> compute(values) -> heatmaps updated in place -> one PNG in an Image widget.
+class Renderer:
+    """The figure of an explorer: panels drawn once, then repainted in place, encoded as PNG.
 
-    `panels` is a list of Panel, or a function of the slider values returning one (for a layout
-    that depends on a slider, such as one heatmap per head); the figure is rebuilt only when the
-    layout changes. `adjust(explorer)`, if given, runs before each update to keep sliders
-    consistent with each other (e.g. 'show head' <= number of heads).
+    It knows nothing of widgets: `show(panels, result)` draws `result[p.key]` into each panel,
+    rebuilding the figure only when the layout (panels and data shapes) changed.
+    """
+
+    def __init__(self, figsize=(9.0, 2.6), dpi=100):
+        from matplotlib.figure import Figure
+        self.figure = Figure(figsize=figsize, dpi=dpi)
+        self.axes: dict = {}        # panel key -> its matplotlib Axes
+        self.panels: list = []
+        self._built_layout = None   # what the current figure was built for
+        self._curve_x: dict = {}    # panel key -> the x values of a line panel
+        self._animated: list = []   # the artists repainted on every change
+        self._canvas = self._background = None
+
+    @staticmethod
+    def _layout(panels, result):
+        """What fixes the figure's layout: the panels (titles included) and the shapes of their data."""
+        return [(p, np.shape(result[p.key])) for p in panels]
+
+    def show(self, panels, result: dict) -> None:
+        """Draw `result` into the panels: in place if the layout is unchanged, else on a new figure."""
+        import matplotlib as mpl
+        if self._layout(panels, result) != self._built_layout:
+            with mpl.rc_context(_FAST_TEXT):
+                self._build(panels, result)
+            return
+        from .plots import _set_heatmap
+        for p in panels:
+            values = np.asarray(result[p.key], dtype=float)
+            if p.kind == "curve":
+                _set_curve(self.axes[p.key], self._curve_x[p.key], values)
+            else:
+                _set_heatmap(self.axes[p.key], values, p.fmt)
+
+    def _build(self, panels, result: dict) -> None:
+        """Draw the panels once; keep the static background for blitting."""
+        from matplotlib.backend_bases import FigureCanvasBase
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        from .plots import add_colorbar, heatmap
+        self.figure.clear()
+        self.panels = list(panels)
+        # seaborn draws the whole figure once per heatmap (to check tick labels): keep the costly
+        # constrained layout off until all panels exist, then lay out once.
+        self.figure.set_layout_engine("none")
+        self._built_layout = self._layout(panels, result)
+        widths = [p.width or len(p.col_labels) + 1.5 for p in panels]
+        axes = self.figure.subplots(1, len(panels), squeeze=False, width_ratios=widths)[0]
+        self.axes, self._curve_x = {}, {}
+        # seaborn draws the whole figure inside every heatmap() to see whether tick labels overlap;
+        # the explorers rotate labels themselves, so build on a canvas whose draw() does nothing
+        # (5-10x faster). tests/test_explorers_and_plots.py counts the draws, so a change in
+        # seaborn cannot slow this down unnoticed.
+        FigureCanvasBase(self.figure)
+        for ax, p in zip(axes, panels):
+            self.axes[p.key] = ax
+            if p.kind == "curve":
+                self._curve_x[p.key] = np.asarray(p.col_labels, dtype=float)
+                _curve(ax, p, self._curve_x[p.key], np.asarray(result[p.key], dtype=float))
+                continue
+            heatmap(result[p.key], p.row_labels, p.col_labels, ax=ax, kind=p.kind, title=p.title,
+                    xlabel=p.xlabel, ylabel=p.ylabel, vmin=p.vmin, vmax=p.vmax, fmt=p.fmt,
+                    annot_size=p.annot_size, annot=p.annot, cbar=False)
+            ax.tick_params(axis="x", labelrotation=90 if p.width and p.width < len(p.col_labels) else 0)
+        self._canvas = FigureCanvasAgg(self.figure)
+        # Blitting: draw everything static once, keep that background, and on every change
+        # repaint only the cells and their numbers (about 4x faster than a full draw).
+        self._animated = [a for p in panels for a in _moving(self.axes[p.key], p)]
+        for artist in self._animated:
+            artist.set_animated(True)
+        self.figure.set_layout_engine("constrained", w_pad=0.12, h_pad=0.08)   # inches of margin
+        for p in panels:
+            if p.cbar and p.kind != "curve":
+                add_colorbar(self.axes[p.key])
+        self._canvas.draw()
+        self.figure.set_layout_engine("none")   # freeze the layout computed by that first draw
+        self._background = self._canvas.copy_from_bbox(self.figure.bbox)
+
+    def png(self, cells: bool = True) -> bytes:
+        """The figure as PNG bytes: the static background, then (unless cells=False) the cells."""
+        import matplotlib as mpl
+        from PIL import Image as PILImage
+        with mpl.rc_context(_FAST_TEXT):
+            self._canvas.restore_region(self._background)
+            for artist in self._animated if cells else ():
+                artist.axes.draw_artist(artist)
+        buf = io.BytesIO()   # opaque figure: RGB is enough, and quicker to encode than RGBA
+        PILImage.frombuffer("RGBA", self._canvas.get_width_height(), self._canvas.buffer_rgba()
+                            ).convert("RGB").save(buf, format="png", compress_level=1)
+        return buf.getvalue()
+
+
+class Explorer:
+    """Sliders -> compute(values) -> a Renderer repaints the panels -> one PNG in an Image widget.
+
+    This class is the controller: the widgets, what happens when a slider moves, set/reset, and
+    the numbers (or the reason for an impossible input) next to the sliders. `panels` is a list
+    of Panel, or a function of the slider values returning one (for a layout that depends on a
+    slider, such as one heatmap per head). `adjust(explorer)`, if given, runs before each update
+    to keep sliders consistent with each other (e.g. 'show head' <= number of heads).
     """
 
     def __init__(self, controls, compute: Callable[[dict], dict], panels, *,
                  describe: Callable[[dict, dict], str], figsize=(9.0, 2.6), dpi=100,
                  adjust: Callable[[Explorer], None] | None = None):
+        import ipywidgets as widgets
         # the browser snaps a slider to its step grid when it first draws it: start on the grid,
         # so that the kernel, the browser and Reset all agree on the start position
         self.controls = [c if c.toggle or c.options else replace(c, value=_on_grid(c))
@@ -141,14 +232,13 @@ class Explorer:
         self.reset_button = widgets.Button(description="Reset", icon="undo",
                                            tooltip="Put every slider back where it started")
         self.reset_button.on_click(lambda _: self.reset())
-        self.figure = Figure(figsize=figsize, dpi=dpi)
+        self.renderer = Renderer(figsize, dpi)
         self._holding = False
         self.error: str | None = None   # the message shown when the sliders reach an impossible input
         self.result = self.compute(self.values)
         self.panels = self._panel_spec(self.values)
-        with mpl.rc_context(_FAST_TEXT):
-            self._build_figure()
-        self.image = widgets.Image(value=self._png(), format="png",
+        self.renderer.show(self.panels, self.result)
+        self.image = widgets.Image(value=self.renderer.png(), format="png",
                                    layout=widgets.Layout(width="100%", height="auto", margin="0px",
                                                          max_width=f"{figsize[0] * dpi:.0f}px"))
         self.numbers = widgets.HTML(self._numbers_html())
@@ -160,66 +250,24 @@ class Explorer:
             self.image])
         self.widget.add_class("attention-lab-explorer")
 
-    def _layout(self):
-        """What fixes the figure's layout: the panels (titles included) and the shapes of their data."""
-        return [(p, np.shape(self.result[p.key])) for p in self.panels]
+    @property
+    def figure(self):
+        """The matplotlib Figure the renderer draws on."""
+        return self.renderer.figure
 
-    def _build_figure(self) -> None:
-        """Draw the panels once; keep the static background for blitting."""
-        self.figure.clear()
-        # seaborn draws the whole figure once per heatmap (to check tick labels): keep the costly
-        # constrained layout off until all panels exist, then lay out once.
-        self.figure.set_layout_engine("none")
-        self._built_layout = self._layout()
-        widths = [p.width or len(p.col_labels) + 1.5 for p in self.panels]
-        axes = self.figure.subplots(1, len(self.panels), squeeze=False, width_ratios=widths)[0]
-        self.axes = {}
-        # seaborn draws the whole figure inside every heatmap() to see whether tick labels overlap;
-        # the explorers rotate labels themselves, so build on a canvas whose draw() does nothing
-        # (5-10x faster). tests/test_explorers_and_plots.py counts the draws, so a change in
-        # seaborn cannot slow this down unnoticed.
-        FigureCanvasBase(self.figure)
-        for ax, p in zip(axes, self.panels):
-            if p.kind == "curve":
-                self.axes[p.key] = _curve(ax, p, self.result[p.key])
-                continue
-            self.axes[p.key] = heatmap(self.result[p.key], p.row_labels, p.col_labels, ax=ax,
-                                       kind=p.kind, title=p.title, xlabel=p.xlabel, ylabel=p.ylabel,
-                                       vmin=p.vmin, vmax=p.vmax, fmt=p.fmt, annot_size=p.annot_size,
-                                       annot=p.annot, cbar=False)
-            ax.tick_params(axis="x", labelrotation=90 if p.width and p.width < len(p.col_labels) else 0)
-        self._canvas = FigureCanvasAgg(self.figure)
-        # Blitting: draw everything static once, keep that background, and on every change
-        # repaint only the cells and their numbers (about 4x faster than a full draw).
-        self._animated = [a for p in self.panels for a in _moving(self.axes[p.key], p)]
-        for artist in self._animated:
-            artist.set_animated(True)
-        self.figure.set_layout_engine("constrained", w_pad=0.12, h_pad=0.08)   # inches of margin
-        for p in self.panels:
-            if p.cbar and p.kind != "curve":
-                add_colorbar(self.axes[p.key])
-        self._canvas.draw()
-        self.figure.set_layout_engine("none")   # freeze the layout computed by that first draw
-        self._background = self._canvas.copy_from_bbox(self.figure.bbox)
+    @property
+    def axes(self) -> dict:
+        """Panel key -> its matplotlib Axes."""
+        return self.renderer.axes
 
     @property
     def values(self) -> dict:
         """Current slider values, by key."""
         return {k: s.value for k, s in self.sliders.items()}
 
-    def _png(self, cells: bool = True) -> bytes:
-        """The figure as PNG bytes: the static background, then (unless cells=False) the cells."""
-        with mpl.rc_context(_FAST_TEXT):
-            self._canvas.restore_region(self._background)
-            for artist in self._animated if cells else ():
-                artist.axes.draw_artist(artist)
-        buf = io.BytesIO()   # opaque figure: RGB is enough, and quicker to encode than RGBA
-        PILImage.frombuffer("RGBA", self._canvas.get_width_height(), self._canvas.buffer_rgba()
-                            ).convert("RGB").save(buf, format="png", compress_level=1)
-        return buf.getvalue()
-
     def snapshot(self):
         """The figure as it is now, as a static image (for the checked cell next to an explorer)."""
+        from IPython.display import Image as IPyImage
         return IPyImage(data=self.image.value, format="png")
 
     def _numbers_html(self) -> str:
@@ -248,21 +296,12 @@ class Explorer:
             self.error = str(exc)
             self.numbers.value = (f"<pre class='al-error' style='color:#b00020; font-size:15px'>"
                                   f"{html.escape(self.error)}</pre>")
-            self.image.value = self._png(cells=False)
+            self.image.value = self.renderer.png(cells=False)
             return
         self.error = None
         self.panels = self._panel_spec(self.values)
-        if self._layout() != self._built_layout:
-            with mpl.rc_context(_FAST_TEXT):
-                self._build_figure()
-        else:
-            for p in self.panels:
-                values = np.asarray(self.result[p.key], dtype=float)
-                if p.kind == "curve":
-                    _set_curve(self.axes[p.key], values)
-                else:
-                    _set_heatmap(self.axes[p.key], values)
-        self.image.value = self._png()
+        self.renderer.show(self.panels, self.result)
+        self.image.value = self.renderer.png()
         self.numbers.value = self._numbers_html()
 
     def set(self, **values) -> None:

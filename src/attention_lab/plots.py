@@ -88,8 +88,7 @@ def heatmap(values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[s
     ax.set_ylabel(ylabel, fontsize=FONT["labels"])
     if title:
         ax.set_title(title, fontsize=FONT["title"])
-    ax._attention_lab_fmt = fmt  # remembered for update_heatmap
-    _set_heatmap(ax, values)   # same text-contrast rule at creation as after every update
+    _set_heatmap(ax, values, fmt)   # same text-contrast rule at creation as after every update
     return ax
 
 
@@ -107,26 +106,15 @@ def text_color(background) -> str:
     return ".15" if (lum + 0.05) / (dark + 0.05) >= 1.05 / (lum + 0.05) else "w"
 
 
-def _set_heatmap(ax, values: np.ndarray) -> None:
-    """update_heatmap on a trusted array of the heatmap's own shape."""
+def _set_heatmap(ax, values: np.ndarray, fmt: str) -> None:
+    """New values for a heatmap of the same shape: cell colours, annotation text and its contrast."""
     mesh = ax.collections[0]
     mesh.set_array(values)
-    fmt = getattr(ax, "_attention_lab_fmt", ".2f")
     colours = mesh.cmap(mesh.norm(values.ravel()))
     for text, value, colour in zip(ax.texts, values.ravel(), colours):
         shown = format(value, fmt)
         text.set_text(shown[1:] if shown.startswith("-") and not shown.strip("-0.") else shown)  # no "-0"
         text.set_color(text_color(colour))
-
-
-def update_heatmap(ax, values) -> None:
-    """Put new values into an existing heatmap: cell colours, annotation text and its contrast."""
-    old = ax.collections[0].get_array()
-    values = as_matrix(values, "values", "(rows, columns)")
-    if values.shape != old.shape:
-        raise ValueError(f"values have shape {shape_of(values)} but the heatmap shows {old.shape}: "
-                         "build a new heatmap for a new shape")
-    _set_heatmap(ax, values)
 
 
 def subscript(n: int) -> str:

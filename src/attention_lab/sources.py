@@ -11,15 +11,6 @@ from numpy.typing import ArrayLike
 
 from ._validate import as_array, shape_of
 
-ORIGINS = {
-    "000": "a TensorFlow walkthrough notebook on the math of self-attention (author not given)",
-    "001": "a short NumPy notebook on self-attention (author not given)",
-    "002": "a notebook based on Denis Rothman, Transformers for NLP (2nd ed.), chapter 2, "
-           "'Multi_Head_Attention_Sub_Layer'",
-    "003": "StatQuest (Josh Starmer), 'Attention in Transformers: Concepts and Code in PyTorch'",
-    "004": "gnoejh/ict1022, Transformer/5_attention_equations.ipynb",
-}
-
 
 def source_000() -> dict:
     """y_2 of four 4-d tokens, column convention (q_i = W_q x_i), no scaling; float32 printout."""
