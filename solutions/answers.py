@@ -124,10 +124,10 @@ def answer_03_3():
 def answer_03_4():
     X = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0]])
     W_q = np.array([[2.0, 0.0, 0.0, 1.0], [0.0, 2.0, 1.0, 0.0], [1.0, 0.0, 2.0, 0.0], [0.0, 1.0, 0.0, 2.0]])
-    W_o = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, -1.0], [1.0, 0.0, -1.0, 0.0]])
+    W_O = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, -1.0], [1.0, 0.0, -1.0, 0.0]])
     Q, K, V = X @ W_q, X, X                                  # W_k = W_v = I
     head_1 = rows_softmax(Q[:, :2] @ K[:, :2].T / np.sqrt(2)) @ V[:, :2]    # (3, 2), columns 0-1
-    return head_1 @ W_o[:2]          # Concat(head_1, 0) @ W_O: head 1 meets only rows 0-1 of W_O
+    return head_1 @ W_O[:2]          # Concat(head_1, 0) @ W_O: head 1 meets only rows 0-1 of W_O
 
 
 # 04 · masks and cross-attention

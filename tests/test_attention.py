@@ -121,7 +121,7 @@ def test_causal_first_token_copies_its_value():
 
 
 def _mha_by_loop(Xq, Xc, Wq, Wk, Wv, Wo, h):
-    """Independent formulation: one sdpa call per head on column blocks, then hstack and W_o."""
+    """Independent formulation: one sdpa call per head on column blocks, then hstack and W_O."""
     k = Xq.shape[1] // h
     heads, weights = [], []
     for i in range(h):
@@ -235,7 +235,7 @@ def test_multi_head_cross_attention_equals_per_head():
 
 def test_the_cat_sat_heads_have_their_jobs():
     ex = al.the_cat_sat()
-    _, w = al.multi_head_attention(ex.X, ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_o, 2)
+    _, w = al.multi_head_attention(ex.X, ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_O, 2)
     assert [int(np.argmax(w[0][q])) for q in range(1, 6)] == [0, 1, 2, 3, 4]   # previous token
     content = ex.X[:, 2] == 1
     for q in range(6):                                                        # same kind

@@ -135,8 +135,8 @@ def test_design_01_3_is_judged_at_its_threshold():
 
 def test_plot_heads_concatenates_head_1_then_head_2():
     rng = np.random.default_rng(3)
-    X, W_q, W_k, W_v, W_o = rng.standard_normal((5, 4, 4))          # 4 tokens, d_model 4, 2 heads
-    fig = al.plot_heads(X, W_q, W_k, W_v, W_o, 2, ["a", "b", "c", "d"])
+    X, W_q, W_k, W_v, W_O = rng.standard_normal((5, 4, 4))          # 4 tokens, d_model 4, 2 heads
+    fig = al.plot_heads(X, W_q, W_k, W_v, W_O, 2, ["a", "b", "c", "d"])
     heads = []
     for cols in (slice(0, 2), slice(2, 4)):                        # head i: its own 2 columns, ÷ √2
         A = plain_softmax((X @ W_q[:, cols]) @ (X @ W_k[:, cols]).T / np.sqrt(2))
@@ -145,14 +145,14 @@ def test_plot_heads_concatenates_head_1_then_head_2():
     assert not np.allclose(concat, np.hstack(heads[::-1]))         # the order matters here
     drawn = drawn_blocks(fig)
     assert np.allclose(drawn["Concat(heads)"], concat)
-    assert np.allclose(drawn["output"], concat @ W_o)
+    assert np.allclose(drawn["output"], concat @ W_O)
     matplotlib.pyplot.close(fig)
 
 
 # lesson 05: the block, positions and the RoPE panel
 
 
-def plain_block(X, W_q, W_k, W_v, W_o, h, W_1, W_2, causal):
+def plain_block(X, W_q, W_k, W_v, W_O, h, W_1, W_2, causal):
     """Pre-LN block written out head by head, with a for loop and a plain softmax."""
     n, d = X.shape
     k = d // h
@@ -164,7 +164,7 @@ def plain_block(X, W_q, W_k, W_v, W_o, h, W_1, W_2, causal):
         if causal:
             S = S + np.triu(np.full((n, n), -np.inf), 1)           # the future gets weight 0
         heads.append(plain_softmax(S) @ (H @ W_v[:, cols]))
-    Z = X + np.hstack(heads) @ W_o
+    Z = X + np.hstack(heads) @ W_O
     return Z + np.maximum(plain_layer_norm(Z) @ W_1, 0) @ W_2
 
 

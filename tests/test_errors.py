@@ -66,7 +66,7 @@ def sdpa(**kw):
     (lambda: al.multi_head_attention(X, X, W, W, W, W, 0), ValueError, r"n_heads is 0: expected a whole number >= 1"),
     (lambda: al.multi_head_attention(X, X, W, W, W, W, 3), ValueError, r"n_heads is 3 but d_model is 4.*\[1, 2, 4\]"),
     (lambda: al.multi_head_attention(X, X, W, W, W, W, 2.0), TypeError, r"n_heads is 2.0 of type float"),
-    (lambda: al.multi_head_attention(X, X, W, W, W, np.ones((4, 3)), 2), ValueError, r"W_o has shape \(4, 3\): expected \(4, 4\)"),
+    (lambda: al.multi_head_attention(X, X, W, W, W, np.ones((4, 3)), 2), ValueError, r"W_O has shape \(4, 3\): expected \(4, 4\)"),
     (lambda: al.multi_head_attention(X, X, np.ones((4, 2)), W, W, W, 2), ValueError, r"W_q has shape \(4, 2\): expected \(4, 4\)"),
     (lambda: al.split_heads(X, 3), ValueError, r"n_heads is 3 but d_model is 4"),
     # scale

@@ -126,8 +126,8 @@ def test_the_predictions_are_true():
     assert al.EXERCISES["02.1"].evaluate("c").status == "correct"
     # 03.1: 4 heads instead of 2, same four 4 x 4 matrices: the outputs change
     ex = al.the_cat_sat()
-    two = al.multi_head_attention(ex.X, ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_o, 2)[0]
-    four = al.multi_head_attention(ex.X, ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_o, 4)[0]
+    two = al.multi_head_attention(ex.X, ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_O, 2)[0]
+    four = al.multi_head_attention(ex.X, ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_O, 4)[0]
     assert np.abs(two - four).max() > 0.1 and al.EXERCISES["03.1"].evaluate("b").status == "correct"
     # 04.1: replace 'dort': with the causal mask only the last row of the weights changes
     tr = al.translation()

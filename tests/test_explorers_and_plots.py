@@ -257,7 +257,7 @@ def test_plot_shapes_draws_the_products_from_the_numbers():
 
 def test_plot_heads_draws_each_heads_own_softmax():
     ex = al.the_cat_sat()
-    fig = al.plot_heads(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_o, 2, ex.tokens)
+    fig = al.plot_heads(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_O, 2, ex.tokens)
     meshes = {ax.get_title(): np.array(ax.collections[0].get_array()) for ax in fig.axes if ax.collections}
     Q, K, V = ex.X @ ex.W_q, ex.X @ ex.W_k, ex.X @ ex.W_v
     heads = []
@@ -268,11 +268,11 @@ def test_plot_heads_draws_each_heads_own_softmax():
         assert np.allclose(meshes[f"head {i + 1}"], A)
         heads.append(A @ V[:, cols])                          # (n, 2) head i's output
     drawn = images(fig)
-    assert np.array_equal(drawn["W_O"], ex.W_o)
+    assert np.array_equal(drawn["W_O"], ex.W_O)
     assert np.allclose(drawn["Concat(heads)"], np.hstack(heads))      # head 1's columns, then head 2's
-    assert np.allclose(drawn["output"], np.hstack(heads) @ ex.W_o)
+    assert np.allclose(drawn["output"], np.hstack(heads) @ ex.W_O)
     with pytest.raises(ValueError, match=r"n_heads is 3 but d_model is 4: n_heads must divide d_model"):
-        al.plot_heads(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_o, 3, ex.tokens)
+        al.plot_heads(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.W_O, 3, ex.tokens)
 
 
 def test_plot_encoder_decoder_draws_one_arrow_per_visible_weight():

@@ -65,7 +65,7 @@ def loop_logits(p, ids, cfg):
                 q, k_, v = (X @ p[f"{w}{layer}"][:, cols] for w in ("W_q", "W_k", "W_v"))
                 Y, _ = al.scaled_dot_product_attention(q, k_, v, mask=al.causal_mask(n))
                 heads.append(Y)
-            X = X + np.concatenate(heads, axis=1) @ p[f"W_o{layer}"]
+            X = X + np.concatenate(heads, axis=1) @ p[f"W_O{layer}"]
         out.append(X @ p["W_u"])
     return np.array(out)
 
@@ -119,16 +119,16 @@ def test_repeated_batch_copies_a_segment_at_random_distances():
 
 
 def test_knocking_out_a_head_is_zeroing_its_output_matrix_rows():
-    """Knocking out head h of a layer = zeroing the rows of W_o that carry head h (an independent route)."""
+    """Knocking out head h of a layer = zeroing the rows of W_O that carry head h (an independent route)."""
     cfg = CONFIGS[1]
     p = random_weights(cfg, 10)
     ids = al.repeated_batch(np.random.default_rng(11), 3, cfg)[0]
     k = cfg.d // cfg.n_heads
     for layer, head in itertools.product((1, 2), (0, 1)):
-        W = p[f"W_o{layer}"].copy()
+        W = p[f"W_O{layer}"].copy()
         W[head * k:(head + 1) * k] = 0.0
         assert np.allclose(al.induction_loss(p, ids, cfg, knock=[(layer, head)]),
-                           al.induction_loss(p | {f"W_o{layer}": W}, ids, cfg))
+                           al.induction_loss(p | {f"W_O{layer}": W}, ids, cfg))
 
 
 def test_head_scores_of_hand_made_heads():

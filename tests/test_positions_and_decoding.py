@@ -102,7 +102,7 @@ def test_block_against_a_composition_written_here():
         S[np.triu_indices(4, 1)] = -np.inf
         A = np.exp(S - S.max(1, keepdims=True))
         heads.append(A / A.sum(1, keepdims=True) @ (H @ p.W_v)[:, c])
-    Z = X + np.hstack(heads) @ p.W_o
+    Z = X + np.hstack(heads) @ p.W_O
     expected = Z + np.maximum(ln(Z) @ p.W_1, 0) @ p.W_2
     out, w = al.transformer_block(X, p)
     assert np.allclose(out, expected) and w.shape == (3, 4, 4)

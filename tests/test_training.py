@@ -57,7 +57,7 @@ def test_every_model_gradient_matches_finite_differences(cfg):
     if not cfg.positions:
         assert not grads["P"].any()
     if not cfg.attention:
-        assert not any(grads[k].any() for k in ("W_q", "W_k", "W_v", "W_o"))
+        assert not any(grads[k].any() for k in ("W_q", "W_k", "W_v", "W_O"))
 
 
 def test_forward_is_lesson_03s_multi_head_attention_plus_a_residual():
@@ -68,7 +68,7 @@ def test_forward_is_lesson_03s_multi_head_attention_plus_a_residual():
     expected = []
     for seq in ids:
         X = p["E"][seq] + p["P"]
-        Y, _ = al.multi_head_attention(X, X, p["W_q"], p["W_k"], p["W_v"], p["W_o"], 2)
+        Y, _ = al.multi_head_attention(X, X, p["W_q"], p["W_k"], p["W_v"], p["W_O"], 2)
         expected.append((X + Y) @ p["W_u"])
     logits = np.array(expected)                                             # (3, 5, 6)
     logp = logits - np.log(np.exp(logits).sum(-1, keepdims=True))

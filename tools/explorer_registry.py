@@ -20,7 +20,7 @@ def demo_explorers() -> dict:
         "02 matrix_explorer, weights only (4×4)": lambda: al.matrix_explorer(*args, outputs=False),
         "02 dk_explorer (2×8)": al.dk_explorer,
         "03 heads_explorer (h × 6×6 + 6×4)": lambda: al.heads_explorer(
-            cat.X, cat.W_q, cat.W_k, cat.W_v, cat.W_o, cat.tokens, cat.features),
+            cat.X, cat.W_q, cat.W_k, cat.W_v, cat.W_O, cat.tokens, cat.features),
         "04 cross_explorer (4×4 + 4×6)": al.cross_explorer,
         "05 position_explorer (3 × 3×3)": lambda: al.position_explorer(
             ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"]),

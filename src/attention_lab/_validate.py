@@ -251,14 +251,14 @@ def square(W, name: str, d_model: int) -> np.ndarray:
     return W
 
 
-def multi_head_inputs(X_query, X_context, W_q, W_k, W_v, W_o, n_heads, mask=None, scale=None):
+def multi_head_inputs(X_query, X_context, W_q, W_k, W_v, W_O, n_heads, mask=None, scale=None):
     """Everything multi-head attention needs, checked: arrays, head width, mask and scale."""
     Xq = as_matrix(X_query, "X_query", "(m, d_model)")
     Xc = as_matrix(X_context, "X_context", "(n, d_model)")
     same(Xq, "X_query", 1, Xc, "X_context", 1, "queries and context tokens need the same width d_model")
     d_model = Xq.shape[1]
     k = head_width(d_model, n_heads)
-    Ws = [square(W, name, d_model) for W, name in ((W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v"), (W_o, "W_o"))]
+    Ws = [square(W, name, d_model) for W, name in ((W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v"), (W_O, "W_O"))]
     n_heads = d_model // k
     mask = as_mask(mask, (n_heads, Xq.shape[0], Xc.shape[0]))
     return (Xq, Xc, *Ws, n_heads, mask, as_scale(scale, k))
@@ -386,7 +386,7 @@ def block_inputs(X, p):
     """X (n, d_model) and a copy of the BlockWeights p, every matrix checked against d_model."""
     X = as_matrix(X, "X", "(n, d_model)")
     d = X.shape[1]
-    square_ones = {name: square(getattr(p, name), name, d) for name in ("W_q", "W_k", "W_v", "W_o")}
+    square_ones = {name: square(getattr(p, name), name, d) for name in ("W_q", "W_k", "W_v", "W_O")}
     head_width(d, p.n_heads)
     _, W_1, W_2 = ffn_inputs(X, p.W_1, p.W_2)
     return X, replace(p, **square_ones, W_1=W_1, W_2=W_2)

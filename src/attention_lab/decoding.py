@@ -102,7 +102,7 @@ class BlockWeights:
     W_q: np.ndarray       # (d, d)
     W_k: np.ndarray       # (d, d)
     W_v: np.ndarray       # (d, d)
-    W_o: np.ndarray       # (d, d)
+    W_O: np.ndarray       # (d, d)
     n_heads: int
     W_1: np.ndarray       # (d, d_ff)
     W_2: np.ndarray       # (d_ff, d)
@@ -132,7 +132,7 @@ def _block(X, p, causal):
     n = len(X)
     mask = _causal(n) if causal else None
     H = _layer_norm(X)                                                     # (n, d)
-    attn, weights = _multi_head(H, H, p.W_q, p.W_k, p.W_v, p.W_o, p.n_heads, mask,
+    attn, weights = _multi_head(H, H, p.W_q, p.W_k, p.W_v, p.W_O, p.n_heads, mask,
                                 default_scale(X.shape[1] // p.n_heads))   # (n, d), (h, n, n)
     Z = X + attn                                                           # residual 1
     return Z + _feed_forward(_layer_norm(Z), p.W_1, p.W_2), weights        # residual 2: (n, d)

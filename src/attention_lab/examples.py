@@ -24,8 +24,8 @@ class Sentence:
 
 @dataclass(frozen=True, eq=False)
 class HeadsSentence(Sentence):
-    """A Sentence whose weights give each head its own job, with an output projection W_o."""
-    W_o: np.ndarray      # (d_model, d_model)
+    """A Sentence whose weights give each head its own job, with an output projection W_O."""
+    W_O: np.ndarray      # (d_model, d_model)
     theta: float         # the angle of one step along the sentence
 
 
@@ -114,7 +114,7 @@ def the_cat_sat() -> HeadsSentence:
     Features: (cos, sin) of the position on a circle of 7 steps, 'content word', 'function word'.
     Head 1 (columns 0-1) turns each position one step back: its query finds the previous token.
     Head 2 (columns 2-3) matches the kind of word: content words find content words.
-    W_o mixes the heads: output column c = head column c + 0.5 x the other head's column c.
+    W_O mixes the heads: output column c = head column c + 0.5 x the other head's column c.
     """
     tokens = ["the", "cat", "sat", "on", "the", "mat"]
     theta = 2 * np.pi / 7                       # 7 steps per turn: 6 positions never wrap onto each other
@@ -127,11 +127,11 @@ def the_cat_sat() -> HeadsSentence:
     W_q = np.zeros((4, 4))
     W_q[:2, :2] = sharp * back                           # head 1: 'where is the previous token?'
     W_q[2:, 2:] = sharp * np.eye(2)                      # head 2: 'which tokens are my kind?'
-    W_o = np.eye(4)
-    W_o[0, 2] = W_o[2, 0] = 0.5                          # each output feature reads both heads: its own
-    W_o[1, 3] = W_o[3, 1] = 0.5                          # head's column, plus half of the other head's
+    W_O = np.eye(4)
+    W_O[0, 2] = W_O[2, 0] = 0.5                          # each output feature reads both heads: its own
+    W_O[1, 3] = W_O[3, 1] = 0.5                          # head's column, plus half of the other head's
     return HeadsSentence(tokens, ["cos pos", "sin pos", "content", "function"], X, W_q, np.eye(4),
-                         np.eye(4), W_o=W_o, theta=theta)
+                         np.eye(4), W_O=W_O, theta=theta)
 
 
 def translation() -> Translation:

@@ -530,7 +530,7 @@ def _design_03():
     back = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])     # row form: p -> p - 1
 
     def weights(W):
-        return _multi_head(ex.X, ex.X, W, ex.W_k, ex.W_v, ex.W_o, 2, None, 1 / np.sqrt(2))[1]
+        return _multi_head(ex.X, ex.X, W, ex.W_k, ex.W_v, ex.W_O, 2, None, 1 / np.sqrt(2))[1]
 
     def with_head1(block):
         W = ex.W_q.copy()
@@ -634,20 +634,20 @@ Wo34 = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, -1.
 def _lesson03():
     I4 = np.eye(4)
 
-    def out(h=2, W_o=Wo34, scale=2 ** -0.5):
-        return _multi_head(X34, X34, Wq34, I4, I4, W_o, h, None, scale)[0]
+    def out(h=2, W_O=Wo34, scale=2 ** -0.5):
+        return _multi_head(X34, X34, Wq34, I4, I4, W_O, h, None, scale)[0]
 
     def heads(scale=2 ** -0.5):                                     # (2, 3, 2) each head's output
         Q = X34 @ Wq34
         return np.array([softmax(Q[:, c] @ X34[:, c].T * scale) @ X34[:, c]
                          for c in (slice(0, 2), slice(2, 4))])
 
-    def part(keep=0, order=(0, 1), W_o=Wo34, scale=2 ** -0.5):     # one head's part of the output
+    def part(keep=0, order=(0, 1), W_O=Wo34, scale=2 ** -0.5):     # one head's part of the output
         H = heads(scale)
         concat = np.zeros((3, 4))
         slot = order.index(keep)                                     # where that head was put
         concat[:, 2 * slot:2 * slot + 2] = H[keep]
-        return concat @ W_o
+        return concat @ W_O
 
     def one_head_part():
         Y = softmax((X34 @ Wq34) @ X34.T * 0.5) @ X34                 # one head of width 4
@@ -677,9 +677,9 @@ def _lesson03():
                                              "you concatenated the heads in the wrong order: head 1's "
                                              "output fills columns 0-1 of the concatenation, so it meets "
                                              "rows 0-1 of W_O."),
-                "forgot W_O": (lambda: part(W_o=I4),
+                "forgot W_O": (lambda: part(W_O=I4),
                                "this is Concat(head_1, 0) itself; finish with @ W_O."),
-                "transposed W_O": (lambda: part(W_o=Wo34.T),
+                "transposed W_O": (lambda: part(W_O=Wo34.T),
                                    "you used W_O.T; in the row convention it is Concat(heads) @ W_O."),
                 "one head": (lambda: one_head_part(),
                              "that is one head of width 4 with its first two columns kept: split Q, K "

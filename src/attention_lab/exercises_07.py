@@ -176,7 +176,7 @@ def _debug_07():
 x74 = np.array([2.0, -1.0, 3.0, 1.0])                 # a 1-number stream, four tokens
 A1_74 = np.array([[1, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]], dtype=float)   # previous token
 A2_74 = np.array([[1, 0, 0, 0], [0.5, 0.5, 0, 0], [0.5, 0.3, 0.2, 0], [0.1, 0.1, 0.6, 0.2]])
-w1_74, w2_74 = 0.5, -2.0                              # each head's W_v W_o, a single number here
+w1_74, w2_74 = 0.5, -2.0                              # each head's W_v W_O, a single number here
 
 
 def _paths_74(order="right", composed=True):

@@ -147,7 +147,7 @@ def dk_explorer(n_keys: int = 8, max_dk: int = 128, seed: int = 0) -> Explorer:
     return Explorer(controls, compute, panels, describe=describe, figsize=(9.0, 2.4))
 
 
-def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_o: ArrayLike,
+def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_O: ArrayLike,
                    tokens: Sequence[str], features: Sequence[str], edit: int = 2, n_heads: int = 2,
                    low: float = -3.0, high: float = 3.0) -> Explorer:
     """Sliders on token `edit`, the number of heads (divisors of d_model) and the head shown;
@@ -155,13 +155,13 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
     X, W_q, W_k, W_v, edit, tokens, features = explorer_inputs(X, W_q, W_k, W_v, edit, tokens, features)
     low, high = slider_range(low, high)
     d_model = X.shape[1]
-    W_q, W_k, W_v, W_o = (square(W, name, d_model) for W, name in
-                          ((W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v"), (W_o, "W_o")))
+    W_q, W_k, W_v, W_O = (square(W, name, d_model) for W, name in
+                          ((W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v"), (W_O, "W_O")))
     divisors = tuple(h for h in range(1, d_model + 1) if d_model % h == 0)
     if n_heads not in divisors:
         raise ValueError(f"n_heads is {n_heads!r} but d_model is {d_model}: choose one of {divisors}")
-    # every concatenated entry averages values, so |output_c| <= Σ_r bound_r |W_o[r, c]|
-    limit = _colour_limit(_value_bound(X, W_v, edit, low, high) @ np.abs(W_o))
+    # every concatenated entry averages values, so |output_c| <= Σ_r bound_r |W_O[r, c]|
+    limit = _colour_limit(_value_bound(X, W_v, edit, low, high) @ np.abs(W_O))
     s = subscript(edit + 1)
     out_labels = [str(c + 1) for c in range(d_model)]
 
@@ -172,7 +172,7 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
         Xe = X.copy()
         Xe[edit] = [values[f] for f in features]
         h = values["n_heads"]
-        out, w = _multi_head(Xe, Xe, W_q, W_k, W_v, W_o, h, None, default_scale(d_model // h))
+        out, w = _multi_head(Xe, Xe, W_q, W_k, W_v, W_O, h, None, default_scale(d_model // h))
         shown = min(values["head"], h)
         return {**{f"head{i}": w[i] for i in range(len(w))}, "shown": w[shown - 1],
                 "output": out, "x": Xe[edit]}

@@ -1,4 +1,4 @@
-"""Lesson 03: multi-head attention: split d_model into heads, attend, concatenate, project with W_o."""
+"""Lesson 03: multi-head attention: split d_model into heads, attend, concatenate, project with W_O."""
 
 from __future__ import annotations
 
@@ -50,30 +50,30 @@ class MultiHeadParts:
     heads: np.ndarray      # (h, m, k) each head's output
     weights: np.ndarray    # (h, m, n) each head's weights
     concat: np.ndarray     # (m, d_model) the heads side by side, head 0's columns first
-    output: np.ndarray     # (m, d_model) concat @ W_o
+    output: np.ndarray     # (m, d_model) concat @ W_O
 
 
-def multi_head_parts(Xq, Xc, W_q, W_k, W_v, W_o, n_heads, mask, scale) -> MultiHeadParts:
+def multi_head_parts(Xq, Xc, W_q, W_k, W_v, W_O, n_heads, mask, scale) -> MultiHeadParts:
     """The four steps of lesson 03 on trusted arrays, keeping every part (inner API: no checks)."""
     Q, K, V = Xq @ W_q, Xc @ W_k, Xc @ W_v               # (m, d_model), (n, d_model), (n, d_model)
     heads, weights = _attention(*(_split_heads(M, n_heads) for M in (Q, K, V)),   # 1. split, 2. attend:
                                 mask, scale)             # (h, m, k), (h, m, n), one softmax per head
     concat = _concat_heads(heads)                        # 3. concat:  (m, d_model)
-    return MultiHeadParts(Q, K, V, heads, weights, concat, concat @ W_o)   # 4. project: (m, d_model)
+    return MultiHeadParts(Q, K, V, heads, weights, concat, concat @ W_O)   # 4. project: (m, d_model)
 
 
-def _multi_head(Xq, Xc, W_q, W_k, W_v, W_o, n_heads, mask, scale):
+def _multi_head(Xq, Xc, W_q, W_k, W_v, W_O, n_heads, mask, scale):
     """The four steps of lesson 03 on trusted arrays -> (output (m, d_model), weights (h, m, n))."""
-    parts = multi_head_parts(Xq, Xc, W_q, W_k, W_v, W_o, n_heads, mask, scale)
+    parts = multi_head_parts(Xq, Xc, W_q, W_k, W_v, W_O, n_heads, mask, scale)
     return parts.output, parts.weights
 
 
 def multi_head_attention(X_query: ArrayLike, X_context: ArrayLike, W_q: ArrayLike, W_k: ArrayLike,
-                         W_v: ArrayLike, W_o: ArrayLike, n_heads: int, mask: ArrayLike | None = None,
+                         W_v: ArrayLike, W_O: ArrayLike, n_heads: int, mask: ArrayLike | None = None,
                          scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Concat(head_1..head_h) @ W_o -> (output (m, d_model), weights (n_heads, m, n)).
+    """Concat(head_1..head_h) @ W_O -> (output (m, d_model), weights (n_heads, m, n)).
 
     `mask` (True = may attend) broadcasts against (n_heads, m, n); `scale` defaults to 1/sqrt(k)
     with k = d_model / n_heads, the width of one head.
     """
-    return _multi_head(*multi_head_inputs(X_query, X_context, W_q, W_k, W_v, W_o, n_heads, mask, scale))
+    return _multi_head(*multi_head_inputs(X_query, X_context, W_q, W_k, W_v, W_O, n_heads, mask, scale))

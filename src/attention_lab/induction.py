@@ -10,7 +10,7 @@ attention only, causal, no LayerNorm, no feed-forward):
     for layer l = 1, 2:
         Q, K, V = split(X W_q_l), split(X W_k_l), split(X W_v_l)   (B, h, n, k)
         A = softmax(Q Kᵀ / √k, future keys masked)   (B, h, n, n)
-        X = X + concat(A V) W_o_l                    (B, n, d)   the residual stream
+        X = X + concat(A V) W_O_l                    (B, n, d)   the residual stream
     logits = X W_u                                   (B, n, vocab)  token at place i predicts token i + 1
 
 Every gradient is written by hand in `_backward` (tests/test_induction.py checks each one against
@@ -46,9 +46,9 @@ class InductionConfig:
         return 1.0 / np.sqrt(self.d // self.n_heads)
 
     def names(self) -> tuple[str, ...]:
-        """The weight matrices, in order: E, P, then W_q, W_k, W_v, W_o of every layer, then W_u."""
+        """The weight matrices, in order: E, P, then W_q, W_k, W_v, W_O of every layer, then W_u."""
         per_layer = [f"{w}{layer}" for layer in range(1, self.n_layers + 1)
-                     for w in ("W_q", "W_k", "W_v", "W_o")]
+                     for w in ("W_q", "W_k", "W_v", "W_O")]
         return ("E", "P", *per_layer, "W_u")
 
 
@@ -109,7 +109,7 @@ def _forward(p, ids, cfg, knock=(), keys_from_tokens=False):
                 Y[:, kh] = 0.0
         C = _concat(Y)                                                # (B, n, d)
         layers.append({"X": X, "Xk": Xk, "Q": Q, "K": K, "V": V, "A": A, "C": C})
-        X = X + C @ p[f"W_o{layer}"]                                  # (B, n, d) the residual stream
+        X = X + C @ p[f"W_O{layer}"]                                  # (B, n, d) the residual stream
     return X @ p["W_u"], {"ids": ids, "layers": layers, "X_out": X}
 
 
@@ -141,8 +141,8 @@ def _backward(p, c, dlogits, cfg):
     dX0_keys = 0.0                                                    # what layers' keys read from X0
     for layer in range(cfg.n_layers, 0, -1):
         L = c["layers"][layer - 1]
-        g[f"W_o{layer}"] = _wgrad(L["C"], dX)                # (d, d)
-        dY = _split(dX @ p[f"W_o{layer}"].T, cfg.n_heads)             # (B, h, n, k)
+        g[f"W_O{layer}"] = _wgrad(L["C"], dX)                # (d, d)
+        dY = _split(dX @ p[f"W_O{layer}"].T, cfg.n_heads)             # (B, h, n, k)
         A = L["A"]
         dA = dY @ np.swapaxes(L["V"], -1, -2)                         # (B, h, n, n)
         dV = np.swapaxes(A, -1, -2) @ dY                              # (B, h, n, k)
@@ -315,7 +315,7 @@ def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) 
     """Three scores per head, each (n_layers, h), measured on fresh sequences:
     previous-token (mean weight from place i to i - 1 on random tokens), prefix-matching (mean weight,
     on a random half repeated, from a token in the second half to the token after its first occurrence)
-    and copying (fraction of tokens whose own logit is the largest in their row of E W_v W_o W_u)."""
+    and copying (fraction of tokens whose own logit is the largest in their row of E W_v W_O W_u)."""
     cfg, p, _ = _inputs(cfg, p, np.zeros((1, 2), dtype=int))
     rng = np.random.default_rng(seed)
     half = cfg.n // 2
@@ -333,7 +333,7 @@ def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) 
     for layer in range(1, cfg.n_layers + 1):
         for head in range(cfg.n_heads):
             cols = slice(head * k, (head + 1) * k)
-            ov = p["E"] @ p[f"W_v{layer}"][:, cols] @ p[f"W_o{layer}"][cols] @ p["W_u"]   # (vocab, vocab)
+            ov = p["E"] @ p[f"W_v{layer}"][:, cols] @ p[f"W_O{layer}"][cols] @ p["W_u"]   # (vocab, vocab)
             copying[layer - 1, head] = (ov.argmax(axis=1) == np.arange(cfg.vocab)).mean()
     return {"previous-token": previous, "prefix-matching": prefix, "copying": copying}
 

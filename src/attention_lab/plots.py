@@ -262,17 +262,17 @@ def plot_shapes(Q: ArrayLike, K: ArrayLike, V: ArrayLike, scale: float | None = 
     return fig
 
 
-def plot_heads(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_o: ArrayLike,
+def plot_heads(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_O: ArrayLike,
                n_heads: int, tokens: Sequence[str]) -> Figure:
     """Multi-head attention as column blocks: Q, K, V cut into heads, one softmax each, concat @ W_O."""
-    X, _, W_q, W_k, W_v, W_o, h, _, scale = multi_head_inputs(X, X, W_q, W_k, W_v, W_o, n_heads)
+    X, _, W_q, W_k, W_v, W_O, h, _, scale = multi_head_inputs(X, X, W_q, W_k, W_v, W_O, n_heads)
     tokens = list(tokens)
     if len(tokens) != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but there are {len(tokens)} tokens: "
                          "expected one word per row")
     k = X.shape[1] // h
     edges = [i * k for i in range(1, h)]
-    parts = multi_head_parts(X, X, W_q, W_k, W_v, W_o, h, None, scale)  # the kernel, every part kept
+    parts = multi_head_parts(X, X, W_q, W_k, W_v, W_O, h, None, scale)  # the kernel, every part kept
     Q, K, V, weights, concat = parts.Q, parts.K, parts.V, parts.weights, parts.concat  # (n, d), (h, n, n)
     fig = plt.figure(figsize=(13, 4 + 2.4 * max(1.0, len(X) / 3)), layout="constrained")
     top, middle, bottom = fig.subfigures(3, 1, height_ratios=[1.3, 1.1, 1])
@@ -287,7 +287,7 @@ def plot_heads(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_o
                 xlabel="", ylabel="", cbar=False, annot=h <= 2, annot_size=FONT["annot"] - 3)
         ax.tick_params(axis="x", labelrotation=90)
     middle.suptitle("attend: one softmax per head, on its own columns", fontsize=FONT["title"])
-    row = [(concat, "value", "Concat(heads)"), "@", (W_o, "value", "W_O"), "=",
+    row = [(concat, "value", "Concat(heads)"), "@", (W_O, "value", "W_O"), "=",
            (parts.output, "value", "output")]
     _product_row(bottom, row, edges)                                     # head boundaries on Concat
     bottom.suptitle("concatenate in order, then W_O mixes the heads", fontsize=FONT["title"])

@@ -121,7 +121,7 @@ class Block:
     W_q: np.ndarray         # (d, h * k)
     W_k: np.ndarray         # (d, g * k)   g key/value heads, fewer than h
     W_v: np.ndarray         # (d, g * k)
-    W_o: np.ndarray         # (h * k, d)
+    W_O: np.ndarray         # (h * k, d)
     ffn_norm: np.ndarray    # (d,) RMSNorm gain before the feed-forward
     W_gate: np.ndarray      # (d, d_ff)
     W_up: np.ndarray        # (d, d_ff)
@@ -385,7 +385,7 @@ def _attention(model, b, H, positions, cache):
         K, V = cache.append(K, V)                                        # (g, t, k): the past and now
     mask = causal_mask(start + n)[start:]                                # (n, t): no peeking ahead
     out, w = grouped_attention(Q, K, V, mask)                            # (h, n, k), (h, n, t)
-    return out.transpose(1, 0, 2).reshape(n, -1).astype(np.float32) @ b.W_o, w   # (n, d)
+    return out.transpose(1, 0, 2).reshape(n, -1).astype(np.float32) @ b.W_O, w   # (n, d)
 
 
 _BLAS: list = []     # threadpoolctl's controller, made on first use

@@ -5,7 +5,7 @@ The model (row convention, a batch of B sequences of n tokens, h heads of width 
     X = E[ids] + P                      (B, n, d)   token embedding + learned position
     Q, K, V = split(X W_q), ...         (B, h, n, k)
     Y, A = attention(Q, K, V)           (B, h, n, k), (B, h, n, n)
-    H = X + concat(Y) W_o               (B, n, d)   residual
+    H = X + concat(Y) W_O               (B, n, d)   residual
     logits = H W_u                      (B, n, vocab)
 
 Every gradient is written by hand in `_backward` and checked against central finite differences.
@@ -23,7 +23,7 @@ from ._validate import as_array, as_count, as_matrix, attention_inputs
 from .heads import _concat_heads, _split_heads
 from .matrix import _attention
 
-PARAMS = ("E", "P", "W_q", "W_k", "W_v", "W_o", "W_u")
+PARAMS = ("E", "P", "W_q", "W_k", "W_v", "W_O", "W_u")
 def largest_digit(ids: np.ndarray) -> np.ndarray:
     """Targets of lesson 07's content task: every place says the largest token of its sequence."""
     ids = np.asarray(ids)
@@ -133,7 +133,7 @@ def init_params(cfg: ModelConfig, seed: int = 0) -> dict[str, np.ndarray]:
         return rng.standard_normal((rows, cols)) / np.sqrt(rows)
 
     p = {"E": rng.standard_normal((v, d)), "P": rng.standard_normal((cfg.n, d)),
-         "W_q": matrix(d, d), "W_k": matrix(d, d), "W_v": matrix(d, d), "W_o": matrix(d, d),
+         "W_q": matrix(d, d), "W_k": matrix(d, d), "W_v": matrix(d, d), "W_O": matrix(d, d),
          "W_u": np.zeros((d, v))}            # zero: the untrained model guesses uniformly
     if not cfg.positions:
         p["P"] = np.zeros((cfg.n, d))
@@ -154,7 +154,7 @@ def _forward(p, ids, cfg):
         V = _split_heads(X @ p["W_v"], h)                           # (B, h, n, k)
         Y, A = _attention(Q, K, V, None, cfg.scale)                 # (B, h, n, k), (B, h, n, n)
         C = _concat_heads(Y)                                        # (B, n, d)
-        H = X + C @ p["W_o"]                                        # (B, n, d) residual
+        H = X + C @ p["W_O"]                                        # (B, n, d) residual
         c |= {"Q": Q, "K": K, "V": V, "A": A, "C": C}
     c["H"] = H
     return H @ p["W_u"], c                                          # (B, n, vocab)
@@ -179,11 +179,11 @@ def _backward(p, c, dlogits, cfg):
     g = {"W_u": _flat(c["H"]).T @ _flat(dlogits)}                   # (d, vocab)
     dH = dlogits @ p["W_u"].T                                       # (B, n, d)
     dX = dH                                                         # the residual path
-    for name in ("W_q", "W_k", "W_v", "W_o"):
+    for name in ("W_q", "W_k", "W_v", "W_O"):
         g[name] = np.zeros_like(p[name])
     if cfg.attention:
-        g["W_o"] = _flat(c["C"]).T @ _flat(dH)                      # (d, d)
-        dY = _split_heads(dH @ p["W_o"].T, cfg.n_heads)             # (B, h, n, k)
+        g["W_O"] = _flat(c["C"]).T @ _flat(dH)                      # (d, d)
+        dY = _split_heads(dH @ p["W_O"].T, cfg.n_heads)             # (B, h, n, k)
         dQ, dK, dV = _attention_backward(c["Q"], c["K"], c["V"], c["A"], dY, cfg.scale)
         dQ, dK, dV = _concat_heads(dQ), _concat_heads(dK), _concat_heads(dV)   # (B, n, d) each
         X = _flat(c["X"])
@@ -223,7 +223,7 @@ def _batch_inputs(cfg, p, ids, targets):
     """Check the config, the weights' shapes and the token ids once, at the door."""
     cfg = _config(cfg)
     shapes = {"E": (cfg.vocab, cfg.d), "P": (cfg.n, cfg.d), "W_q": (cfg.d, cfg.d), "W_k": (cfg.d, cfg.d),
-              "W_v": (cfg.d, cfg.d), "W_o": (cfg.d, cfg.d), "W_u": (cfg.d, cfg.vocab)}
+              "W_v": (cfg.d, cfg.d), "W_O": (cfg.d, cfg.d), "W_u": (cfg.d, cfg.vocab)}
     if not isinstance(p, dict) or set(p) != set(PARAMS):
         got = sorted(p) if isinstance(p, dict) else type(p).__name__
         raise TypeError(f"expected the weights as a dict with keys {list(PARAMS)}, got {got}")
