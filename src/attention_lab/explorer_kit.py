@@ -33,6 +33,7 @@ class Control:
     integer: bool = False
     options: tuple = ()          # if given: a selection slider over these values (e.g. divisors)
     toggle: bool = False         # True: an on/off button (value True or False), e.g. for a mask
+    decimals: int | None = None  # readout decimals (default: as many as the step has)
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,8 @@ def _slider(c: Control):
     if c.integer:
         return widgets.IntSlider(value=int(c.value), min=int(c.low), max=int(c.high),
                                  step=int(c.step), **common)
-    decimals = max(1, -int(np.floor(np.log10(c.step) + 1e-9)))   # as many as the step has: 0.1 -> 1
+    decimals = c.decimals if c.decimals is not None else \
+        max(1, -int(np.floor(np.log10(c.step) + 1e-9)))         # as many as the step has: 0.1 -> 1
     return widgets.FloatSlider(value=c.value, min=c.low, max=c.high, step=c.step,
                                readout_format=f".{decimals}f", **common)
 

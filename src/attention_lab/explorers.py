@@ -53,6 +53,12 @@ def _colour_limit(bound) -> float:
     return float(max(np.ceil(np.max(bound)), 1.0))
 
 
+def anchored_range(start: float, low: float, high: float, step: float) -> tuple[float, float]:
+    """The widest [low', high'] inside [low, high] whose grid low' + k * step passes through `start`."""
+    below, above = np.floor((start - low) / step + 1e-9), np.floor((high - start) / step + 1e-9)
+    return round(start - below * step, 10), round(start + above * step, 10)
+
+
 def _feature_controls(X, edit, features, low, high, name, step=0.1):
     return [Control(f, f"{name}[{f}]", float(X[edit, c]), low, high, step) for c, f in enumerate(features)]
 
@@ -199,10 +205,11 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
                 f"h = {h} heads of width k = d_model/h = {d_model // h}\n"
                 f"head {shown}: each query's strongest key\n  {best}")
 
-    # step 0.001: positions on a circle (cos, sin) are not on a 0.1 grid, and a slider starts on its
-    # grid; at 0.001 it starts at the lesson's x (to the 3 decimals the lesson prints), so that the
-    # explorer shows the lesson's weights, not those of a token moved by up to 0.05
-    controls = [*_feature_controls(X, edit, features, low, high, f"x{s}", step=0.001),
+    # positions on a circle (cos, sin) are not on a 0.1 grid, and a slider starts on its grid: each
+    # feature's grid is anchored at the lesson's value (start - k * 0.1), so the explorer starts exactly
+    # at the lesson's x and every arrow key still moves it by a visible 0.1
+    controls = [*(Control(f, f"x{s}[{f}]", float(v), *anchored_range(float(v), low, high, 0.1), 0.1,
+                          decimals=3) for f, v in zip(features, X[edit])),
                 Control("n_heads", "heads h", n_heads, options=divisors),
                 Control("head", "show head", 1, 1, n_heads, 1, integer=True)]
     return Explorer(controls, compute, panels, describe=describe, figsize=(12.0, 3.4), adjust=adjust)
