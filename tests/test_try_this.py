@@ -223,7 +223,8 @@ def test_02_noun_moves_the_chase_column_animal_only_the_chase_row():
 CAT = al.the_cat_sat()
 PREV = np.arange(1, 6)        # cat, sat, on, the, mat: each has a previous word (row q -> key q - 1)
 CONTENT = CAT.X[:, 2] == 1    # cat, sat, mat
-X_START = CAT.X   # the explorer's sliders are anchored at the lesson's x, so they start exactly there
+X_START = CAT.X.copy()
+X_START[2] = np.round(CAT.X[2], 3)   # the sliders are anchored at the lesson's x to the 3 decimals printed
 
 
 def softmax_rows(S):
@@ -249,11 +250,11 @@ def test_03_explorer_starts_at_the_lessons_sentence():
     """03 §10: 'They start at the lesson's values, so the explorer shows the weights of section 3'
     (issue 21: it started at (-0.2, 1.0) and showed 0.80 where the figure showed 0.81)."""
     ex = explorer("03 heads_explorer (")
-    assert np.allclose(ex.result["x"], CAT.X[2], rtol=0, atol=1e-9)  # x3 exactly, not a grid point
+    assert np.allclose(ex.result["x"], CAT.X[2], rtol=0, atol=5e-4)  # x3 to the 3 decimals printed
     lesson = heads_by_hand(CAT.X, 2)
     for i in range(2):                                                # every number on screen agrees
         assert np.array_equal(np.round(ex.result[f"head{i}"], 2), np.round(lesson[i], 2))
-    assert f"x₃ = [{CAT.X[2, 0]:.4f}  {CAT.X[2, 1]:.4f}  1.0000  0.0000]" in ex.summary()
+    assert "x₃ = [-0.2230  0.9750  1.0000  0.0000]" in ex.summary()
     assert all(ex.sliders[f].step == 0.1 for f in CAT.features)      # an arrow key still moves it by 0.1
 
 

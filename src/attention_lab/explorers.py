@@ -206,10 +206,12 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
                 f"head {shown}: each query's strongest key\n  {best}")
 
     # positions on a circle (cos, sin) are not on a 0.1 grid, and a slider starts on its grid: each
-    # feature's grid is anchored at the lesson's value (start - k * 0.1), so the explorer starts exactly
-    # at the lesson's x and every arrow key still moves it by a visible 0.1
-    controls = [*(Control(f, f"x{s}[{f}]", float(v), *anchored_range(float(v), low, high, 0.1), 0.1,
-                          decimals=3) for f, v in zip(features, X[edit])),
+    # feature's grid is anchored at the lesson's value to the 3 decimals it prints (start - k * 0.1), so
+    # the explorer starts at the lesson's x, the readout shows every value exactly, and every arrow key
+    # still moves it by a visible 0.1
+    starts = [round(float(v), 3) for v in X[edit]]
+    controls = [*(Control(f, f"x{s}[{f}]", v, *anchored_range(v, low, high, 0.1), 0.1, decimals=3)
+                  for f, v in zip(features, starts)),
                 Control("n_heads", "heads h", n_heads, options=divisors),
                 Control("head", "show head", 1, 1, n_heads, 1, integer=True)]
     return Explorer(controls, compute, panels, describe=describe, figsize=(12.0, 3.4), adjust=adjust)
