@@ -196,7 +196,7 @@ def test_inputs_are_never_mutated():
 def test_two_views_of_the_head_split():
     rng = np.random.default_rng(11)
     X, W = rng.normal(size=(5, 6)), rng.normal(size=(6, 6))
-    own = al.split_weights(W, 3)                           # (h, d_model, k): each head's W^(i)
+    own = al.split_weights(W, 3)                           # (h, d_model, d_k): each head's W^(i)
     assert own.shape == (3, 6, 2) and np.array_equal(own[1], W[:, 2:4])
     by_reshape = al.split_heads(X @ W, 3)                  # one big projection, reshaped
     assert np.allclose(by_reshape, np.stack([X @ w for w in own]))

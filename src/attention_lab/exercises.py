@@ -594,7 +594,7 @@ def _debug_03():
 
     def right(M, h):
         d = M.shape[1]
-        return np.stack([M[:, i * (d // h):(i + 1) * (d // h)] for i in range(h)])   # (h, n, k) blocks
+        return np.stack([M[:, i * (d // h):(i + 1) * (d // h)] for i in range(h)])   # (h, n, d_k) blocks
 
     def planted(M, h):
         n, d = M.shape
@@ -616,13 +616,14 @@ def _debug_03():
     return Trial("03.3", "Fix split(M, h): one line is wrong.", "debug", lambda: right, judge, {
         "planted": (lambda: planted,
                     "still the planted bug: the shape is right, but the numbers are not. Compare "
-                    "split(M, h)[0] with M[:, :k] for a small M = np.arange(12).reshape(3, 4)."),
+                    "split(M, h)[0] with M[:, :d // h], head 0's d_k columns, for a small M = "
+                    "np.arange(12).reshape(3, 4)."),
         "no transpose": (lambda: no_transpose,
-                         "the blocks are right but in shape (n, h, k); the heads' axis must come first: "
+                         "the blocks are right but in shape (n, h, d_k); the heads' axis must come first: "
                          "move it with .transpose(1, 0, 2)."),
         "interleaved": (lambda: interleaved,
-                        "your head i takes every h-th column; a head takes k neighbouring columns, "
-                        "i*k to (i+1)*k: reshape to (n, h, k) first."),
+                        "your head i takes every h-th column; a head takes d_k neighbouring columns, "
+                        "i*d_k to (i+1)*d_k: reshape to (n, h, d_k) first."),
     })
 
 
@@ -686,8 +687,8 @@ def _lesson03():
                              "and V into two heads of width 2 first, each with its own softmax, scaled "
                              "by 1/√2."),
                 "scaled by 1/2": (lambda: part(scale=0.5),
-                                  "each head is scaled by 1/√k with k = 2, its own width: 1/√2, not "
-                                  "1/2 (that would be 1/k, or 1/√d_model)."),
+                                  "each head is scaled by 1/√d_k with d_k = 2, its own width: 1/√2, "
+                                  "not 1/2 (that would be 1/d_k, or 1/√d_model)."),
             }),
     ]
 

@@ -198,7 +198,7 @@ def _debug_08():
         for o, a in zip(outs, inputs):
             ref = reference(*a)
             if o.shape != ref.shape:
-                return f"on fresh inputs your function returns shape {o.shape}, not {ref.shape} (h, n, k)."
+                return f"on fresh inputs your function returns shape {o.shape}, not {ref.shape} (h, n, d_k)."
             if not np.allclose(o, ref):
                 return (f"on fresh inputs of shapes {[x.shape for x in a]} your function returns the right "
                         f"shape {o.shape}, but {differences(o, ref)}.")
@@ -212,7 +212,7 @@ def _debug_08():
                               "head must read the values of the same key/value head as its keys.",
         "no mask": "the grouping is right, but the causal mask is gone: token t may not look at later "
                    "tokens.",
-        "no scaling": "the grouping is right, but the scores lost their division by √k.",
+        "no scaling": "the grouping is right, but the scores lost their division by √d_k.",
     }
     return Trial("08.3", "Fix gqa: the key and value heads are shared with the wrong query heads.", "debug",
                  lambda: reference, judge,

@@ -97,12 +97,12 @@ def saturation_experiment(held_ids: np.ndarray, seeds: Sequence[int] = (0, 1, 2)
     cfg = ModelConfig()
     n = cfg.n
     places = np.arange(n)
-    k = cfg.d // cfg.n_heads
+    d_k = cfg.d // cfg.n_heads
     out = {"names": np.array([r[0] for r in SATURATION_RUNS]), "losses": [], "reach": [],
            "max_weight": [], "mirror_below_001": [], "grad_W_q": []}
     for _, scaled, resized in SATURATION_RUNS:
         c = ModelConfig(scaled=scaled)
-        factor = k ** (0.25 if scaled else -0.25) if resized else 1.0   # scores scale by factor²
+        factor = d_k ** (0.25 if scaled else -0.25) if resized else 1.0   # scores scale by factor²
         losses, top, low, grad = [], [], [], []
         for seed in seeds:
             p = init_params(c, as_count(seed, "seed", minimum=0))

@@ -191,7 +191,7 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
                         ("▶ " if i + 1 == shown else "") + f"head {i + 1}", "", "",
                         annot=False, cbar=False, width=7.0 / h)   # all heads share one width
                   for i in range(h)]
-        shown_panel = Panel("shown", tokens, tokens, "weights", f"head {shown} of {h} (k = {d_model // h})",
+        shown_panel = Panel("shown", tokens, tokens, "weights", f"head {shown} of {h} (d_k = {d_model // h})",
                             "key", "query", annot_size=11)
         output_panel = Panel("output", tokens, out_labels, "value", "Concat(heads) · W_O",
                              "column", "", -limit, limit, annot_size=10, width=len(out_labels) + 1.6)
@@ -202,7 +202,7 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
         w = r[f"head{shown - 1}"]
         best = ", ".join(f"{tokens[q]}→{tokens[int(np.argmax(w[q]))]}" for q in range(len(tokens)))
         return (f"x{s} = {_fmt(r['x'])}\n"
-                f"h = {h} heads of width k = d_model/h = {d_model // h}\n"
+                f"h = {h} heads of width d_k = d_model/h = {d_model // h}\n"
                 f"head {shown}: each query's strongest key\n  {best}")
 
     # positions on a circle (cos, sin) are not on a 0.1 grid, and a slider starts on its grid: each
@@ -301,7 +301,7 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
 
 def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, probe: int = 0) -> Explorer:
     """A slider over the training steps kept in `run`: the attention of one held-out sequence, the
-    position scores (P W_q)(P W_k)ᵀ/√k that W_q and W_k have learned so far, and the loss curve."""
+    position scores (P W_q)(P W_k)ᵀ/√d_k that W_q and W_k have learned so far, and the loss curve."""
     if not isinstance(run, Run):
         raise TypeError(f"expected the Run that train() returns, got {type(run).__name__}")
     if len(run.snapshot_steps) < 2:
@@ -312,11 +312,11 @@ def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, pr
         raise ValueError("this run has no attention layer (ModelConfig(attention=False)): nothing to show")
     ids, targets = _batch_inputs(cfg, run.params, held_ids, held_targets)[2:]
     probe = as_index(probe, len(ids))
-    k = cfg.d // cfg.n_heads
+    d_k = cfg.d // cfg.n_heads
     frames = {}
     for t, p in zip(run.snapshot_steps, run.snapshot_params):
         logits, c = _forward(p, ids, cfg)
-        PQ, PK = p["P"] @ p["W_q"][:, :k], p["P"] @ p["W_k"][:, :k]           # (n, k) head 1's
+        PQ, PK = p["P"] @ p["W_q"][:, :d_k], p["P"] @ p["W_k"][:, :d_k]       # (n, d_k) head 1's
         frames[t] = {"weights": c["A"][probe, 0], "positions": cfg.scale * PQ @ PK.T,
                      "loss": np.where(np.arange(len(run.losses)) <= t, run.losses, np.nan),  # up to step t
                      "held_loss": _cross_entropy(logits, targets)[0],

@@ -12,42 +12,42 @@ from .matrix import _attention
 
 
 def _split_heads(M, n_heads):
-    """(..., n, d_model) -> (..., h, n, k) on a trusted array: head i gets columns i*k:(i+1)*k."""
+    """(..., n, d_model) -> (..., h, n, d_k) on a trusted array: head i gets columns i*d_k:(i+1)*d_k."""
     *lead, n, d_model = M.shape
-    k = d_model // n_heads
-    return np.swapaxes(M.reshape(*lead, n, n_heads, k), -3, -2)     # (..., h, n, k)
+    d_k = d_model // n_heads
+    return np.swapaxes(M.reshape(*lead, n, n_heads, d_k), -3, -2)   # (..., h, n, d_k)
 
 
 def _concat_heads(H):
-    """(..., h, n, k) -> (..., n, h*k) on a trusted array: head 0's columns first."""
-    *lead, h, n, k = H.shape
-    return np.swapaxes(H, -3, -2).reshape(*lead, n, h * k)          # (..., n, h*k)
+    """(..., h, n, d_k) -> (..., n, h*d_k) on a trusted array: head 0's columns first."""
+    *lead, h, n, d_k = H.shape
+    return np.swapaxes(H, -3, -2).reshape(*lead, n, h * d_k)        # (..., n, h*d_k)
 
 
 def split_heads(M: ArrayLike, n_heads: int) -> np.ndarray:
-    """(..., n, d_model) -> (..., n_heads, n, k): head i gets columns i*k:(i+1)*k."""
+    """(..., n, d_model) -> (..., n_heads, n, d_k): head i gets columns i*d_k:(i+1)*d_k."""
     return _split_heads(*as_split_input(M, n_heads))
 
 
 def split_weights(W: ArrayLike, n_heads: int) -> np.ndarray:
-    """(d_model, d_model) -> (n_heads, d_model, k): head i's own W^(i) = columns i*k:(i+1)*k."""
+    """(d_model, d_model) -> (n_heads, d_model, d_k): head i's own W^(i) = columns i*d_k:(i+1)*d_k."""
     W = as_matrix(W, "W", "(d_model, d_model)")
     head_width(W.shape[1], n_heads)
     return _split_heads(W, n_heads)
 
 
 def concat_heads(heads: ArrayLike) -> np.ndarray:
-    """(..., n_heads, n, k) -> (..., n, n_heads * k): head 0's columns first, then head 1's, and so on."""
+    """(..., n_heads, n, d_k) -> (..., n, n_heads * d_k): head 0's columns first, then head 1's, and so on."""
     return _concat_heads(as_heads(heads))
 
 
 @dataclass(frozen=True, eq=False)
 class MultiHeadParts:
     """Every intermediate of one multi-head attention, for the pictures that draw them."""
-    Q: np.ndarray          # (m, d_model) all heads' queries, head i in columns i*k:(i+1)*k
+    Q: np.ndarray          # (m, d_model) all heads' queries, head i in columns i*d_k:(i+1)*d_k
     K: np.ndarray          # (n, d_model)
     V: np.ndarray          # (n, d_model)
-    heads: np.ndarray      # (h, m, k) each head's output
+    heads: np.ndarray      # (h, m, d_k) each head's output
     weights: np.ndarray    # (h, m, n) each head's weights
     concat: np.ndarray     # (m, d_model) the heads side by side, head 0's columns first
     output: np.ndarray     # (m, d_model) concat @ W_O
@@ -57,7 +57,7 @@ def multi_head_parts(Xq, Xc, W_q, W_k, W_v, W_O, n_heads, mask, scale) -> MultiH
     """The four steps of lesson 03 on trusted arrays, keeping every part (inner API: no checks)."""
     Q, K, V = Xq @ W_q, Xc @ W_k, Xc @ W_v               # (m, d_model), (n, d_model), (n, d_model)
     heads, weights = _attention(*(_split_heads(M, n_heads) for M in (Q, K, V)),   # 1. split, 2. attend:
-                                mask, scale)             # (h, m, k), (h, m, n), one softmax per head
+                                mask, scale)             # (h, m, d_k), (h, m, n), one softmax per head
     concat = _concat_heads(heads)                        # 3. concat:  (m, d_model)
     return MultiHeadParts(Q, K, V, heads, weights, concat, concat @ W_O)   # 4. project: (m, d_model)
 
@@ -73,7 +73,7 @@ def multi_head_attention(X_query: ArrayLike, X_context: ArrayLike, W_q: ArrayLik
                          scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Concat(head_1..head_h) @ W_O -> (output (m, d_model), weights (n_heads, m, n)).
 
-    `mask` (True = may attend) broadcasts against (n_heads, m, n); `scale` defaults to 1/sqrt(k)
-    with k = d_model / n_heads, the width of one head.
+    `mask` (True = may attend) broadcasts against (n_heads, m, n); `scale` defaults to 1/sqrt(d_k)
+    with d_k = d_model / n_heads, the width of one head's queries and keys.
     """
     return _multi_head(*multi_head_inputs(X_query, X_context, W_q, W_k, W_v, W_O, n_heads, mask, scale))

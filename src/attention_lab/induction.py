@@ -3,13 +3,13 @@
 The content task ("every place says the largest digit") is the task "largest" of lesson 06's harness
 (training.py: `largest_digit`).
 
-The induction model (row convention, a batch of B sequences of n tokens, h heads of width k = d / h,
+The induction model (row convention, a batch of B sequences of n tokens, h heads of width d_k = d / h,
 attention only, causal, no LayerNorm, no feed-forward):
 
     X0 = E[ids] + P                                  (B, n, d)   token + learned position
     for layer l = 1, 2:
-        Q, K, V = split(X W_q_l), split(X W_k_l), split(X W_v_l)   (B, h, n, k)
-        A = softmax(Q Kᵀ / √k, future keys masked)   (B, h, n, n)
+        Q, K, V = split(X W_q_l), split(X W_k_l), split(X W_v_l)   (B, h, n, d_k)
+        A = softmax(Q Kᵀ / √d_k, future keys masked) (B, h, n, n)
         X = X + concat(A V) W_O_l                    (B, n, d)   the residual stream
     logits = X W_u                                   (B, n, vocab)  token at place i predicts token i + 1
 
@@ -80,12 +80,12 @@ def init_induction(cfg: InductionConfig, seed: int = 0) -> dict[str, np.ndarray]
 
 def _split(M, h):
     B, n, d = M.shape
-    return M.reshape(B, n, h, d // h).transpose(0, 2, 1, 3)           # (B, h, n, k)
+    return M.reshape(B, n, h, d // h).transpose(0, 2, 1, 3)           # (B, h, n, d_k)
 
 
 def _concat(M):
-    B, h, n, k = M.shape
-    return M.transpose(0, 2, 1, 3).reshape(B, n, h * k)               # (B, n, d)
+    B, h, n, d_k = M.shape
+    return M.transpose(0, 2, 1, 3).reshape(B, n, h * d_k)             # (B, n, d)
 
 
 def _forward(p, ids, cfg, knock=(), keys_from_tokens=False):
@@ -97,13 +97,13 @@ def _forward(p, ids, cfg, knock=(), keys_from_tokens=False):
     X, layers = X0, []
     for layer in range(1, cfg.n_layers + 1):
         Xk = X0 if keys_from_tokens and layer > 1 else X
-        Q = _split(X @ p[f"W_q{layer}"], h)                           # (B, h, n, k)
-        K = _split(Xk @ p[f"W_k{layer}"], h)                          # (B, h, n, k)
-        V = _split(X @ p[f"W_v{layer}"], h)                           # (B, h, n, k)
+        Q = _split(X @ p[f"W_q{layer}"], h)                           # (B, h, n, d_k)
+        K = _split(Xk @ p[f"W_k{layer}"], h)                          # (B, h, n, d_k)
+        V = _split(X @ p[f"W_v{layer}"], h)                           # (B, h, n, d_k)
         S = np.where(future, -np.inf, cfg.scale * Q @ np.swapaxes(K, -1, -2))   # (B, h, n, n)
         A = np.exp(S - S.max(axis=-1, keepdims=True))
         A /= A.sum(axis=-1, keepdims=True)                            # (B, h, n, n) causal weights
-        Y = A @ V                                                     # (B, h, n, k)
+        Y = A @ V                                                     # (B, h, n, d_k)
         for kl, kh in knock:
             if kl == layer:
                 Y[:, kh] = 0.0
@@ -142,10 +142,10 @@ def _backward(p, c, dlogits, cfg):
     for layer in range(cfg.n_layers, 0, -1):
         L = c["layers"][layer - 1]
         g[f"W_O{layer}"] = _wgrad(L["C"], dX)                # (d, d)
-        dY = _split(dX @ p[f"W_O{layer}"].T, cfg.n_heads)             # (B, h, n, k)
+        dY = _split(dX @ p[f"W_O{layer}"].T, cfg.n_heads)             # (B, h, n, d_k)
         A = L["A"]
         dA = dY @ np.swapaxes(L["V"], -1, -2)                         # (B, h, n, n)
-        dV = np.swapaxes(A, -1, -2) @ dY                              # (B, h, n, k)
+        dV = np.swapaxes(A, -1, -2) @ dY                              # (B, h, n, d_k)
         dS = cfg.scale * A * (dA - (A * dA).sum(axis=-1, keepdims=True))   # masked places: A = 0
         dQ, dK = _concat(dS @ L["K"]), _concat(np.swapaxes(dS, -1, -2) @ L["Q"])   # (B, n, d)
         dV = _concat(dV)
@@ -328,11 +328,11 @@ def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) 
     A = induction_attention(p, rep, cfg)
     j = np.arange(half, 2 * half)
     prefix = A[..., j, j - half + 1].mean(axis=(1, 3))               # (L, h)
-    k = cfg.d // cfg.n_heads
+    d_k = cfg.d // cfg.n_heads
     copying = np.zeros((cfg.n_layers, cfg.n_heads))
     for layer in range(1, cfg.n_layers + 1):
         for head in range(cfg.n_heads):
-            cols = slice(head * k, (head + 1) * k)
+            cols = slice(head * d_k, (head + 1) * d_k)
             ov = p["E"] @ p[f"W_v{layer}"][:, cols] @ p[f"W_O{layer}"][cols] @ p["W_u"]   # (vocab, vocab)
             copying[layer - 1, head] = (ov.argmax(axis=1) == np.arange(cfg.vocab)).mean()
     return {"previous-token": previous, "prefix-matching": prefix, "copying": copying}

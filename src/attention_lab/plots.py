@@ -270,8 +270,8 @@ def plot_heads(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_O
     if len(tokens) != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but there are {len(tokens)} tokens: "
                          "expected one word per row")
-    k = X.shape[1] // h
-    edges = [i * k for i in range(1, h)]
+    d_k = X.shape[1] // h
+    edges = [i * d_k for i in range(1, h)]
     parts = multi_head_parts(X, X, W_q, W_k, W_v, W_O, h, None, scale)  # the kernel, every part kept
     Q, K, V, weights, concat = parts.Q, parts.K, parts.V, parts.weights, parts.concat  # (n, d), (h, n, n)
     fig = plt.figure(figsize=(13, 4 + 2.4 * max(1.0, len(X) / 3)), layout="constrained")
@@ -279,9 +279,9 @@ def plot_heads(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_O
     for ax, (M, kind, name) in zip(top.subplots(1, 3), ((Q, "query", "Q = X W_q"), (K, "key", "K = X W_k"),
                                                          (V, "value", "V = X W_v"))):
         _block(ax, M, kind, name, edges)
-        ax.set_xticks([i * k + (k - 1) / 2 for i in range(h)], [f"h{i + 1}" for i in range(h)])
+        ax.set_xticks([i * d_k + (d_k - 1) / 2 for i in range(h)], [f"h{i + 1}" for i in range(h)])
         ax.tick_params(labelbottom=True, labelsize=FONT["ticks"])
-    top.suptitle(f"split: head i (h1, h2, …) takes its own k = {k} columns", fontsize=FONT["title"])
+    top.suptitle(f"split: head i (h1, h2, …) takes its own d_k = {d_k} columns", fontsize=FONT["title"])
     for i, ax in enumerate(np.atleast_1d(middle.subplots(1, h))):
         heatmap(weights[i], tokens if i == 0 else [""] * len(tokens), tokens, ax=ax, title=f"head {i + 1}",
                 xlabel="", ylabel="", cbar=False, annot=h <= 2, annot_size=FONT["annot"] - 3)

@@ -118,10 +118,10 @@ def find_model(path: str | Path | None = None, fetch: bool = True) -> Path:
 class Block:
     """One llama block's weights, row convention (Q = X @ W_q)."""
     attn_norm: np.ndarray   # (d,) RMSNorm gain before attention
-    W_q: np.ndarray         # (d, h * k)
-    W_k: np.ndarray         # (d, g * k)   g key/value heads, fewer than h
-    W_v: np.ndarray         # (d, g * k)
-    W_O: np.ndarray         # (h * k, d)
+    W_q: np.ndarray         # (d, h * d_k)
+    W_k: np.ndarray         # (d, g * d_k)   g key/value heads, fewer than h
+    W_v: np.ndarray         # (d, g * d_k)
+    W_O: np.ndarray         # (h * d_k, d)
     ffn_norm: np.ndarray    # (d,) RMSNorm gain before the feed-forward
     W_gate: np.ndarray      # (d, d_ff)
     W_up: np.ndarray        # (d, d_ff)
@@ -134,7 +134,7 @@ class RealModel:
     name: str
     n_heads: int            # query heads h
     n_kv_heads: int         # key/value heads g (h is a multiple of g)
-    head_width: int         # k
+    head_width: int         # d_k
     rope_base: float
     eps: float
     embedding: np.ndarray   # (vocab, d); also the output head (tied)
@@ -332,12 +332,12 @@ class Cache:
     """Lesson 05's KV cache, one per block: the rotated keys and the values of every token so far."""
 
     def __init__(self, n_kv_heads: int, head_width: int, capacity: int = 512):
-        self.keys = np.zeros((n_kv_heads, capacity, head_width), np.float32)    # (g, capacity, k)
-        self.values = np.zeros((n_kv_heads, capacity, head_width), np.float32)  # (g, capacity, k)
+        self.keys = np.zeros((n_kv_heads, capacity, head_width), np.float32)    # (g, capacity, d_k)
+        self.values = np.zeros((n_kv_heads, capacity, head_width), np.float32)  # (g, capacity, d_k)
         self.length = 0
 
     def append(self, K: np.ndarray, V: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Add n new tokens' keys and values (g, n, k); return every key and value so far (g, t, k)."""
+        """Add n new tokens' keys and values (g, n, d_k); return every key and value so far (g, t, d_k)."""
         t, n = self.length, K.shape[1]
         if t + n > self.keys.shape[1]:                           # full: at least double the room
             room = max(t + n, 2 * self.keys.shape[1])
@@ -358,33 +358,33 @@ def new_cache(model: RealModel) -> list[Cache]:
 
 def grouped_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike | None = None
                       ) -> tuple[np.ndarray, np.ndarray]:
-    """Grouped-query attention: Q (h, m, k) and K, V (g, n, k), each key/value head serving h/g query heads.
+    """Grouped-query attention: Q (h, m, d_k) and K, V (g, n, d_k), one key/value head per h/g query heads.
 
-    The kernel broadcasts K and V over a group axis (a view, no copies) -> ((h, m, k), (h, m, n)).
+    The kernel broadcasts K and V over a group axis (a view, no copies) -> ((h, m, d_k), (h, m, n)).
     """
     Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
     h, g = Q.shape[0], K.shape[0]
     if Q.ndim != 3 or K.ndim != 3 or V.ndim != 3 or K.shape[0] != V.shape[0] or h % g:
-        raise ValueError(f"Q {Q.shape}, K {K.shape}, V {V.shape}: expected Q (h, m, k) and K, V (g, n, k) "
-                         "with g dividing h")
-    Qg = Q.reshape(g, h // g, *Q.shape[1:])                    # (g, h/g, m, k): query heads by group
-    out, w = scaled_dot_product_attention(Qg, K[:, None], V[:, None], mask)   # K: (g, 1, n, k)
+        raise ValueError(f"Q {Q.shape}, K {K.shape}, V {V.shape}: expected Q (h, m, d_k) and "
+                         "K, V (g, n, d_k) with g dividing h")
+    Qg = Q.reshape(g, h // g, *Q.shape[1:])                    # (g, h/g, m, d_k): query heads by group
+    out, w = scaled_dot_product_attention(Qg, K[:, None], V[:, None], mask)   # K: (g, 1, n, d_k)
     return out.reshape(Q.shape[0], Q.shape[1], -1), w.reshape(h, Q.shape[1], K.shape[1])
 
 
 def _attention(model, b, H, positions, cache):
     """Self-attention of one block on normalized tokens H (n, d) at `positions`; keys join the cache."""
-    n, k = len(H), model.head_width
-    Q = (H @ b.W_q).reshape(n, model.n_heads, k).transpose(1, 0, 2)      # (h, n, k)
-    K = (H @ b.W_k).reshape(n, model.n_kv_heads, k).transpose(1, 0, 2)   # (g, n, k)
-    V = (H @ b.W_v).reshape(n, model.n_kv_heads, k).transpose(1, 0, 2)   # (g, n, k)
+    n, d_k = len(H), model.head_width
+    Q = (H @ b.W_q).reshape(n, model.n_heads, d_k).transpose(1, 0, 2)      # (h, n, d_k)
+    K = (H @ b.W_k).reshape(n, model.n_kv_heads, d_k).transpose(1, 0, 2)   # (g, n, d_k)
+    V = (H @ b.W_v).reshape(n, model.n_kv_heads, d_k).transpose(1, 0, 2)   # (g, n, d_k)
     Q = rope(Q, positions, model.rope_base)                              # lesson 05: rotate pairs
     K = rope(K, positions, model.rope_base).astype(np.float32)
     start = positions[0]
     if cache is not None:
-        K, V = cache.append(K, V)                                        # (g, t, k): the past and now
+        K, V = cache.append(K, V)                                        # (g, t, d_k): the past and now
     mask = causal_mask(start + n)[start:]                                # (n, t): no peeking ahead
-    out, w = grouped_attention(Q, K, V, mask)                            # (h, n, k), (h, n, t)
+    out, w = grouped_attention(Q, K, V, mask)                            # (h, n, d_k), (h, n, t)
     return out.transpose(1, 0, 2).reshape(n, -1).astype(np.float32) @ b.W_O, w   # (n, d)
 
 

@@ -1,10 +1,10 @@
 """Lesson 06: attention learns. One attention layer trained in NumPy: backward pass by hand, Adam.
 
-The model (row convention, a batch of B sequences of n tokens, h heads of width k = d / h):
+The model (row convention, a batch of B sequences of n tokens, h heads of width d_k = d / h):
 
     X = E[ids] + P                      (B, n, d)   token embedding + learned position
-    Q, K, V = split(X W_q), ...         (B, h, n, k)
-    Y, A = attention(Q, K, V)           (B, h, n, k), (B, h, n, n)
+    Q, K, V = split(X W_q), ...         (B, h, n, d_k)
+    Y, A = attention(Q, K, V)           (B, h, n, d_k), (B, h, n, n)
     H = X + concat(Y) W_O               (B, n, d)   residual
     logits = H W_u                      (B, n, vocab)
 
@@ -102,7 +102,7 @@ class ModelConfig:
     n_heads: int = 1
     positions: bool = True        # False: no position table (P stays 0)
     attention: bool = True        # False: the attention layer is removed (H = X)
-    scaled: bool = True           # False: scores Q Kᵀ without the 1/sqrt(k)
+    scaled: bool = True           # False: scores Q Kᵀ without the 1/sqrt(d_k)
     task: str = "reverse"         # "reverse": target i = token n-1-i; "copy": target i = token i
 
     @property
@@ -149,10 +149,10 @@ def _forward(p, ids, cfg):
     H = X
     if cfg.attention:
         h = cfg.n_heads
-        Q = _split_heads(X @ p["W_q"], h)                           # (B, h, n, k)
-        K = _split_heads(X @ p["W_k"], h)                           # (B, h, n, k)
-        V = _split_heads(X @ p["W_v"], h)                           # (B, h, n, k)
-        Y, A = _attention(Q, K, V, None, cfg.scale)                 # (B, h, n, k), (B, h, n, n)
+        Q = _split_heads(X @ p["W_q"], h)                           # (B, h, n, d_k)
+        K = _split_heads(X @ p["W_k"], h)                           # (B, h, n, d_k)
+        V = _split_heads(X @ p["W_v"], h)                           # (B, h, n, d_k)
+        Y, A = _attention(Q, K, V, None, cfg.scale)                 # (B, h, n, d_k), (B, h, n, n)
         C = _concat_heads(Y)                                        # (B, n, d)
         H = X + C @ p["W_O"]                                        # (B, n, d) residual
         c |= {"Q": Q, "K": K, "V": V, "A": A, "C": C}
@@ -183,7 +183,7 @@ def _backward(p, c, dlogits, cfg):
         g[name] = np.zeros_like(p[name])
     if cfg.attention:
         g["W_O"] = _flat(c["C"]).T @ _flat(dH)                      # (d, d)
-        dY = _split_heads(dH @ p["W_O"].T, cfg.n_heads)             # (B, h, n, k)
+        dY = _split_heads(dH @ p["W_O"].T, cfg.n_heads)             # (B, h, n, d_k)
         dQ, dK, dV = _attention_backward(c["Q"], c["K"], c["V"], c["A"], dY, cfg.scale)
         dQ, dK, dV = _concat_heads(dQ), _concat_heads(dK), _concat_heads(dV)   # (B, n, d) each
         X = _flat(c["X"])
