@@ -76,6 +76,11 @@ def naive_redraw(explorer, values) -> bytes:
     return buf.getvalue()
 
 
+def median(xs: list) -> float:
+    """The median, or NaN for no values (e.g. no position visited twice)."""
+    return statistics.median(xs) if xs else float("nan")
+
+
 def kernel_side(steps: int, naive: bool = True) -> list[dict]:
     rows = []
     for name, make in {**demo_explorers(), **model_explorers()}.items():
@@ -100,8 +105,7 @@ def kernel_side(steps: int, naive: bool = True) -> list[dict]:
                 before.append(1000 * (t2 - t1))
                 naive_ms.append(1000 * (t3 - t2))
             seen.add(v)
-        cells = sum(np.size(explorer.result[p.key]) for p in explorer.panels if p.annot)
-        median = (lambda xs: statistics.median(xs) if xs else float("nan"))
+        cells = sum(np.size(explorer.result[p.key]) for p in explorer.panels if p.annot and p.kind != "curve")
         rows.append({"explorer": name, "cells": cells, "ours": median(first + again),
                      "first": median(first), "again": median(again), "before": median(before),
                      "naive": median(naive_ms) if naive else float("nan"), "n": len(before)})
