@@ -1,6 +1,6 @@
 """Benchmark: how long one slider step takes in the kernel, ours vs. the naive redraw, same run.
 
-    python tools/benchmark_explorers.py [--steps 60] [--no-naive] [--browser]
+    python tools/benchmark_explorers.py [--steps 60] [--no-naive] [--browser [--lessons 07,08]] [--no-kernel]
 
 'ours'  : the explorer's own update (recompute, update heatmap artists in place, blit, PNG), which
           pastes back the pixels of annotated cells it has drawn before: 'first' is the median over
@@ -9,10 +9,12 @@
           issue 22's cell cache: same explorer, same values, timed right after 'ours'.
 'naive' : what ipywidgets.interact with a rebuilt sns.heatmap does on every change: a new figure,
           new annotated heatmaps, rendered to PNG as the inline backend does (bbox_inches='tight').
-The two are interleaved step by step, so machine noise hits both alike. Medians are printed,
+All are interleaved step by step, so machine noise hits both alike. Medians are printed,
 with the ratio naive / ours. --browser also measures key press -> repainted heatmap in a real
-JupyterLab in headless Chromium (needs Chromium and Playwright). First line: how long
-`import attention_lab` takes in a fresh interpreter (median of 7). Nothing here asserts on time.
+JupyterLab in headless Chromium (needs Chromium, Playwright and `jupyter-lab` on PATH; the kernel
+imports attention_lab as Python finds it, so PYTHONPATH=<some checkout>/src measures that checkout).
+First line: how long `import attention_lab` takes in a fresh interpreter (median of 7).
+Nothing here asserts on time.
 """
 
 from __future__ import annotations
@@ -112,7 +114,7 @@ def kernel_side(steps: int, naive: bool = True) -> list[dict]:
     return rows
 
 
-def browser_side() -> dict:
+def browser_side(only: tuple = ()) -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import lab_session
     reason = lab_session.browser_missing_reason()
@@ -121,7 +123,8 @@ def browser_side() -> dict:
         return {}
     out = {}
     with lab_session.jupyterlab() as (base, _), lab_session.chromium_page() as page:
-        for nb in sorted(p.name for p in (lab_session.ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+        for nb in sorted(p.name for p in (lab_session.ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")
+                         if not only or p.name[:2] in only):
             shown = lab_session.open_and_run_all(page, base, nb)
             for i in range(shown["explorers"]):
                 out[f"{nb} explorer {i}"] = lab_session.measure_explorer(page, i, steps_per_slider=6)
@@ -133,6 +136,8 @@ def main(argv=None) -> int:
     parser.add_argument("--steps", type=int, default=60, help="slider steps per explorer")
     parser.add_argument("--no-naive", action="store_true", help="time only the explorers' own update")
     parser.add_argument("--browser", action="store_true", help="also measure in JupyterLab + Chromium")
+    parser.add_argument("--lessons", default="", help="browser: only these lessons, e.g. 07,08")
+    parser.add_argument("--no-kernel", action="store_true", help="skip the kernel-side table")
     args = parser.parse_args(argv)
     print(f"import attention_lab, median of 7 fresh interpreters: {import_seconds():.3f} s "
           f"(target ≤ {TARGET_IMPORT_S} s; about 0.65 s before the UI stack was made lazy)\n")
@@ -141,7 +146,7 @@ def main(argv=None) -> int:
           "annotated heatmap (≤ 16 annotated cells); several heatmaps: see the browser targets")
     print(f"{'explorer':<50} {'cells':>5} {'before':>7} {'ours':>7} {'first':>7} {'again':>7} {'naive':>7} "
           f"{'naive/ours':>11}  verdict")
-    for r in kernel_side(args.steps, naive=not args.no_naive):
+    for r in [] if args.no_kernel else kernel_side(args.steps, naive=not args.no_naive):
         ratio = r["naive"] / r["ours"]
         ok = ratio >= 2 and (r["cells"] > 16 or r["ours"] <= TARGET_KERNEL_MS)
         scope = "≤30 ms & ≥2×" if r["cells"] <= 16 else "≥2×"
@@ -151,7 +156,8 @@ def main(argv=None) -> int:
     if args.browser:
         print("\nin JupyterLab + headless Chromium: key press -> repainted heatmap (ms)")
         print(f"{'explorer':<44} {'median':>7} {'max':>7} {'burst of 20: final paint':>26}")
-        for name, m in browser_side().items():
+        only = tuple(x.strip().zfill(2) for x in args.lessons.split(",") if x.strip())
+        for name, m in browser_side(only).items():
             print(f"{name:<44} {m['median_step_ms']:7.1f} {max(m['step_latencies_ms']):7.1f} "
                   f"{m['burst_final_paint_after_last_key_ms']:26.1f}")
         print("targets: median ≤ 100 ms (one heatmap) / ≤ 150 ms (several); burst final ≤ 200 ms")
