@@ -43,3 +43,16 @@ def _induction_explorer():
     run = al.train_induction(cfg, steps=800, seed=0, snapshots=range(0, 801, 20))
     probe = al.repeated_batch(np.random.default_rng(7), 1, cfg)[0][0]
     return al.induction_explorer(run, probe, start=400)
+
+
+def model_explorers() -> dict:
+    """Lesson 08's head view, if the model file is cached (it is not fetched here): for the benchmark."""
+    from attention_lab import real_model as rm
+    if not (rm.cache_folder() / rm.MODEL_FILE).is_file():
+        return {}
+
+    def head_view():
+        model = rm.load_model(fetch=False)
+        ids = rm.encode(model, "My cat sat on the mat. My cat sat on the mat.")
+        return rm.head_explorer(rm.attention_weights(model, ids), rm.token_strings(model, ids))
+    return {"08 head_explorer (14×14, colours only)": head_view}

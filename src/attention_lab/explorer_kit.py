@@ -131,6 +131,10 @@ class Renderer:
         self._curve_x: dict = {}    # panel key -> the x values of a line panel
         self._animated: list = []   # the artists repainted on every change
         self._canvas = self._background = None
+        self._cells: dict = {}      # annotation Text -> (its cell's inner pixels, mesh, index in mesh)
+        self._patches: dict = {}    # annotation Text -> {(text, text colour, cell colour): pixels}
+        self._patch_bytes = 0
+        self.keep_cells = True      # False: draw every number again on every change (for benchmarks)
 
     @staticmethod
     def _layout(panels, result):
@@ -195,6 +199,9 @@ class Renderer:
         self._canvas.draw()
         self.figure.set_layout_engine("none")   # freeze the layout computed by that first draw
         self._background = self._canvas.copy_from_bbox(self.figure.bbox)
+        self._cells = {t: cell for p in panels if p.kind != "curve"
+                       for t, cell in _inner_cells(self.axes[p.key], self.figure.bbox.height).items()}
+        self._patches, self._patch_bytes = {}, 0
 
     def png(self, cells: bool = True) -> bytes:
         """The figure as PNG bytes: the static background, then (unless cells=False) the cells."""
@@ -202,12 +209,73 @@ class Renderer:
         from PIL import Image as PILImage
         with mpl.rc_context(_FAST_TEXT):
             self._canvas.restore_region(self._background)
-            for artist in self._animated if cells else ():
-                artist.axes.draw_artist(artist)
+            if cells:
+                self._draw_cells()
         buf = io.BytesIO()   # opaque figure: RGB is enough, and quicker to encode than RGBA
         PILImage.frombuffer("RGBA", self._canvas.get_width_height(), self._canvas.buffer_rgba()
                             ).convert("RGB").save(buf, format="png", compress_level=1)
         return buf.getvalue()
+
+    def _draw_cells(self) -> None:
+        """Repaint the moving artists. Drawing a cell's number is most of the cost (16×16 heatmaps:
+        hundreds of texts), so the inner pixels of each annotated cell are kept, keyed by what decides
+        them (its number, the number's colour, the cell's colour), and pasted when they come back:
+        the same pixels matplotlib draws, without drawing the text again."""
+        pixels = np.asarray(self._canvas.buffer_rgba())            # (height, width, 4), writable
+        colours: dict = {}                                          # mesh -> its cells' colours
+        todo = []
+        for artist in self._animated:
+            cell = self._cells.get(artist) if self.keep_cells else None
+            if cell is None:
+                artist.axes.draw_artist(artist)
+                continue
+            (rows, cols), mesh, i = cell
+            if mesh not in colours:
+                colours[mesh] = mesh.cmap(mesh.norm(np.asarray(mesh.get_array(), dtype=float).ravel()))
+            key = (artist.get_text(), str(artist.get_color()), tuple(colours[mesh][i]))
+            patch = self._patches.get(artist, {}).get(key)
+            if patch is None:
+                todo.append((artist, key))
+            else:
+                pixels[rows, cols] = patch
+        for artist, key in todo:                  # cells seen for the first time: draw, then keep
+            artist.axes.draw_artist(artist)
+            (rows, cols), _, _ = self._cells[artist]
+            if self._patch_bytes < _PATCH_BUDGET and _inside(artist, self._canvas, rows, cols):
+                patch = pixels[rows, cols].copy()
+                self._patches.setdefault(artist, {})[key] = patch
+                self._patch_bytes += patch.nbytes
+
+
+# pixels kept for cells already drawn (about 3 kB per cell of a 16×16 explorer)
+_PATCH_BUDGET = 32 * 2**20
+
+
+def _inner_cells(ax, height: float) -> dict:
+    """Annotation Text -> (row and column slices of its cell's inner pixels, the mesh, cell index).
+
+    Inner: 2 pixels away from the cell's edges, so that the pixels depend only on the cell's own
+    colour and number (the white grid lines and their antialiasing stay with the mesh)."""
+    if not ax.collections or not ax.texts:
+        return {}
+    mesh, out = ax.collections[0], {}
+    for i, text in enumerate(ax.texts):
+        x, y = text.get_position()                                  # the cell's centre, data units
+        (x0, y0), (x1, y1) = ax.transData.transform([(x - 0.5, y - 0.5), (x + 0.5, y + 0.5)])
+        left, right = int(np.ceil(min(x0, x1))) + 2, int(np.floor(max(x0, x1))) - 2
+        top = int(np.ceil(height - max(y0, y1))) + 2                # buffer rows run downwards
+        bottom = int(np.floor(height - min(y0, y1))) - 2
+        if right > left and bottom > top:
+            out[text] = ((slice(top, bottom), slice(left, right)), mesh, i)
+    return out
+
+
+def _inside(text, canvas, rows: slice, cols: slice) -> bool:
+    """Whether the drawn text (with a pixel to spare) lies within its cell's inner pixels."""
+    box = text.get_window_extent(canvas.get_renderer())
+    height = canvas.figure.bbox.height
+    return (box.x0 - 1 >= cols.start and box.x1 + 1 <= cols.stop
+            and height - box.y1 - 1 >= rows.start and height - box.y0 + 1 <= rows.stop)
 
 
 class Explorer:
