@@ -248,6 +248,8 @@ def test_07_2_design_is_judged_by_running_it():
     assert ex.evaluate(qk(1, 1, 3.0)).mistake == "previous with previous"
     assert ex.evaluate(qk(0, 1, 1.5)).mistake == "too weak"
     assert "never favour" in ex.evaluate(np.zeros((16, 16))).message
+    both = qk(0, 0) + qk(0, 1)                                       # own-own and own-prev, equally strong
+    assert ex.evaluate(both).mistake is None and "pull the weight away" in ex.evaluate(both).message
     assert "shape (8, 8)" in ex.evaluate(np.eye(8)).message
 
 
@@ -294,6 +296,15 @@ def test_07_3_debug_hints_for_independently_written_fixes():
     assert ex.evaluate(only_layer_paths).mistake == "planted"
     assert ex.evaluate(drops_first_skip).mistake == "no skip 1"
     assert ex.evaluate(rows_not_columns).mistake == "A not transposed"
+    def layer1_fed_dOut(X, A1, A2, W1, W2, dOut):           # layer 1 sent the output's gradient
+        return dOut + A2.T @ dOut @ W2.T + A1.T @ dOut @ W1.T
+
+    def straight_path_added_at_the_end(X, A1, A2, W1, W2, dOut):
+        through2 = A2.T @ dOut @ W2.T
+        return dOut + through2 + A1.T @ through2 @ W1.T
+
+    assert ex.evaluate(layer1_fed_dOut).mistake == "layer 1 gets dOut"
+    assert ex.evaluate(straight_path_added_at_the_end).mistake == "dOut added last"
     assert "switched off" in ex.evaluate(numeric_cheat).message
     assert "right shape" in ex.evaluate(lambda X, A1, A2, W1, W2, dOut: 2 * dOut).message
 
@@ -308,6 +319,9 @@ def test_07_4_paths_by_hand():
     assert ex.evaluate([direct, head1, head2, 0.5 * -2.0 * 1.3]).mistake == "order swapped"
     # head 2 applied to the stream after layer 1: h1 = x + 0.5 A1 x = (3, 0, 2.5, 2.5); A2 h1 row 4 = 2.3
     assert ex.evaluate([direct, head1, -2.0 * 2.3, 0.0]).mistake == "head 2 on the stream"
+    # the composed path scaled by one weight only: w2 · 0.4 = -0.8, w1 · 0.4 = 0.2
+    assert ex.evaluate([direct, head1, head2, -0.8]).mistake == "composed path without w1"
+    assert ex.evaluate([direct, head1, head2, 0.2]).mistake == "composed path without w2"
     assert "shape (4,)" in ex.evaluate([1.0, 1.5, -3.2]).message
 
 

@@ -90,7 +90,7 @@ def _design_07():
         blocks = {"own-own": M[:V72, :V72], "own-prev": M[:V72, V72:], "prev-own": M[V72:, :V72],
                   "prev-prev": M[V72:, V72:]}
         diag = {k: float(np.trace(b)) for k, b in blocks.items()}
-        best = max(diag, key=diag.get)
+        best = max(diag, key=lambda k: (diag[k], k == "own-prev"))   # a tie goes to the right block
         if diag[best] <= 0:
             return (f"your scores never favour the right key (mean weight on it "
                     f"{got[:, 0].mean():.2f}): put large entries where a token meets the same token.")
@@ -130,11 +130,16 @@ def stream_forward(X, A1, A2, W1, W2):
     return H1 + A2 @ H1 @ W2
 
 
-def _stream_backward(skip1=True, skip2=True, transpose_A=True, transpose_W=True):
+def _stream_backward(skip1=True, skip2=True, transpose_A=True, transpose_W=True, layer1_reads="dH1"):
     def backward(X, A1, A2, W1, W2, dOut):
         def through(A, W, d):
             return (A.T if transpose_A else A) @ d @ (W.T if transpose_W else W)
         dH1 = (dOut if skip2 else 0) + through(A2, W2, dOut)
+        if layer1_reads == "dOut":                                  # layer 1 sent dOut, not dH1
+            return dH1 + through(A1, W1, dOut)
+        if layer1_reads == "layer 2 only":                          # dOut added once, at the end
+            g = through(A2, W2, dOut)
+            return g + through(A1, W1, g) + dOut
         return (dH1 if skip1 else 0) + through(A1, W1, dH1)
     return backward
 
@@ -154,7 +159,9 @@ def _debug_07():
                        rng.standard_normal((d, d)), rng.standard_normal((n, d))))
     wrong = {"planted": _stream_backward(skip2=False), "no skip 1": _stream_backward(skip1=False),
              "A not transposed": _stream_backward(transpose_A=False),
-             "W not transposed": _stream_backward(transpose_W=False)}
+             "W not transposed": _stream_backward(transpose_W=False),
+             "layer 1 gets dOut": _stream_backward(layer1_reads="dOut"),
+             "dOut added last": _stream_backward(layer1_reads="layer 2 only")}
     judge = judge_fix(_stream_backward(), wrong, inputs,
                       "expected dL/dX (shape of X) for L = sum(H2 * dOut), the sum over every path.",
                       locked=(*SHORTCUTS, "induction_loss_and_grads"))
@@ -166,6 +173,11 @@ def _debug_07():
         "A not transposed": "output i read row i of A; going back, input j collects column j of A: "
                             "use Aᵀ.",
         "W not transposed": "for Z = H W the gradient of H is dZ Wᵀ, not dZ W.",
+        "layer 1 gets dOut": "layer 1 wrote into H1, and H1 reaches the loss along two paths (straight, "
+                             "and through layer 2): send their sum dH1 back through layer 1, not dOut.",
+        "dOut added last": "adding dOut at the end counts the straight path X → H1 → H2, but misses "
+                           "the path that goes straight past layer 2 and *through* layer 1: add dOut "
+                           "into dH1 first, then send dH1 back through layer 1.",
     }
     return Trial("07.3", "Fix stream_backward: the gradient must follow every path.", "debug",
                  _stream_backward, judge,
@@ -179,11 +191,12 @@ A2_74 = np.array([[1, 0, 0, 0], [0.5, 0.5, 0, 0], [0.5, 0.3, 0.2, 0], [0.1, 0.1,
 w1_74, w2_74 = 0.5, -2.0                              # each head's W_v W_O, a single number here
 
 
-def _paths_74(order="right", composed=True):
+def _paths_74(order="right", composed=True, w_both=None):
     direct = x74[3]
     head1 = w1_74 * (A1_74 @ x74)[3]
     head2 = w2_74 * (A2_74 @ x74)[3]
-    both = w1_74 * w2_74 * ((A2_74 @ A1_74) if order == "right" else (A1_74 @ A2_74))[3] @ x74
+    w = w1_74 * w2_74 if w_both is None else w_both
+    both = w * ((A2_74 @ A1_74) if order == "right" else (A1_74 @ A2_74))[3] @ x74
     return np.array([direct, head1, head2, both if composed else 0.0])
 
 
@@ -207,6 +220,12 @@ def lesson07() -> list:
             "order swapped": (lambda: _paths_74(order="swapped"),
                               "the composed path runs through head 1 first, then head 2: A2 (A1 x), "
                               "not A1 (A2 x)."),
+            "composed path without w1": (lambda: _paths_74(w_both=w2_74),
+                                         "the fourth path passes through both heads, so both weights "
+                                         "scale it: w1 · w2 · (A2 A1 x), not w2 · (A2 A1 x)."),
+            "composed path without w2": (lambda: _paths_74(w_both=w1_74),
+                                         "the fourth path passes through both heads, so both weights "
+                                         "scale it: w1 · w2 · (A2 A1 x), not w1 · (A2 A1 x)."),
             "head 2 on the stream": (lambda: np.array([x74[3], w1_74 * (A1_74 @ x74)[3],
                                                        w2_74 * (A2_74 @ h1)[3], 0.0]),
                                      "your third number is head 2's whole output, which already "
