@@ -355,6 +355,8 @@ def test_08_1_prediction_is_true(real):
     assert al.EXERCISES["08.1"].evaluate("(a)").status == "correct"
     for letter in "bcd":
         assert al.EXERCISES["08.1"].evaluate(letter).mistake == letter
+    c = al.EXERCISES["08.1"].evaluate("c").message       # the hint does not contradict itself
+    assert "identical" in c and "cannot be a multiple" not in c
 
 
 @pytest.mark.parametrize("answer, mistake", [
@@ -434,6 +436,8 @@ def test_08_3_right_fix_passes_and_shortcuts_are_switched_off():
     ([2 * 256 * 30 * 3 * 64 * 8, 2 * 256 * 30 * 9 * 64 * 8], "float64"),
     ([2 * 256 * 3 * 64 * 4, 2 * 256 * 9 * 64 * 4], "one block"),
     ([2 * 256 * 30 * 9 * 64 * 4, 2 * 256 * 30 * 3 * 64 * 4], "swapped"),
+    ([30 * 256 * 2 * 192, 30 * 256 * 2 * 576], "one byte"),            # counted the numbers only
+    ([30 * 256 * 2 * 192 * 32, 30 * 256 * 2 * 576 * 32], "bits"),      # 32 bits per float32
 ])
 def test_08_4_wrong_sizes_get_their_hints(answer, mistake):
     assert al.EXERCISES["08.4"].evaluate(answer).mistake == mistake

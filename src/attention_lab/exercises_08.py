@@ -237,8 +237,8 @@ def lesson08() -> list:
                        "their attention weights the same?", "a", {
             "b": "they read the same keys, but the weights come from q · k, and each head has its own "
                  "W_q: three different questions to the same keys.",
-            "c": "each row of weights sums to 1 in every head, so one head's weights cannot be a multiple "
-                 "of another's; and they do not differ by a constant factor either.",
+            "c": "each row of weights sums to 1 in every head, so a constant factor between two heads could "
+                 "only be 1, which would make them identical; and they are not.",
             "d": "the three heads have one key head between them; what differs is their queries."}),
         _design_08(),
         _debug_08(),
@@ -248,6 +248,10 @@ def lesson08() -> list:
                      "keys only": (lambda: _both(keys_and_values=1),
                                    "the cache holds keys and values: two numbers per slot."),
                      "float64": (lambda: _both(per_number=8), "float32 takes 4 bytes per number, not 8."),
+                     "one byte": (lambda: _both(per_number=1),
+                                  "that counts numbers, not bytes: a float32 number takes 4 bytes."),
+                     "bits": (lambda: _both(per_number=32),
+                              "that counts bits: a float32 number is 32 bits, 4 bytes."),
                      "one block": (lambda: _both(blocks=1),
                                    "every one of the 30 blocks keeps its own cache."),
                      "swapped": (lambda: _both()[::-1],
