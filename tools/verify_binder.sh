@@ -4,7 +4,7 @@
 #  1. The bare runtime, for scale: jupyterlab, numpy, matplotlib, seaborn, ipywidgets, ipykernel,
 #     at the versions binder/requirements.txt pins.
 #  2. The student image: binder/requirements.txt alone in a fresh venv. Its size is reported beside
-#     the bare runtime's (goal: at most 15 % above it; lesson 08's gguf, tokenizers and threadpoolctl
+#     the bare runtime's (goal: at most 15 % above it; lesson 08's gguf and threadpoolctl
 #     included, its 98 MB model file aside: binder/postBuild puts that in the cache folder).
 #  3. repo2docker's starting point: a venv with binder/repo2docker-base.txt (the JupyterLab, notebook,
 #     jupyter_server, ipykernel and ipywidgets its Python 3.11 base environment ships; the file says
