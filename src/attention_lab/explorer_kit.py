@@ -315,7 +315,8 @@ class Explorer:
         for s in self.sliders.values():
             s.observe(self._on_change, names="value")
         self.widget = widgets.VBox([
-            widgets.HBox([widgets.VBox([*self.sliders.values(), self.reset_button]),
+            widgets.HBox([widgets.VBox([*self.sliders.values(), self.reset_button],   # never squeezed:
+                                       layout=widgets.Layout(flex="0 0 auto")),    # readouts stay whole
                           self.numbers]),
             self.image])
         self.widget.add_class("attention-lab-explorer")

@@ -394,9 +394,9 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
                 f"probe      {' '.join(words)}\n"
                 f"predicted  _ {' '.join(letters(np.array(r['said'][:-1])))}"
                 f"{'  (a tie: every token equally likely)' if r['tie'] else ''}\n"
-                f"layer 1: mean weight on the previous token        {r['layer1'][i, i - 1].mean():.2f}\n"
-                f"layer 2: mean weight on the token after the earlier copy of the query's token "
-                f"{r['layer2'][q_seen, k_seen].mean():.2f}")
+                f"layer 1, mean weight on the previous token: {r['layer1'][i, i - 1].mean():.2f}\n"
+                f"layer 2, mean weight on the token after the\n"
+                f"  earlier copy of the query's token:        {r['layer2'][q_seen, k_seen].mean():.2f}")
 
     steps = np.arange(len(run.second_losses))
     panels = [Panel("layer1", words, words, "weights", "layer 1 (previous token?)", "key token",
