@@ -390,3 +390,52 @@ def block_inputs(X, p):
     head_width(d, p.n_heads)
     _, W_1, W_2 = ffn_inputs(X, p.W_1, p.W_2)
     return X, replace(p, **square_ones, W_1=W_1, W_2=W_2)
+
+
+def as_positive(value, name: str, example: str) -> float:
+    """A positive finite number (an eps or a base): TypeError if not a number, ValueError if <= 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} is {value!r} of type {type(value).__name__}: expected a positive "
+                        f"finite number such as {example}")
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} is {value!r}: expected a positive finite number such as {example}")
+    return float(value)
+
+
+def as_record(value, cls, what: str):
+    """`value` must be an instance of the record `cls` (a dict or anything else: TypeError)."""
+    if not isinstance(value, cls):
+        raise TypeError(f"{what} is a {type(value).__name__}: expected a {cls.__name__}")
+    return value
+
+
+def as_run(run, cls, maker: str, at_least: int = 2):
+    """The run `maker` returns (TypeError otherwise), keeping at least `at_least` snapshots."""
+    if not isinstance(run, cls):
+        raise TypeError(f"expected the {cls.__name__} that {maker}() returns, got {type(run).__name__}")
+    if len(run.snapshot_steps) < at_least:
+        raise ValueError(f"the run kept {len(run.snapshot_steps)} snapshot(s): expected at least {at_least}, "
+                         f"e.g. {maker}(cfg, snapshots=range(0, 301, 10))")
+    return run
+
+
+def heads_choice(n_heads, d_model: int) -> int:
+    """A whole number of heads that divides d_model."""
+    n_heads = as_count(n_heads, "n_heads")
+    divisors = tuple(h for h in range(1, d_model + 1) if d_model % h == 0)
+    if n_heads not in divisors:
+        raise ValueError(f"n_heads is {n_heads!r} but d_model is {d_model}: choose one of {divisors}")
+    return n_heads
+
+
+def whole_ids(ids, name: str = "ids") -> np.ndarray:
+    """Token ids: TypeError unless whole numbers (no floats, no booleans); ValueError if negative or empty."""
+    arr = np.asarray(ids)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} has dtype {arr.dtype}: expected token ids, whole numbers >= 0 "
+                        "(for example np.array(ids, dtype=int))")
+    if arr.size == 0:
+        raise ValueError(f"{name} has shape {shape_of(arr)}: expected at least one token id")
+    if arr.min() < 0:
+        raise ValueError(f"{name} holds {arr.min()}: expected token ids, whole numbers >= 0")
+    return arr

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike
 
 from ._validate import (
     as_matrix,
+    as_run,
     as_scale,
     attention_inputs,
     labels_fit,
@@ -415,8 +416,7 @@ def plot_model_flow(params: dict, cfg: ModelConfig, ids: ArrayLike, title: str =
 
 def plot_learning_curve(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, baseline: float) -> Figure:
     """Training loss at every step, and held-out accuracy at every snapshot against a baseline."""
-    if not isinstance(run, Run) or len(run.snapshot_steps) < 2:
-        raise ValueError("expected the Run that train() returns, with at least 2 snapshots")
+    run = as_run(run, Run, "train")
     acc = [accuracy(p, held_ids, held_targets, run.cfg) for p in run.snapshot_params]
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 3.6), layout="constrained")
     left.plot(run.losses, color="#333333", lw=2)

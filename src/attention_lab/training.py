@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_array, as_count, as_matrix, attention_inputs
+from ._validate import as_array, as_count, as_matrix, attention_inputs, whole_ids
 from .heads import _concat_heads, _split_heads
 from .matrix import _attention
 
@@ -331,10 +331,8 @@ def counting_baseline(train_ids: ArrayLike, train_targets: ArrayLike, test_ids: 
                       test_targets: ArrayLike) -> float:
     """Held-out accuracy of the best guess from a token and its position alone (no attention):
     for each (position, token), the target seen most often with it in training."""
-    a, b, c, d = (np.asarray(x) for x in (train_ids, train_targets, test_ids, test_targets))
-    if not all(np.issubdtype(x.dtype, np.integer) and x.size and x.min() >= 0 for x in (a, b, c, d)):
-        raise TypeError(f"expected token ids (whole numbers >= 0), got dtypes {a.dtype}, {b.dtype}, "
-                        f"{c.dtype}, {d.dtype}")
+    a, b, c, d = (whole_ids(train_ids, "train_ids"), whole_ids(train_targets, "train_targets"),
+                  whole_ids(test_ids, "test_ids"), whole_ids(test_targets, "test_targets"))
     if not (a.shape == b.shape and c.shape == d.shape and a.ndim == c.ndim == 2 and a.shape[1] == c.shape[1]):
         raise ValueError(f"shapes {a.shape}, {b.shape}, {c.shape}, {d.shape}: expected training ids "
                          "and targets of one shape (B, n), test ids and targets of one shape (B', n)")
@@ -349,10 +347,8 @@ def counting_baseline(train_ids: ArrayLike, train_targets: ArrayLike, test_ids: 
 def commonest_token_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
     """Expected accuracy of guessing, at every place, the token that is commonest in the sequence
     (ties: one of them at random): the best a model can do that sees which tokens occur, not where."""
-    ids, targets = np.asarray(ids), np.asarray(targets)
-    whole = all(np.issubdtype(x.dtype, np.integer) for x in (ids, targets))
-    if (ids.ndim != 2 or ids.shape != targets.shape or ids.size == 0 or not whole
-            or min(ids.min(), targets.min()) < 0):
+    ids, targets = whole_ids(ids, "ids"), whole_ids(targets, "targets")
+    if ids.ndim != 2 or ids.shape != targets.shape:
         raise ValueError(f"ids {ids.dtype} {ids.shape} and targets {targets.dtype} {targets.shape}: "
                          "expected two arrays of token ids (whole numbers >= 0) of one shape (B, n)")
     v = int(max(ids.max(), targets.max())) + 1
@@ -366,8 +362,8 @@ def commonest_token_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
 def commonest_of_others(ids: ArrayLike, vocab: int | None = None) -> np.ndarray:
     """(B, n, vocab) booleans: True where a token is the commonest (or tied commonest) among the
     OTHER n - 1 tokens of its sequence, for every place (vocab: default the largest id + 1)."""
-    ids = np.asarray(ids)
-    if ids.ndim != 2 or ids.shape[1] < 2 or not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0:
+    ids = whole_ids(ids, "ids")
+    if ids.ndim != 2 or ids.shape[1] < 2:
         raise ValueError(f"ids {ids.dtype} {ids.shape}: expected token ids (whole numbers >= 0) of shape "
                          "(B, n) with n >= 2")
     v = int(ids.max()) + 1 if vocab is None else as_count(vocab, "vocab", minimum=int(ids.max()) + 1)
@@ -381,8 +377,8 @@ def commonest_other_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
     """Expected accuracy of guessing, at every place, the token commonest among the OTHER tokens of the
     sequence (ties: one of them at random): the best a model can do that sees which tokens occur,
     and its own token, but not where they stand."""
-    ids, targets = np.asarray(ids), np.asarray(targets)
-    if ids.shape != targets.shape or not np.issubdtype(targets.dtype, np.integer) or targets.min() < 0:
+    ids, targets = whole_ids(ids, "ids"), whole_ids(targets, "targets")
+    if ids.shape != targets.shape:
         raise ValueError(f"ids {ids.dtype} {ids.shape} and targets {targets.dtype} {targets.shape}: "
                          "expected two arrays of token ids (whole numbers >= 0) of one shape (B, n)")
     modes = commonest_of_others(ids, vocab=int(max(ids.max(), targets.max())) + 1)   # (B, n, vocab)
