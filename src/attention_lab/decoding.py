@@ -125,7 +125,7 @@ def _layer_norm(X, eps=1e-5):
 
 def layer_norm(X: ArrayLike, eps: float = 1e-5) -> np.ndarray:
     """Each row: (x - mean) / sqrt(variance + eps), variance divided by d, gain 1 and bias 0."""
-    return _layer_norm(as_matrix(X, "X", "(n, d)"), as_positive(eps, "eps", "1e-5"))
+    return _layer_norm(as_matrix(X, "X", "(n, d)"), as_positive(eps, "eps", "1e-5", zero=True))
 
 
 def _feed_forward(X, W_1, W_2):

@@ -412,8 +412,10 @@ def forward(model: RealModel, ids: Sequence[int], cache: list[Cache] | None = No
 
 def _forward(model, ids, cache, keep_weights):
     """forward, with BLAS as it is set."""
-    ids = whole_ids(ids, "token ids")
-    if ids.ndim != 1 or ids.max() >= len(model.embedding):
+    ids = np.asarray(ids)
+    if ids.size:
+        ids = whole_ids(ids, "token ids")
+    if ids.ndim != 1 or not len(ids) or ids.min() < 0 or ids.max() >= len(model.embedding):
         raise ValueError(f"token ids {ids.tolist()!r}: expected one or more whole numbers in "
                          f"0..{len(model.embedding) - 1}")
     start = cache[0].length if cache is not None else 0
