@@ -180,6 +180,12 @@ class NotARun:
     (lambda: al.letters([0.0, 1.0]), TypeError, r"ids has dtype float64: expected token ids"),
     (lambda: al.letters([True, False]), TypeError, r"ids has dtype bool"),
     (lambda: al.commonest_of_others([[0, -1]]), ValueError, r"ids holds -1: expected token ids, whole numbers >= 0"),
+    # a table of columns: a dict with the keys its experiment returns
+    (lambda: al.plot_cost(np.ones(3)), TypeError, r"table is a ndarray: expected the dict that time_forms\(\) returns"),
+    (lambda: al.plot_cost({"n": [1]}), ValueError, r"table has keys \['n'\] but lacks \['loop_s', 'matrix_s'\]"),
+    (lambda: al.plot_decoding_cost({}), ValueError, r"lacks \['t', 'no_cache', 'cache'\]: expected the dict that decoding_cost"),
+    (lambda: al.plot_scaling({"d_k": [1]}), ValueError, r"lacks \['std_unscaled'"),
+    (lambda: al.plot_saturation([]), TypeError, r"table is a list: expected the dict that saturation_experiment"),
 ])
 def test_bad_input_at_the_door(call, exc, message):
     with pytest.raises(exc, match=message):

@@ -440,3 +440,15 @@ def whole_ids(ids, name: str = "ids") -> np.ndarray:
     if arr.min() < 0:
         raise ValueError(f"{name} holds {arr.min()}: expected token ids, whole numbers >= 0")
     return arr
+
+
+def as_table(table, keys: tuple[str, ...], made_by: str) -> dict:
+    """A dict of columns holding `keys`: TypeError if not a dict, ValueError if a key is missing."""
+    if not isinstance(table, dict):
+        raise TypeError(f"table is a {type(table).__name__}: expected the dict that {made_by} returns, "
+                        f"with keys {list(keys)}")
+    missing = [k for k in keys if k not in table]
+    if missing:
+        raise ValueError(f"table has keys {sorted(table)} but lacks {missing}: expected the dict that "
+                         f"{made_by} returns")
+    return table
