@@ -155,12 +155,14 @@ class NotARun:
     (lambda: al.layer_norm(X, eps=-1e-9), ValueError, r"eps is -1e-09"),
     (lambda: al.layer_norm(X, eps=float("nan")), ValueError, r"eps is nan"),
     (lambda: al.layer_norm(X, eps="1e-5"), TypeError, r"eps is '1e-5' of type str"),
+    (lambda: al.layer_norm(X, eps=None), TypeError, r"eps is None of type NoneType: expected a finite number >= 0"),
     (lambda: al.rope(X, base=0), ValueError, r"base is 0: expected a positive finite number such as 10000.0"),
     (lambda: al.rope(X, base=-10000.0), ValueError, r"base is -10000.0"),
     (lambda: al.rope(X, base=True), TypeError, r"base is True of type bool"),
     (lambda: al.sinusoidal_positions(3, 4, base=-1), ValueError, r"base is -1: expected a positive finite number"),
     (lambda: al.sinusoidal_positions(3, 4, base=float("inf")), ValueError, r"base is inf"),
     # a dict or another object where a record is expected
+    (lambda: al.generate({"vocab": ["a"]}, ["a"], 2), TypeError, r"dec \(the decoder\) is a dict: expected a PatternDecoder"),
     (lambda: al.transformer_block(X, {"W_q": W}), TypeError, r"p \(the block's weights\) is a dict: expected a BlockWeights"),
     (lambda: al.training_explorer(NotARun(), np.zeros((2, 8), int), np.zeros((2, 8), int)), TypeError,
      r"expected the Run that train\(\) returns, got NotARun"),
@@ -178,6 +180,7 @@ class NotARun:
     (lambda: al.commonest_other_baseline([[0, 1]], [[0.0, 1.0]]), TypeError, r"targets has dtype float64"),
     (lambda: al.counting_baseline([[0, 1]], [[0, 1]], [[0.5, 1]], [[0, 1]]), TypeError, r"test_ids has dtype float64"),
     (lambda: al.letters([0.0, 1.0]), TypeError, r"ids has dtype float64: expected token ids"),
+    (lambda: al.largest_digit([[0.5, 1.0]]), TypeError, r"ids has dtype float64: expected token ids"),
     (lambda: al.letters([True, False]), TypeError, r"ids has dtype bool"),
     (lambda: al.commonest_of_others([[0, -1]]), ValueError, r"ids holds -1: expected token ids, whole numbers >= 0"),
     # a table of columns: a dict with the keys its experiment returns

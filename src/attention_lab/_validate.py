@@ -394,11 +394,11 @@ def block_inputs(X, p):
 
 def as_positive(value, name: str, example: str, zero: bool = False) -> float:
     """A positive (or, with zero=True, >= 0) finite number: TypeError if not a number, ValueError if not."""
+    sign = "finite number >= 0" if zero else "positive finite number"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} is {value!r} of type {type(value).__name__}: expected a positive "
-                        f"finite number such as {example}")
+        raise TypeError(f"{name} is {value!r} of type {type(value).__name__}: "
+                        f"expected a {sign} such as {example}")
     if not np.isfinite(value) or value < 0 or (value == 0 and not zero):
-        sign = "finite number >= 0" if zero else "positive finite number"
         raise ValueError(f"{name} is {value!r}: expected a {sign} such as {example}")
     return float(value)
 

@@ -79,6 +79,7 @@ def embed(dec: PatternDecoder, tokens: Sequence[str]) -> np.ndarray:
 
 def token_ids(dec: PatternDecoder, tokens: Sequence[str]) -> list[int]:
     """The vocabulary index of each token."""
+    dec = as_record(dec, PatternDecoder, "dec (the decoder)")
     unknown = [t for t in tokens if t not in dec.vocab]
     if unknown or not len(tokens):
         raise ValueError(f"tokens {list(tokens)!r}: expected one or more of the vocabulary {dec.vocab}")

@@ -26,7 +26,7 @@ from .matrix import _attention
 PARAMS = ("E", "P", "W_q", "W_k", "W_v", "W_O", "W_u")
 def largest_digit(ids: np.ndarray) -> np.ndarray:
     """Targets of lesson 07's content task: every place says the largest token of its sequence."""
-    ids = np.asarray(ids)
+    ids = whole_ids(ids, "ids")
     return np.broadcast_to(ids.max(axis=-1, keepdims=True), ids.shape).copy()
 
 
