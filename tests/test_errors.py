@@ -183,6 +183,10 @@ class NotARun:
     (lambda: al.largest_digit([[0.5, 1.0]]), TypeError, r"ids has dtype float64: expected token ids"),
     (lambda: al.letters([True, False]), TypeError, r"ids has dtype bool"),
     (lambda: al.commonest_of_others([[0, -1]]), ValueError, r"ids holds -1: expected token ids, whole numbers >= 0"),
+    # a learning rate, a generator
+    (lambda: al.train(al.ModelConfig(), steps=2, lr="0.1"), TypeError, r"lr = '0.1' of type str: expected a learning rate"),
+    (lambda: al.train_induction(al.InductionConfig(), steps=2, lr=None), TypeError, r"lr = None of type NoneType"),
+    (lambda: al.train_induction(al.InductionConfig(), steps=2, lr=1.5), ValueError, r"lr = 1.5: expected a learning rate between 0 and 1, such as 0.01"),
     # a table of columns: a dict with the keys its experiment returns
     (lambda: al.plot_cost(np.ones(3)), TypeError, r"table is a ndarray: expected the dict that time_forms\(\) returns"),
     (lambda: al.plot_cost({"n": [1]}), ValueError, r"table has keys \['n'\] but lacks \['loop_s', 'matrix_s'\]"),

@@ -452,3 +452,30 @@ def as_table(table, keys: tuple[str, ...], made_by: str) -> dict:
         raise ValueError(f"table has keys {sorted(table)} but lacks {missing}: expected the dict that "
                          f"{made_by} returns")
     return table
+
+
+def learning_rate(lr, example: str) -> float:
+    """A learning rate strictly between 0 and 1: TypeError if not a number, ValueError if outside."""
+    if isinstance(lr, bool) or not isinstance(lr, numbers.Real):
+        raise TypeError(f"lr = {lr!r} of type {type(lr).__name__}: expected a learning rate between 0 and 1, "
+                        f"such as {example}")
+    if not 0 < lr < 1:
+        raise ValueError(f"lr = {lr!r}: expected a learning rate between 0 and 1, such as {example}")
+    return float(lr)
+
+
+def snapshot_steps(snapshots, steps: int) -> list[int]:
+    """The sorted distinct steps to keep, each a whole number between 0 and `steps`."""
+    keep = sorted({as_count(t, "a snapshot step", minimum=0) for t in snapshots})
+    if keep and keep[-1] > steps:
+        raise ValueError(f"snapshot step {keep[-1]} is after the last step ({steps}): expected "
+                         f"steps between 0 and {steps}")
+    return keep
+
+
+def as_rng(rng) -> np.random.Generator:
+    """A NumPy random Generator."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), got "
+                        f"{type(rng).__name__}")
+    return rng

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_count, as_matrix, as_run, whole_ids
+from ._validate import as_count, as_matrix, as_rng, as_run, learning_rate, snapshot_steps, whole_ids
 from .explorer_kit import Control, Explorer, Panel
 
 
@@ -239,9 +239,7 @@ def repeated_batch(rng: np.random.Generator, batch: int,
     random distance after the first (fixed at `segment` places if cfg.fixed_offset); and two boolean
     masks (B, n-1) of the places whose next token lies inside the first copy and inside the second
     copy (its first token excluded: nothing announces it)."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), got "
-                        f"{type(rng).__name__}")
+    rng = as_rng(rng)
     cfg, batch = _config(cfg), as_count(batch, "batch")
     n, s = cfg.n, cfg.segment
     ids = rng.integers(0, cfg.vocab, size=(batch, n))
@@ -277,12 +275,7 @@ def train_induction(cfg: InductionConfig, steps: int = 600, batch: int = 32, lr:
     a copy of the weights before each step in `snapshots` (step 0 = untrained, `steps` = the end)."""
     cfg = _config(cfg)
     steps, batch = as_count(steps, "steps"), as_count(batch, "batch")
-    if not (isinstance(lr, (int, float)) and 0 < lr < 1):
-        raise ValueError(f"lr = {lr!r}: expected a learning rate between 0 and 1, such as 0.01")
-    keep = sorted({as_count(t, "a snapshot step", minimum=0) for t in snapshots})
-    if keep and keep[-1] > steps:
-        raise ValueError(f"snapshot step {keep[-1]} is after the last step ({steps}): expected "
-                         f"steps between 0 and {steps}")
+    lr, keep = learning_rate(lr, "0.01"), snapshot_steps(snapshots, steps)
     p = init_induction(cfg, seed)
     rng = np.random.default_rng(seed + 1)
     m = {k: np.zeros_like(w) for k, w in p.items()}

@@ -19,7 +19,16 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_array, as_count, as_matrix, attention_inputs, whole_ids
+from ._validate import (
+    as_array,
+    as_count,
+    as_matrix,
+    as_rng,
+    attention_inputs,
+    learning_rate,
+    snapshot_steps,
+    whole_ids,
+)
 from .heads import _concat_heads, _split_heads
 from .matrix import _attention
 
@@ -257,9 +266,7 @@ def _token_ids(a, name, cfg):
 # ------------------------------------------------------------------ the task and the training loop
 def task_batch(rng: np.random.Generator, batch: int, cfg: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
     """`batch` random sequences (B, n) of the task's tokens, and their targets (reversed or copied)."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), got "
-                        f"{type(rng).__name__}")
+    rng = as_rng(rng)
     cfg, batch = _config(cfg), as_count(batch, "batch")
     ids = rng.integers(0, cfg.vocab, size=(batch, cfg.n))
     return ids, TASKS[cfg.task](ids)
@@ -293,12 +300,7 @@ def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003
     trained; default init_params(cfg, seed))."""
     cfg = _config(cfg)
     steps, batch = as_count(steps, "steps"), as_count(batch, "batch")
-    if not (isinstance(lr, (int, float)) and 0 < lr < 1):
-        raise ValueError(f"lr = {lr!r}: expected a learning rate between 0 and 1, such as 0.003")
-    keep = sorted({as_count(t, "a snapshot step", minimum=0) for t in snapshots})
-    if keep and keep[-1] > steps:
-        raise ValueError(f"snapshot step {keep[-1]} is after the last step ({steps}): expected "
-                         f"steps between 0 and {steps}")
+    lr, keep = learning_rate(lr, "0.003"), snapshot_steps(snapshots, steps)
     if start is None:
         p = init_params(cfg, seed)
     else:
