@@ -138,3 +138,62 @@ def test_explorer_bad_input(make):
         make(1, ex.X, ex.W_q[:3], ex.W_k, ex.W_v, ex.tokens, ex.features)
     with pytest.raises(ValueError, match=r"low is 2.0 and high is -2.0: expected low < high"):
         make(1, *args, ex.tokens, ex.features, low=2.0, high=-2.0)
+
+
+def heads_explorer(**kw):
+    ex = al.cats_chase_mice()
+    return al.heads_explorer(ex.X, ex.W_q, ex.W_k, ex.W_v, np.eye(4), ex.tokens, ex.features, **kw)
+
+
+class NotARun:
+    snapshot_steps = (0, 10, 20)
+
+
+@pytest.mark.parametrize("call, exc, message", [
+    # a size or a constant that must be positive
+    (lambda: al.layer_norm(X, eps=-1), ValueError, r"eps is -1: expected a finite number >= 0 such as 1e-5"),
+    (lambda: al.layer_norm(X, eps=-1e-9), ValueError, r"eps is -1e-09"),
+    (lambda: al.layer_norm(X, eps=float("nan")), ValueError, r"eps is nan"),
+    (lambda: al.layer_norm(X, eps="1e-5"), TypeError, r"eps is '1e-5' of type str"),
+    (lambda: al.layer_norm(X, eps=None), TypeError, r"eps is None of type NoneType: expected a finite number >= 0"),
+    (lambda: al.rope(X, base=0), ValueError, r"base is 0: expected a positive finite number such as 10000.0"),
+    (lambda: al.rope(X, base=-10000.0), ValueError, r"base is -10000.0"),
+    (lambda: al.rope(X, base=True), TypeError, r"base is True of type bool"),
+    (lambda: al.sinusoidal_positions(3, 4, base=-1), ValueError, r"base is -1: expected a positive finite number"),
+    (lambda: al.sinusoidal_positions(3, 4, base=float("inf")), ValueError, r"base is inf"),
+    # a dict or another object where a record is expected
+    (lambda: al.generate({"vocab": ["a"]}, ["a"], 2), TypeError, r"dec \(the decoder\) is a dict: expected a PatternDecoder"),
+    (lambda: al.transformer_block(X, {"W_q": W}), TypeError, r"p \(the block's weights\) is a dict: expected a BlockWeights"),
+    (lambda: al.training_explorer(NotARun(), np.zeros((2, 8), int), np.zeros((2, 8), int)), TypeError,
+     r"expected the Run that train\(\) returns, got NotARun"),
+    (lambda: al.plot_learning_curve(NotARun(), np.zeros((2, 8), int), np.zeros((2, 8), int), 0.5), TypeError,
+     r"expected the Run that train\(\) returns, got NotARun"),
+    (lambda: al.phase_change(NotARun()), TypeError, r"expected the InductionRun that train_induction\(\) returns"),
+    (lambda: al.induction_explorer(NotARun(), np.arange(8)), TypeError, r"expected the InductionRun"),
+    # a float where a whole number is expected
+    (lambda: heads_explorer(n_heads=2.0), TypeError, r"n_heads is 2.0 of type float: expected a whole number"),
+    (lambda: heads_explorer(n_heads=True), TypeError, r"n_heads is True of type bool"),
+    (lambda: heads_explorer(n_heads=3), ValueError, r"n_heads is 3 but d_model is 4: choose one of \(1, 2, 4\)"),
+    # float token ids: the same TypeError everywhere
+    (lambda: al.commonest_token_baseline([[0.0, 1.0]], [[0, 1]]), TypeError, r"ids has dtype float64: expected token ids"),
+    (lambda: al.commonest_of_others([[0.0, 1.0]]), TypeError, r"ids has dtype float64: expected token ids"),
+    (lambda: al.commonest_other_baseline([[0, 1]], [[0.0, 1.0]]), TypeError, r"targets has dtype float64"),
+    (lambda: al.counting_baseline([[0, 1]], [[0, 1]], [[0.5, 1]], [[0, 1]]), TypeError, r"test_ids has dtype float64"),
+    (lambda: al.letters([0.0, 1.0]), TypeError, r"ids has dtype float64: expected token ids"),
+    (lambda: al.largest_digit([[0.5, 1.0]]), TypeError, r"ids has dtype float64: expected token ids"),
+    (lambda: al.letters([True, False]), TypeError, r"ids has dtype bool"),
+    (lambda: al.commonest_of_others([[0, -1]]), ValueError, r"ids holds -1: expected token ids, whole numbers >= 0"),
+    # a learning rate, a generator
+    (lambda: al.train(al.ModelConfig(), steps=2, lr="0.1"), TypeError, r"lr = '0.1' of type str: expected a learning rate"),
+    (lambda: al.train_induction(al.InductionConfig(), steps=2, lr=None), TypeError, r"lr = None of type NoneType"),
+    (lambda: al.train_induction(al.InductionConfig(), steps=2, lr=1.5), ValueError, r"lr = 1.5: expected a learning rate between 0 and 1, such as 0.01"),
+    # a table of columns: a dict with the keys its experiment returns
+    (lambda: al.plot_cost(np.ones(3)), TypeError, r"table is a ndarray: expected the dict that time_forms\(\) returns"),
+    (lambda: al.plot_cost({"n": [1]}), ValueError, r"table has keys \['n'\] but lacks \['loop_s', 'matrix_s'\]"),
+    (lambda: al.plot_decoding_cost({}), ValueError, r"lacks \['t', 'no_cache', 'cache'\]: expected the dict that decoding_cost"),
+    (lambda: al.plot_scaling({"d_k": [1]}), ValueError, r"lacks \['std_unscaled'"),
+    (lambda: al.plot_saturation([]), TypeError, r"table is a list: expected the dict that saturation_experiment"),
+])
+def test_bad_input_at_the_door(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()

@@ -254,9 +254,11 @@ def test_bad_shapes_are_refused_with_the_shapes_named():
 
 def test_bad_token_ids_are_refused(tiny):
     model, _ = tiny
-    for ids in ([1, len(TOKENS)], [], [0.5], [[1, 2]]):
+    for ids in ([1, len(TOKENS)], [], [[1, 2]]):
         with pytest.raises(ValueError, match=f"whole numbers in 0..{len(TOKENS) - 1}"):
             rm.forward(model, ids)
+    with pytest.raises(TypeError, match="token ids has dtype float64: expected token ids"):
+        rm.forward(model, [0.5])
 
 
 def test_statistics_on_hand_made_weights():

@@ -270,14 +270,14 @@ def test_training_explorer_moves_through_the_steps():
                                   np.zeros((2, 4), int)), ValueError, "expected training ids"),
     (lambda: al.commonest_token_baseline(np.zeros((2, 3), int), np.zeros((2, 4), int)), ValueError,
      "of one shape (B, n)"),
-    (lambda: al.commonest_token_baseline(np.zeros((2, 3)), np.zeros((2, 3))), ValueError,
-     "token ids (whole numbers >= 0)"),
+    (lambda: al.commonest_token_baseline(np.zeros((2, 3)), np.zeros((2, 3))), TypeError,
+     "ids has dtype float64: expected token ids, whole numbers >= 0"),
     (lambda: al.commonest_of_others(np.zeros((2, 1), int)), ValueError, "with n >= 2"),
     (lambda: al.commonest_of_others(np.array([[0, 5]]), vocab=3), ValueError, "vocab is 3"),
     (lambda: al.commonest_other_baseline(np.zeros((2, 3), int), np.zeros((2, 4), int)), ValueError,
      "of one shape (B, n)"),
     (lambda: al.counting_baseline(np.zeros((2, 3)), np.zeros((2, 3), int), np.zeros((2, 3), int),
-                                  np.zeros((2, 3), int)), TypeError, "got dtypes float64"),
+                                  np.zeros((2, 3), int)), TypeError, "train_ids has dtype float64"),
 ])
 def test_bad_input_is_refused_with_a_message(call, error, fragment):
     with pytest.raises(error) as info:

@@ -390,3 +390,92 @@ def block_inputs(X, p):
     head_width(d, p.n_heads)
     _, W_1, W_2 = ffn_inputs(X, p.W_1, p.W_2)
     return X, replace(p, **square_ones, W_1=W_1, W_2=W_2)
+
+
+def as_positive(value, name: str, example: str, zero: bool = False) -> float:
+    """A positive (or, with zero=True, >= 0) finite number: TypeError if not a number, ValueError if not."""
+    sign = "finite number >= 0" if zero else "positive finite number"
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} is {value!r} of type {type(value).__name__}: "
+                        f"expected a {sign} such as {example}")
+    if not np.isfinite(value) or value < 0 or (value == 0 and not zero):
+        raise ValueError(f"{name} is {value!r}: expected a {sign} such as {example}")
+    return float(value)
+
+
+def as_record(value, cls, what: str):
+    """`value` must be an instance of the record `cls` (a dict or anything else: TypeError)."""
+    if not isinstance(value, cls):
+        raise TypeError(f"{what} is a {type(value).__name__}: expected a {cls.__name__}")
+    return value
+
+
+def as_run(run, cls, maker: str, at_least: int = 2):
+    """The run `maker` returns (TypeError otherwise), keeping at least `at_least` snapshots."""
+    if not isinstance(run, cls):
+        raise TypeError(f"expected the {cls.__name__} that {maker}() returns, got {type(run).__name__}")
+    if len(run.snapshot_steps) < at_least:
+        raise ValueError(f"the run kept {len(run.snapshot_steps)} snapshot(s): expected at least {at_least}, "
+                         f"e.g. {maker}(cfg, snapshots=range(0, 301, 10))")
+    return run
+
+
+def heads_choice(n_heads, d_model: int) -> int:
+    """A whole number of heads that divides d_model."""
+    n_heads = as_count(n_heads, "n_heads")
+    divisors = tuple(h for h in range(1, d_model + 1) if d_model % h == 0)
+    if n_heads not in divisors:
+        raise ValueError(f"n_heads is {n_heads!r} but d_model is {d_model}: choose one of {divisors}")
+    return n_heads
+
+
+def whole_ids(ids, name: str = "ids") -> np.ndarray:
+    """Token ids: TypeError unless whole numbers (no floats, no booleans); ValueError if negative or empty."""
+    arr = np.asarray(ids)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} has dtype {arr.dtype}: expected token ids, whole numbers >= 0 "
+                        "(for example np.array(ids, dtype=int))")
+    if arr.size == 0:
+        raise ValueError(f"{name} has shape {shape_of(arr)}: expected at least one token id")
+    if arr.min() < 0:
+        raise ValueError(f"{name} holds {arr.min()}: expected token ids, whole numbers >= 0")
+    return arr
+
+
+def as_table(table, keys: tuple[str, ...], made_by: str) -> dict:
+    """A dict of columns holding `keys`: TypeError if not a dict, ValueError if a key is missing."""
+    if not isinstance(table, dict):
+        raise TypeError(f"table is a {type(table).__name__}: expected the dict that {made_by} returns, "
+                        f"with keys {list(keys)}")
+    missing = [k for k in keys if k not in table]
+    if missing:
+        raise ValueError(f"table has keys {sorted(table)} but lacks {missing}: expected the dict that "
+                         f"{made_by} returns")
+    return table
+
+
+def learning_rate(lr, example: str) -> float:
+    """A learning rate strictly between 0 and 1: TypeError if not a number, ValueError if outside."""
+    if isinstance(lr, bool) or not isinstance(lr, numbers.Real):
+        raise TypeError(f"lr = {lr!r} of type {type(lr).__name__}: expected a learning rate between 0 and 1, "
+                        f"such as {example}")
+    if not 0 < lr < 1:
+        raise ValueError(f"lr = {lr!r}: expected a learning rate between 0 and 1, such as {example}")
+    return float(lr)
+
+
+def snapshot_steps(snapshots, steps: int) -> list[int]:
+    """The sorted distinct steps to keep, each a whole number between 0 and `steps`."""
+    keep = sorted({as_count(t, "a snapshot step", minimum=0) for t in snapshots})
+    if keep and keep[-1] > steps:
+        raise ValueError(f"snapshot step {keep[-1]} is after the last step ({steps}): expected "
+                         f"steps between 0 and {steps}")
+    return keep
+
+
+def as_rng(rng) -> np.random.Generator:
+    """A NumPy random Generator."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), got "
+                        f"{type(rng).__name__}")
+    return rng

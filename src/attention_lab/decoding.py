@@ -8,7 +8,16 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_count, as_matrix, as_scale, block_inputs, ffn_inputs, projection_inputs
+from ._validate import (
+    as_count,
+    as_matrix,
+    as_positive,
+    as_record,
+    as_scale,
+    block_inputs,
+    ffn_inputs,
+    projection_inputs,
+)
 from .examples import PatternDecoder
 from .heads import _multi_head
 from .masks import _causal
@@ -70,6 +79,7 @@ def embed(dec: PatternDecoder, tokens: Sequence[str]) -> np.ndarray:
 
 def token_ids(dec: PatternDecoder, tokens: Sequence[str]) -> list[int]:
     """The vocabulary index of each token."""
+    dec = as_record(dec, PatternDecoder, "dec (the decoder)")
     unknown = [t for t in tokens if t not in dec.vocab]
     if unknown or not len(tokens):
         raise ValueError(f"tokens {list(tokens)!r}: expected one or more of the vocabulary {dec.vocab}")
@@ -116,7 +126,7 @@ def _layer_norm(X, eps=1e-5):
 
 def layer_norm(X: ArrayLike, eps: float = 1e-5) -> np.ndarray:
     """Each row: (x - mean) / sqrt(variance + eps), variance divided by d, gain 1 and bias 0."""
-    return _layer_norm(as_matrix(X, "X", "(n, d)"), float(eps))
+    return _layer_norm(as_matrix(X, "X", "(n, d)"), as_positive(eps, "eps", "1e-5", zero=True))
 
 
 def _feed_forward(X, W_1, W_2):
@@ -140,5 +150,5 @@ def _block(X, p, causal):
 
 def transformer_block(X: ArrayLike, p: BlockWeights, causal: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Pre-LN block: Z = X + MHA(LN(X)); out = Z + FFN(LN(Z)) -> (out (n, d), weights (h, n, n))."""
-    X, p = block_inputs(X, p)
+    X, p = block_inputs(X, as_record(p, BlockWeights, "p (the block's weights)"))
     return _block(X, p, bool(causal))

@@ -16,9 +16,11 @@ from numpy.typing import ArrayLike
 from ._validate import (
     as_count,
     as_index,
+    as_run,
     as_scale,
     even_width,
     explorer_inputs,
+    heads_choice,
     labels_fit,
     projection_inputs,
     slider_range,
@@ -163,9 +165,8 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
     d_model = X.shape[1]
     W_q, W_k, W_v, W_O = (square(W, name, d_model) for W, name in
                           ((W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v"), (W_O, "W_O")))
+    n_heads = heads_choice(n_heads, d_model)
     divisors = tuple(h for h in range(1, d_model + 1) if d_model % h == 0)
-    if n_heads not in divisors:
-        raise ValueError(f"n_heads is {n_heads!r} but d_model is {d_model}: choose one of {divisors}")
     # every concatenated entry averages values, so |output_c| <= Σ_r bound_r |W_O[r, c]|
     limit = _colour_limit(_value_bound(X, W_v, edit, low, high) @ np.abs(W_O))
     s = subscript(edit + 1)
@@ -302,11 +303,7 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
 def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, probe: int = 0) -> Explorer:
     """A slider over the training steps kept in `run`: the attention of one held-out sequence, the
     position scores (P W_q)(P W_k)ᵀ/√d_k that W_q and W_k have learned so far, and the loss curve."""
-    if not isinstance(run, Run):
-        raise TypeError(f"expected the Run that train() returns, got {type(run).__name__}")
-    if len(run.snapshot_steps) < 2:
-        raise ValueError(f"the run kept {len(run.snapshot_steps)} snapshot(s): expected at least 2, "
-                         "e.g. train(cfg, snapshots=range(0, 301, 10))")
+    run = as_run(run, Run, "train")
     cfg = run.cfg
     if not cfg.attention:
         raise ValueError("this run has no attention layer (ModelConfig(attention=False)): nothing to show")

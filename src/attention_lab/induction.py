@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_count, as_matrix
+from ._validate import as_count, as_matrix, as_rng, as_run, learning_rate, snapshot_steps, whole_ids
 from .explorer_kit import Control, Explorer, Panel
 
 
@@ -227,8 +227,8 @@ def induction_attention(p: dict, ids: ArrayLike, cfg: InductionConfig) -> np.nda
 # ------------------------------------------------------------------ the task: a segment seen twice
 def letters(ids: ArrayLike) -> list[str]:
     """Token ids as the letters the lesson prints: 0 -> A, 1 -> B, ... (up to 26 tokens)."""
-    ids = np.asarray(ids)
-    if ids.ndim != 1 or not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0 or ids.max() > 25:
+    ids = whole_ids(ids)
+    if ids.ndim != 1 or ids.max() > 25:
         raise ValueError(f"ids {ids.dtype} of shape {ids.shape}: expected one sequence of token ids 0..25")
     return [chr(ord("A") + int(t)) for t in ids]
 
@@ -239,9 +239,7 @@ def repeated_batch(rng: np.random.Generator, batch: int,
     random distance after the first (fixed at `segment` places if cfg.fixed_offset); and two boolean
     masks (B, n-1) of the places whose next token lies inside the first copy and inside the second
     copy (its first token excluded: nothing announces it)."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), got "
-                        f"{type(rng).__name__}")
+    rng = as_rng(rng)
     cfg, batch = _config(cfg), as_count(batch, "batch")
     n, s = cfg.n, cfg.segment
     ids = rng.integers(0, cfg.vocab, size=(batch, n))
@@ -277,12 +275,7 @@ def train_induction(cfg: InductionConfig, steps: int = 600, batch: int = 32, lr:
     a copy of the weights before each step in `snapshots` (step 0 = untrained, `steps` = the end)."""
     cfg = _config(cfg)
     steps, batch = as_count(steps, "steps"), as_count(batch, "batch")
-    if not (isinstance(lr, (int, float)) and 0 < lr < 1):
-        raise ValueError(f"lr = {lr!r}: expected a learning rate between 0 and 1, such as 0.01")
-    keep = sorted({as_count(t, "a snapshot step", minimum=0) for t in snapshots})
-    if keep and keep[-1] > steps:
-        raise ValueError(f"snapshot step {keep[-1]} is after the last step ({steps}): expected "
-                         f"steps between 0 and {steps}")
+    lr, keep = learning_rate(lr, "0.01"), snapshot_steps(snapshots, steps)
     p = init_induction(cfg, seed)
     rng = np.random.default_rng(seed + 1)
     m = {k: np.zeros_like(w) for k, w in p.items()}
@@ -341,8 +334,7 @@ def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) 
 def phase_change(run: InductionRun, window: int = 20) -> tuple[int, int]:
     """The steps (first, last) over which the loss on the second copy, smoothed over `window` steps,
     falls from 80 % to 20 % of the way between its start and its end."""
-    if not isinstance(run, InductionRun):
-        raise TypeError(f"expected the InductionRun that train_induction() returns, got {type(run).__name__}")
+    run = as_run(run, InductionRun, "train_induction", at_least=0)
     window = as_count(window, "window")
     curve = np.convolve(run.second_losses, np.ones(window) / window, mode="valid")
     start, end = curve[:window].mean(), curve[-window:].mean()
@@ -355,11 +347,7 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
     """A slider over the training steps kept in `run`, starting at `start` (default: the first kept step):
     layer 1's and layer 2's attention on one probe sequence (head 0 of each), and the loss on the second
     copy so far."""
-    if not isinstance(run, InductionRun):
-        raise TypeError(f"expected the InductionRun that train_induction() returns, got {type(run).__name__}")
-    if len(run.snapshot_steps) < 2:
-        raise ValueError(f"the run kept {len(run.snapshot_steps)} snapshot(s): expected at least 2, "
-                         "e.g. train_induction(cfg, snapshots=range(0, 601, 20))")
+    run = as_run(run, InductionRun, "train_induction")
     cfg = run.cfg
     if cfg.n_layers < 2:
         raise ValueError("this run has one layer: the explorer shows layer 1 and layer 2")

@@ -15,7 +15,9 @@ from numpy.typing import ArrayLike
 
 from ._validate import (
     as_matrix,
+    as_run,
     as_scale,
+    as_table,
     attention_inputs,
     labels_fit,
     multi_head_inputs,
@@ -124,6 +126,8 @@ def subscript(n: int) -> str:
 
 def plot_scaling(table: dict[str, np.ndarray]) -> Figure:
     """Two panels: score spread vs d_k, and how peaked the softmax gets, with and without 1/sqrt(d_k)."""
+    table = as_table(table, ("d_k", "std_unscaled", "std_scaled", "max_weight_unscaled", "max_weight_scaled"),
+                     "scaling_experiment()")
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
     d = table["d_k"]
     a.plot(d, table["std_unscaled"], "o-", color=LINE_COLORS[0], label="q·k (unscaled)")
@@ -144,6 +148,7 @@ def plot_scaling(table: dict[str, np.ndarray]) -> Figure:
 
 def plot_cost(table: dict[str, np.ndarray]) -> Figure:
     """Seconds for all outputs vs n, loop form against matrix form, log-log."""
+    table = as_table(table, ("n", "loop_s", "matrix_s"), "time_forms()")
     fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
     ax.plot(table["n"], table["loop_s"], "o-", color=LINE_COLORS[0],
             label="loop (attend_one per token)")
@@ -346,6 +351,7 @@ def plot_encoder_decoder(enc_tokens: Sequence[str], dec_tokens: Sequence[str], s
 
 def plot_decoding_cost(table: dict[str, np.ndarray]) -> Figure:
     """Multiply-adds per decoding step, recomputing everything vs. with a KV cache."""
+    table = as_table(table, ("t", "no_cache", "cache"), "decoding_cost()")
     fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
     ax.plot(table["t"], table["no_cache"], "o-", color=LINE_COLORS[0], label="recompute every step")
     ax.plot(table["t"], table["cache"], "s-", color=LINE_COLORS[1], label="with a KV cache")
@@ -415,8 +421,7 @@ def plot_model_flow(params: dict, cfg: ModelConfig, ids: ArrayLike, title: str =
 
 def plot_learning_curve(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, baseline: float) -> Figure:
     """Training loss at every step, and held-out accuracy at every snapshot against a baseline."""
-    if not isinstance(run, Run) or len(run.snapshot_steps) < 2:
-        raise ValueError("expected the Run that train() returns, with at least 2 snapshots")
+    run = as_run(run, Run, "train")
     acc = [accuracy(p, held_ids, held_targets, run.cfg) for p in run.snapshot_params]
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 3.6), layout="constrained")
     left.plot(run.losses, color="#333333", lw=2)
@@ -439,6 +444,7 @@ def plot_learning_curve(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, 
 def plot_saturation(table: dict[str, np.ndarray], show_steps: int = 100) -> Figure:
     """The training losses of saturation_experiment(): colour = how the model starts (grey: spread
     weights, red: nearly one-hot rows at step 0), line style = scaled (solid) or unscaled (dashed)."""
+    table = as_table(table, ("names", "losses", "max_weight"), "saturation_experiment()")
     fig, ax = plt.subplots(figsize=(10, 4.6), layout="constrained")
     for name, runs, peak in zip(table["names"], table["losses"], table["max_weight"]):
         colour = "#b00020" if peak > 0.75 else "#333333"

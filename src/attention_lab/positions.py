@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_array, as_count, as_matrix, as_positions, even_width, table_fits
+from ._validate import as_array, as_count, as_matrix, as_positions, as_positive, even_width, table_fits
 
 
 def _frequencies(d: int, base: float) -> np.ndarray:
@@ -22,7 +22,8 @@ def _sinusoidal(positions: np.ndarray, d: int, base: float) -> np.ndarray:
 def sinusoidal_positions(n: int, d: int, base: float = 10000.0) -> np.ndarray:
     """(n, d): row p holds sin(p w_i), cos(p w_i) in components 2i, 2i+1, with w_i = base^(-2i/d)."""
     n, d = as_count(n, "n (number of positions)"), as_count(d, "d (width)")
-    return _sinusoidal(np.arange(n), even_width(d, "the position encoding"), float(base))
+    return _sinusoidal(np.arange(n), even_width(d, "the position encoding"),
+                       as_positive(base, "base", "10000.0"))
 
 
 def add_positions(X: ArrayLike, table: ArrayLike) -> np.ndarray:
@@ -49,5 +50,6 @@ def rope(M: ArrayLike, positions: ArrayLike | None = None, base: float = 10000.0
     Adjacent pairs, as RoFormer and Meta's LLaMA; GPT-NeoX's `rotate_half` pairs i with i + d/2 instead.
     """
     M = as_array(M, "M (queries or keys)", "(..., n, d)")
+    base = as_positive(base, "base", "10000.0")
     even_width(M.shape[-1], "M (queries or keys)")
-    return _rope(M, as_positions(positions, M.shape[-2]), float(base))
+    return _rope(M, as_positions(positions, M.shape[-2]), base)

@@ -25,6 +25,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
+from ._validate import whole_ids
 from .explorer_kit import Control, Explorer, Panel
 from .masks import causal_mask
 from .matrix import scaled_dot_product_attention
@@ -412,8 +413,9 @@ def forward(model: RealModel, ids: Sequence[int], cache: list[Cache] | None = No
 def _forward(model, ids, cache, keep_weights):
     """forward, with BLAS as it is set."""
     ids = np.asarray(ids)
-    if ids.ndim != 1 or not len(ids) or ids.dtype.kind not in "iu" or ids.min() < 0 \
-            or ids.max() >= len(model.embedding):
+    if ids.size:
+        ids = whole_ids(ids, "token ids")
+    if ids.ndim != 1 or not len(ids) or ids.min() < 0 or ids.max() >= len(model.embedding):
         raise ValueError(f"token ids {ids.tolist()!r}: expected one or more whole numbers in "
                          f"0..{len(model.embedding) - 1}")
     start = cache[0].length if cache is not None else 0

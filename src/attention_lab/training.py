@@ -19,14 +19,23 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_array, as_count, as_matrix, attention_inputs
+from ._validate import (
+    as_array,
+    as_count,
+    as_matrix,
+    as_rng,
+    attention_inputs,
+    learning_rate,
+    snapshot_steps,
+    whole_ids,
+)
 from .heads import _concat_heads, _split_heads
 from .matrix import _attention
 
 PARAMS = ("E", "P", "W_q", "W_k", "W_v", "W_O", "W_u")
 def largest_digit(ids: np.ndarray) -> np.ndarray:
     """Targets of lesson 07's content task: every place says the largest token of its sequence."""
-    ids = np.asarray(ids)
+    ids = whole_ids(ids, "ids")
     return np.broadcast_to(ids.max(axis=-1, keepdims=True), ids.shape).copy()
 
 
@@ -257,9 +266,7 @@ def _token_ids(a, name, cfg):
 # ------------------------------------------------------------------ the task and the training loop
 def task_batch(rng: np.random.Generator, batch: int, cfg: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
     """`batch` random sequences (B, n) of the task's tokens, and their targets (reversed or copied)."""
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), got "
-                        f"{type(rng).__name__}")
+    rng = as_rng(rng)
     cfg, batch = _config(cfg), as_count(batch, "batch")
     ids = rng.integers(0, cfg.vocab, size=(batch, cfg.n))
     return ids, TASKS[cfg.task](ids)
@@ -293,12 +300,7 @@ def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003
     trained; default init_params(cfg, seed))."""
     cfg = _config(cfg)
     steps, batch = as_count(steps, "steps"), as_count(batch, "batch")
-    if not (isinstance(lr, (int, float)) and 0 < lr < 1):
-        raise ValueError(f"lr = {lr!r}: expected a learning rate between 0 and 1, such as 0.003")
-    keep = sorted({as_count(t, "a snapshot step", minimum=0) for t in snapshots})
-    if keep and keep[-1] > steps:
-        raise ValueError(f"snapshot step {keep[-1]} is after the last step ({steps}): expected "
-                         f"steps between 0 and {steps}")
+    lr, keep = learning_rate(lr, "0.003"), snapshot_steps(snapshots, steps)
     if start is None:
         p = init_params(cfg, seed)
     else:
@@ -331,10 +333,8 @@ def counting_baseline(train_ids: ArrayLike, train_targets: ArrayLike, test_ids: 
                       test_targets: ArrayLike) -> float:
     """Held-out accuracy of the best guess from a token and its position alone (no attention):
     for each (position, token), the target seen most often with it in training."""
-    a, b, c, d = (np.asarray(x) for x in (train_ids, train_targets, test_ids, test_targets))
-    if not all(np.issubdtype(x.dtype, np.integer) and x.size and x.min() >= 0 for x in (a, b, c, d)):
-        raise TypeError(f"expected token ids (whole numbers >= 0), got dtypes {a.dtype}, {b.dtype}, "
-                        f"{c.dtype}, {d.dtype}")
+    a, b, c, d = (whole_ids(train_ids, "train_ids"), whole_ids(train_targets, "train_targets"),
+                  whole_ids(test_ids, "test_ids"), whole_ids(test_targets, "test_targets"))
     if not (a.shape == b.shape and c.shape == d.shape and a.ndim == c.ndim == 2 and a.shape[1] == c.shape[1]):
         raise ValueError(f"shapes {a.shape}, {b.shape}, {c.shape}, {d.shape}: expected training ids "
                          "and targets of one shape (B, n), test ids and targets of one shape (B', n)")
@@ -349,10 +349,8 @@ def counting_baseline(train_ids: ArrayLike, train_targets: ArrayLike, test_ids: 
 def commonest_token_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
     """Expected accuracy of guessing, at every place, the token that is commonest in the sequence
     (ties: one of them at random): the best a model can do that sees which tokens occur, not where."""
-    ids, targets = np.asarray(ids), np.asarray(targets)
-    whole = all(np.issubdtype(x.dtype, np.integer) for x in (ids, targets))
-    if (ids.ndim != 2 or ids.shape != targets.shape or ids.size == 0 or not whole
-            or min(ids.min(), targets.min()) < 0):
+    ids, targets = whole_ids(ids, "ids"), whole_ids(targets, "targets")
+    if ids.ndim != 2 or ids.shape != targets.shape:
         raise ValueError(f"ids {ids.dtype} {ids.shape} and targets {targets.dtype} {targets.shape}: "
                          "expected two arrays of token ids (whole numbers >= 0) of one shape (B, n)")
     v = int(max(ids.max(), targets.max())) + 1
@@ -366,8 +364,8 @@ def commonest_token_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
 def commonest_of_others(ids: ArrayLike, vocab: int | None = None) -> np.ndarray:
     """(B, n, vocab) booleans: True where a token is the commonest (or tied commonest) among the
     OTHER n - 1 tokens of its sequence, for every place (vocab: default the largest id + 1)."""
-    ids = np.asarray(ids)
-    if ids.ndim != 2 or ids.shape[1] < 2 or not np.issubdtype(ids.dtype, np.integer) or ids.min() < 0:
+    ids = whole_ids(ids, "ids")
+    if ids.ndim != 2 or ids.shape[1] < 2:
         raise ValueError(f"ids {ids.dtype} {ids.shape}: expected token ids (whole numbers >= 0) of shape "
                          "(B, n) with n >= 2")
     v = int(ids.max()) + 1 if vocab is None else as_count(vocab, "vocab", minimum=int(ids.max()) + 1)
@@ -381,8 +379,8 @@ def commonest_other_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
     """Expected accuracy of guessing, at every place, the token commonest among the OTHER tokens of the
     sequence (ties: one of them at random): the best a model can do that sees which tokens occur,
     and its own token, but not where they stand."""
-    ids, targets = np.asarray(ids), np.asarray(targets)
-    if ids.shape != targets.shape or not np.issubdtype(targets.dtype, np.integer) or targets.min() < 0:
+    ids, targets = whole_ids(ids, "ids"), whole_ids(targets, "targets")
+    if ids.shape != targets.shape:
         raise ValueError(f"ids {ids.dtype} {ids.shape} and targets {targets.dtype} {targets.shape}: "
                          "expected two arrays of token ids (whole numbers >= 0) of one shape (B, n)")
     modes = commonest_of_others(ids, vocab=int(max(ids.max(), targets.max())) + 1)   # (B, n, vocab)
