@@ -233,7 +233,7 @@ def projection_inputs(X, W_q, W_k, W_v, X_context=None, names=("X_query", "X_con
 
 
 def head_width(d_model: int, n_heads) -> int:
-    """Width k = d_model // n_heads of one head; n_heads must divide d_model."""
+    """Width d_k = d_model // n_heads of one head; n_heads must divide d_model."""
     n_heads = as_count(n_heads, "n_heads")
     if d_model % n_heads:
         divisors = [h for h in range(1, d_model + 1) if d_model % h == 0]
@@ -265,12 +265,12 @@ def multi_head_inputs(X_query, X_context, W_q, W_k, W_v, W_O, n_heads, mask=None
 
 
 def as_heads(heads) -> np.ndarray:
-    """Per-head outputs (..., n_heads, n, k)."""
+    """Per-head outputs (..., n_heads, n, d_k)."""
     H = _to_array(heads, "heads")
     if H.ndim < 3:
-        raise ValueError(f"heads have shape {shape_of(H)}: expected (n_heads, n, k), one (n, k) "
+        raise ValueError(f"heads have shape {shape_of(H)}: expected (n_heads, n, d_k), one (n, d_k) "
                          "output per head")
-    return as_array(H, "heads", "(n_heads, n, k)", min_ndim=3)
+    return as_array(H, "heads", "(n_heads, n, d_k)", min_ndim=3)
 
 
 def as_split_input(M, n_heads) -> tuple[np.ndarray, int]:

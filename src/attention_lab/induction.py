@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validate import as_count, as_matrix, as_rng, as_run, learning_rate, snapshot_steps, whole_ids
+from .blas import on_one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
 
 
@@ -269,6 +270,7 @@ class InductionRun:
     snapshot_params: list = field(default_factory=list)
 
 
+@on_one_blas_thread
 def train_induction(cfg: InductionConfig, steps: int = 600, batch: int = 32, lr: float = 0.01,
                     seed: int = 0, snapshots: Sequence[int] = ()) -> InductionRun:
     """Adam (β₁ = 0.9, β₂ = 0.999, ε = 1e-8) on fresh batches of repeated-segment sequences;

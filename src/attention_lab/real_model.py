@@ -26,6 +26,7 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from ._validate import whole_ids
+from .blas import one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
 from .masks import causal_mask
 from .matrix import scaled_dot_product_attention
@@ -387,19 +388,6 @@ def _attention(model, b, H, positions, cache):
     mask = causal_mask(start + n)[start:]                                # (n, t): no peeking ahead
     out, w = grouped_attention(Q, K, V, mask)                            # (h, n, d_k), (h, n, t)
     return out.transpose(1, 0, 2).reshape(n, -1).astype(np.float32) @ b.W_O, w   # (n, d)
-
-
-_BLAS: list = []     # threadpoolctl's controller, made on first use
-
-
-def one_blas_thread():
-    """A context in which NumPy's BLAS uses one thread. A step multiplies a single row by each weight
-    matrix; on a shared or quota-limited machine (Binder) extra BLAS threads wait for a core far longer
-    than the multiplication takes (tools/benchmark_real_model.py: several times slower)."""
-    if not _BLAS:
-        from threadpoolctl import ThreadpoolController
-        _BLAS.append(ThreadpoolController())
-    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def forward(model: RealModel, ids: Sequence[int], cache: list[Cache] | None = None,

@@ -29,6 +29,7 @@ from ._validate import (
     snapshot_steps,
     whole_ids,
 )
+from .blas import on_one_blas_thread
 from .heads import _concat_heads, _split_heads
 from .matrix import _attention
 
@@ -293,6 +294,7 @@ class Run:
     snapshot_params: list = field(default_factory=list)    # a copy of every weight matrix, per snapshot
 
 
+@on_one_blas_thread
 def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003, seed: int = 0,
           snapshots: Sequence[int] = (), start: dict | None = None) -> Run:
     """Adam on fresh random batches of the task; a copy of the weights before each step in `snapshots`
