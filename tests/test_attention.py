@@ -205,7 +205,7 @@ def test_two_views_of_the_head_split():
 def test_concat_heads_in_order():
     heads = np.array([np.full((2, 2), 1.0), np.full((2, 2), 2.0)])
     assert np.array_equal(al.concat_heads(heads), [[1, 1, 2, 2], [1, 1, 2, 2]])
-    with pytest.raises(ValueError, match=r"heads have shape \(2, 2\): expected \(n_heads, n, k\)"):
+    with pytest.raises(ValueError, match=r"heads have shape \(2, 2\): expected \(n_heads, n, d_k\)"):
         al.concat_heads(np.ones((2, 2)))
 
 

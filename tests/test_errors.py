@@ -102,7 +102,7 @@ def sdpa(**kw):
     (lambda: al.heatmap(np.ones((1, 3)) / 3, ["a"], ["x", "y"]), ValueError,
      r"values have shape \(1, 3\) but there are 1 row labels and 2 column labels: expected one label per row and one per column"),
     # heads
-    (lambda: al.concat_heads(np.ones((2, 2))), ValueError, r"heads have shape \(2, 2\): expected \(n_heads, n, k\)"),
+    (lambda: al.concat_heads(np.ones((2, 2))), ValueError, r"heads have shape \(2, 2\): expected \(n_heads, n, d_k\)"),
     (lambda: al.multi_head_attention(X, X, W, W, W, W, 2, mask=np.ones((3, 3, 3), bool)), ValueError,
      r"mask has shape \(3, 3, 3\): expected a shape that broadcasts to \(2, 3, 3\)"),
     (lambda: al.multi_head_attention(X, X, W, W, W, W, 2, scale=-1), ValueError, r"scale is -1: expected a positive finite number, or None for 1/sqrt\(d_k\) = 0.7071"),
