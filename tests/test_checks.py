@@ -2,6 +2,7 @@
 messages that never contradict themselves."""
 
 import numpy as np
+import pytest
 
 import attention_lab as al
 from attention_lab import exercises
@@ -73,3 +74,19 @@ def test_a_fallback_with_nan_says_where_the_nan_is_not_its_distance():
         return np.full((len(Q), V.shape[1]), np.nan)
     message = al.EXERCISES["02.3"].evaluate(attention).message
     assert "are nan or inf, the first at index [0, 0]" in message and "by nan" not in message
+
+
+def test_a_students_own_function_with_a_locked_name_stays_theirs():
+    """switched_off stubs the package's functions wherever they are found, never a student's own
+    function that happens to share the name (here: their own softmax, while al.softmax is off)."""
+    from attention_lab.checks import ShortcutLocked, switched_off
+
+    namespace = {"np": np, "al": al}
+    exec("def softmax(x):\n    return np.exp(x) / np.exp(x).sum()\n"
+         "def mine(q):\n    return softmax(q)\n"
+         "def theirs(q):\n    return al.softmax(q)\n", namespace)
+    with switched_off(namespace["mine"], ("softmax",)):
+        assert np.allclose(namespace["mine"](np.zeros(4)), 0.25)      # by hand: four equal scores
+        with pytest.raises(ShortcutLocked, match=r"al\.softmax is switched off"):
+            namespace["theirs"](np.zeros(4))
+    assert np.allclose(al.softmax(np.zeros(4)), 0.25)                  # put back afterwards

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -129,3 +131,55 @@ class Trial(_Checked):
             return Result("mistake", f"Exercise {self.key}: not yet. Hint: {self.mistakes[verdict][1]}",
                           verdict)
         return Result("wrong", f"Exercise {self.key}: {verdict}")
+
+
+class ShortcutLocked(RuntimeError):
+    """Raised by a package function that the exercise asks the student to write out."""
+
+
+@contextmanager
+def switched_off(fn, names: tuple[str, ...]):
+    """While inside, each named package function raises ShortcutLocked wherever the student's code finds
+    it: `al.<name>`, a name the student imported, a name their function closed over."""
+    root = __name__.rsplit(".", 1)[0]   # the package: every loaded module of it, as the student's `al`
+    package = [vars(m) for k, m in list(sys.modules.items())
+               if m is not None and (k == root or k.startswith(root + "."))]
+    spaces = [*package, getattr(fn, "__globals__", {})]
+    originals = {}
+    for space in package:             # the package's own functions only: a student's `softmax` stays theirs
+        for name in names:
+            if callable(space.get(name)):
+                originals.setdefault(id(space[name]), (name, space[name]))
+
+    def stub(name):
+        def refuse(*args, **kwargs):
+            raise ShortcutLocked(f"al.{name} is switched off in this exercise: do this step yourself")
+        return refuse
+
+    saved = []
+    for space in spaces:
+        for key, value in list(space.items()):
+            if id(value) in originals and value is originals[id(value)][1]:
+                saved.append((space, key, value))
+                space[key] = stub(originals[id(value)][0])
+    cells = []
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if id(value) in originals and value is originals[id(value)][1]:
+            cells.append((cell, value))
+            cell.cell_contents = stub(originals[id(value)][0])
+    try:
+        yield
+    finally:
+        for space, key, value in reversed(saved):
+            space[key] = value
+        for cell, value in cells:
+            cell.cell_contents = value
+
+
+# ---------------------------------------------------------------- 08.2 · design: a previous-token head
+QUERY_POSITIONS = (5, 17, 40)      # fresh positions: the score must depend on the distance only
+DISTANCES = np.arange(6)           # the key is 0..5 tokens before the query (0: the query's own token)

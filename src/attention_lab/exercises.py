@@ -7,12 +7,9 @@ inputs). No exercise is passed by a value the lesson has already computed (tests
 
 from __future__ import annotations
 
-import sys
-from contextlib import contextmanager
-
 import numpy as np
 
-from .checks import TOLERANCE, Choice, Exercise, Trial, differences
+from .checks import TOLERANCE, Choice, Exercise, ShortcutLocked, Trial, differences, switched_off
 from .examples import cats_chase_mice, the_cat_sat
 from .heads import _multi_head
 from .masks import causal_mask
@@ -41,60 +38,13 @@ SHORTCUTS = ("attend_one", "scaled_dot_product_attention", "self_attention", "mu
 student's function (an exercise may switch off more, e.g. `softmax` where the bug is in the softmax)."""
 
 
-class ShortcutLocked(RuntimeError):
-    """Raised by a package function that an exercise asks the student to write out."""
-
-
-@contextmanager
-def _locked(fn, names: tuple[str, ...]):
-    """While inside, `al.<name>` and any of the student's own references to it raise ShortcutLocked."""
-    package = sys.modules[__package__]   # the package itself, as the student's `al`
-
-    def stub(name):
-        def refuse(*args, **kwargs):
-            raise ShortcutLocked(f"al.{name} is switched off in this exercise: do this step yourself")
-        return refuse
-
-    originals = {name: getattr(package, name) for name in names}
-    scopes = [package, *(vars(package)[m] for m in vars(package) if m in _SUBMODULES)]
-    scopes.append(getattr(fn, "__globals__", {}))
-    saved = []
-    for scope in scopes:
-        space = scope if isinstance(scope, dict) else vars(scope)
-        for key, value in list(space.items()):
-            for name, original in originals.items():
-                if value is original:
-                    saved.append((space, key, value))
-                    space[key] = stub(name)
-    closed = []
-    for cell in getattr(fn, "__closure__", None) or ():
-        try:
-            value = cell.cell_contents
-        except ValueError:                             # a cell not filled yet
-            continue
-        if any(value is original for original in originals.values()):
-            closed.append((cell, value))
-    for cell, value in closed:                         # names the function took from an enclosing scope
-        cell.cell_contents = stub(next(n for n, o in originals.items() if o is value))
-    try:
-        yield
-    finally:
-        for space, key, value in reversed(saved):
-            space[key] = value
-        for cell, value in closed:
-            cell.cell_contents = value
-
-
-_SUBMODULES = ("decoding", "heads", "loop", "masks", "matrix", "positions", "training")
-
-
 def _run(fn, *args, locked: tuple[str, ...] = SHORTCUTS) -> np.ndarray | str:
     """Call a student's function on copies of fresh inputs, with the `locked` package functions switched
     off: its result as an array, or a message."""
     if not callable(fn):
         return f"expected your fixed function itself (no brackets), got {type(fn).__name__}."
     try:
-        with np.errstate(all="ignore"), _locked(fn, locked):
+        with np.errstate(all="ignore"), switched_off(fn, locked):
             return np.asarray(fn(*(np.array(a) for a in args)), dtype=float)
     except ShortcutLocked as exc:
         return f"{exc} (the check switches it off while it runs your function)."

@@ -3,63 +3,14 @@ grouped-query bug, and the memory a KV cache needs. Each judge looks at what the
 
 from __future__ import annotations
 
-import sys
-from contextlib import contextmanager
-
 import numpy as np
 
-from .checks import Choice, Exercise, Trial, differences
+from .checks import Choice, Exercise, ShortcutLocked, Trial, differences, switched_off
 from .positions import rope
 
 LOCKED = ("grouped_attention", "scaled_dot_product_attention", "self_attention", "multi_head_attention",
           "decode_with_cache", "forward", "attention_weights")
 """Package functions that would do 08.3 in one call: switched off while its judge runs the student's code."""
-
-
-class StepLocked(RuntimeError):
-    """Raised by a package function that the exercise asks the student to write out."""
-
-
-@contextmanager
-def switched_off(fn, names: tuple[str, ...] = LOCKED):
-    """While inside, each named package function raises StepLocked, wherever the student's code finds it."""
-    root = __name__.rsplit(".", 1)[0]
-    spaces = [vars(m) for k, m in list(sys.modules.items())
-              if m is not None and (k == root or k.startswith(root + "."))]
-    spaces.append(getattr(fn, "__globals__", {}))
-    originals = {}
-    for space in spaces:
-        for name in names:
-            if callable(space.get(name)):
-                originals.setdefault(id(space[name]), (name, space[name]))
-
-    def stub(name):
-        def refuse(*args, **kwargs):
-            raise StepLocked(f"al.{name} is switched off in this exercise: do this step yourself")
-        return refuse
-
-    saved = []
-    for space in spaces:
-        for key, value in list(space.items()):
-            if id(value) in originals and value is originals[id(value)][1]:
-                saved.append((space, key, value))
-                space[key] = stub(originals[id(value)][0])
-    cells = []
-    for cell in getattr(fn, "__closure__", None) or ():
-        try:
-            value = cell.cell_contents
-        except ValueError:
-            continue
-        if id(value) in originals and value is originals[id(value)][1]:
-            cells.append((cell, value))
-            cell.cell_contents = stub(originals[id(value)][0])
-    try:
-        yield
-    finally:
-        for space, key, value in reversed(saved):
-            space[key] = value
-        for cell, value in cells:
-            cell.cell_contents = value
 
 
 # ---------------------------------------------------------------- 08.2 · design: a previous-token head
@@ -175,9 +126,9 @@ def _debug_08():
         if not callable(fn):
             return f"expected your fixed function itself (no brackets), got {type(fn).__name__}."
         try:
-            with np.errstate(all="ignore"), switched_off(fn):
+            with np.errstate(all="ignore"), switched_off(fn, LOCKED):
                 return np.asarray(fn(*(a.copy() for a in args)), dtype=float)
-        except StepLocked as exc:
+        except ShortcutLocked as exc:
             return f"{exc} (the check switches it off while it runs your function)."
         except Exception as exc:     # a student's function may fail in any way: report it, never crash
             return f"your function raised {type(exc).__name__}: {exc}"
