@@ -25,6 +25,7 @@ CHROMIUM = os.environ.get("ATTENTION_LAB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 EXPLORER = ".attention-lab-explorer"
+SHOTS = ROOT / "build" / "screenshots"   # where a stuck page is photographed
 
 
 def browser_missing_reason() -> str | None:
@@ -132,18 +133,33 @@ def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 120,
         dirty_after_open = page.evaluate(
             "() => window.jupyterapp.shell.currentWidget.context.model.dirty")
         save(page, timeout_s)
-    ok = page.evaluate(
-        """async () => {
+    # Run All, never awaited in the page: in JupyterLab 4.4 its promise once stayed pending for good
+    # (offline CI run, lesson 05, no cell ran), which hung the test. Start it, wait for the cells with a
+    # time-out, and start it once more (with a screenshot of the stuck page) if nothing finished.
+    done = """() => { const nb = window.jupyterapp.shell.currentWidget;
+                      return nb.sessionContext.session.kernel.status === 'idle'
+                          && nb.content.widgets.every(c => c.model.type !== 'code'
+                                 || c.model.executionCount !== null); }"""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    for attempt in range(2):
+        page.evaluate("""() => { window.__al_ran = null;
             const nb = window.jupyterapp.shell.currentWidget;
-            await nb.sessionContext.ready;
-            return await window.jupyterapp.commands.execute('notebook:run-all-cells');
-        }""")
-    page.wait_for_function(
-        """() => { const nb = window.jupyterapp.shell.currentWidget;
-                   return nb.sessionContext.session.kernel.status === 'idle'
-                       && nb.content.widgets.every(c => c.model.type !== 'code'
-                              || c.model.executionCount !== null); }""",
-        timeout=timeout_s * 1000)
+            nb.sessionContext.ready
+              .then(() => window.jupyterapp.commands.execute('notebook:run-all-cells'))
+              .then(ok => { window.__al_ran = ok !== false; },
+                    e => { window.__al_ran = 'failed: ' + e; }); }""")
+        try:
+            page.wait_for_function(done, timeout=timeout_s * 1000)
+            break
+        except PlaywrightTimeout:
+            if attempt:
+                raise
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"{notebook.removesuffix('.ipynb')}-stuck.png"))
+    # the command's own verdict, if it has come (all cells ran; a pending promise is not a failure)
+    _wait_quietly(page, "() => window.__al_ran !== null", None, timeout_ms=5_000)
+    ran = page.evaluate("() => window.__al_ran")
+    ok = True if ran is None else ran
     # every widget output of the model has its view on the page (not a fixed sleep)
     page.wait_for_function(
         """() => { const nb = window.jupyterapp.shell.currentWidget;
