@@ -90,9 +90,9 @@ def test_adam_matches_the_formula_by_hand():
     state = {k: (np.zeros((1, 1)), np.zeros((1, 1))) for k in al.PARAMS}
     g1 = {k: np.full((1, 1), 2.0) for k in al.PARAMS}
     g2 = {k: np.full((1, 1), -1.0) for k in al.PARAMS}
-    training._adam(p, g1, state, 1, 0.1)
+    training.adam_step(p, g1, state, 1, 0.1)
     assert np.isclose(p["E"][0, 0], -0.1 * 2 / (2 + 1e-8))                # first step: lr · sign(g)
-    training._adam(p, g2, state, 2, 0.1)
+    training.adam_step(p, g2, state, 2, 0.1)
     m = 0.9 * 0.1 * 2 + 0.1 * -1                                          # 0.08
     v = 0.999 * 0.001 * 4 + 0.001 * 1                                     # 0.004996
     step = 0.1 * (m / (1 - 0.81)) / (np.sqrt(v / (1 - 0.998001)) + 1e-8)

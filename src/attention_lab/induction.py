@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike
 from ._validate import as_count, as_matrix, as_rng, as_run, learning_rate, snapshot_steps, whole_ids
 from .blas import on_one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
+from .training import adam_step
 
 
 # ------------------------------------------------------------------ the induction model
@@ -280,10 +281,8 @@ def train_induction(cfg: InductionConfig, steps: int = 600, batch: int = 32, lr:
     lr, keep = learning_rate(lr, "0.01"), snapshot_steps(snapshots, steps)
     p = init_induction(cfg, seed)
     rng = np.random.default_rng(seed + 1)
-    m = {k: np.zeros_like(w) for k, w in p.items()}
-    v = {k: np.zeros_like(w) for k, w in p.items()}
+    state = {k: (np.zeros_like(w), np.zeros_like(w)) for k, w in p.items()}   # Adam's moments
     run = InductionRun(cfg, p, np.zeros(steps), np.zeros(steps), np.zeros(steps))
-    b1, b2, eps = 0.9, 0.999, 1e-8
     for t in range(steps + 1):
         if keep and t == keep[0]:
             keep.pop(0)
@@ -298,10 +297,7 @@ def train_induction(cfg: InductionConfig, steps: int = 600, batch: int = 32, lr:
         run.second_losses[t] = per_place[second].mean()
         run.first_losses[t] = per_place[first].mean()
         g = _backward(p, c, dlogits, cfg)
-        for k in p:                                            # Adam, one expression per matrix
-            m[k] = b1 * m[k] + (1 - b1) * g[k]
-            v[k] = b2 * v[k] + (1 - b2) * g[k] ** 2
-            p[k] -= lr * (m[k] / (1 - b1 ** (t + 1))) / (np.sqrt(v[k] / (1 - b2 ** (t + 1))) + eps)
+        adam_step(p, g, state, t + 1, lr)                      # Adam, as lesson 06
     return run
 
 

@@ -273,9 +273,10 @@ def task_batch(rng: np.random.Generator, batch: int, cfg: ModelConfig) -> tuple[
     return ids, TASKS[cfg.task](ids)
 
 
-def _adam(p, g, state, t, lr, b1=0.9, b2=0.999, eps=1e-8):
-    """One Adam step on every weight matrix, in place (one update per matrix, no loop over entries)."""
-    for k in PARAMS:
+def adam_step(p: dict, g: dict, state: dict, t: int, lr: float, b1=0.9, b2=0.999, eps=1e-8) -> None:
+    """One Adam step (step number t, from 1) on every weight matrix of p, in place; state[k] holds the
+    moments (m, v) of matrix k. Shared by lessons 06 and 07."""
+    for k in p:
         m, v = state[k]
         m *= b1
         m += (1 - b1) * g[k]
@@ -321,7 +322,7 @@ def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003
         logits, c = _forward(p, ids, cfg)                  # forward
         run.losses[t], dlogits = _cross_entropy(logits, targets)
         g = _backward(p, c, dlogits, cfg)                  # backward, by hand
-        _adam(p, g, state, t + 1, lr)                      # update
+        adam_step(p, g, state, t + 1, lr)                      # update
     return run
 
 
