@@ -28,7 +28,7 @@ from numpy.typing import ArrayLike
 from ._validate import as_count, as_matrix, as_rng, as_run, learning_rate, snapshot_steps, whole_ids
 from .blas import on_one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
-from .training import adam_step
+from .training import adam_step, keep_snapshot
 
 
 # ------------------------------------------------------------------ the induction model
@@ -284,10 +284,7 @@ def train_induction(cfg: InductionConfig, steps: int = 600, batch: int = 32, lr:
     state = {k: (np.zeros_like(w), np.zeros_like(w)) for k, w in p.items()}   # Adam's moments
     run = InductionRun(cfg, p, np.zeros(steps), np.zeros(steps), np.zeros(steps))
     for t in range(steps + 1):
-        if keep and t == keep[0]:
-            keep.pop(0)
-            run.snapshot_steps.append(t)
-            run.snapshot_params.append({k: w.copy() for k, w in p.items()})
+        keep_snapshot(run, keep, t, p)
         if t == steps:
             break
         ids, first, second = repeated_batch(rng, batch, cfg)

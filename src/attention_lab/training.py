@@ -285,6 +285,15 @@ def adam_step(p: dict, g: dict, state: dict, t: int, lr: float, b1=0.9, b2=0.999
         p[k] -= lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps)
 
 
+def keep_snapshot(run, keep: list, t: int, p: dict) -> None:
+    """Before step t: if t is the next step in `keep` (sorted), copy the weights into the run's
+    snapshots. Shared by lessons 06 and 07."""
+    if keep and t == keep[0]:
+        keep.pop(0)
+        run.snapshot_steps.append(t)
+        run.snapshot_params.append({k: w.copy() for k, w in p.items()})
+
+
 @dataclass
 class Run:
     """What one training run leaves: the final weights, the loss at every step, and snapshots."""
@@ -312,10 +321,7 @@ def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003
     state = {k: (np.zeros_like(p[k]), np.zeros_like(p[k])) for k in PARAMS}
     run = Run(cfg, p, np.zeros(steps))
     for t in range(steps + 1):
-        if keep and t == keep[0]:
-            keep.pop(0)
-            run.snapshot_steps.append(t)
-            run.snapshot_params.append({k: w.copy() for k, w in p.items()})
+        keep_snapshot(run, keep, t, p)
         if t == steps:
             break
         ids, targets = task_batch(rng, batch, cfg)
