@@ -3,22 +3,12 @@
 import sys
 from pathlib import Path
 
-import matplotlib as mpl
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.text import Text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from explorer_registry import demo_explorers
-
-
-def _full_redraw(renderer) -> np.ndarray:
-    """Every moving artist drawn again by matplotlib, on the kept background."""
-    with mpl.rc_context({"text.hinting": "none"}):
-        renderer._canvas.restore_region(renderer._background)
-        for artist in renderer._animated:
-            artist.axes.draw_artist(artist)
-    return np.asarray(renderer._canvas.buffer_rgba()).copy()
 
 
 def test_kept_cells_give_the_pixels_of_a_full_redraw(monkeypatch):
@@ -35,7 +25,7 @@ def test_kept_cells_give_the_pixels_of_a_full_redraw(monkeypatch):
         texts.clear()
         slider.value = step
         drawn.append(len(texts))
-        pasted = np.asarray(renderer._canvas.buffer_rgba()).copy()
-        assert np.array_equal(pasted, _full_redraw(renderer)), f"step {step}: pixels differ"
+        pasted = renderer.pixels()
+        assert np.array_equal(pasted, renderer.full_redraw()), f"step {step}: pixels differ"
     assert drawn[1] > 2 * 8 * 8 // 2             # a new position draws the numbers it has not seen
     assert drawn[7:] == [0] * 5                  # coming back: every number pasted, none drawn again

@@ -265,7 +265,7 @@ def test_07_3_reference_is_the_finite_difference_gradient():
     X, W1, W2, dOut = (rng.standard_normal(s) for s in ((4, 3), (3, 3), (3, 3), (4, 3)))
     A1, A2 = (np.tril(rng.random((4, 4))) for _ in range(2))
     numeric = central_differences(lambda x: (exercises_07.stream_forward(x, A1, A2, W1, W2) * dOut).sum(), X)
-    assert np.allclose(exercises_07._stream_backward()(X, A1, A2, W1, W2, dOut), numeric, atol=1e-6)
+    assert np.allclose(exercises_07.stream_backward()(X, A1, A2, W1, W2, dOut), numeric, atol=1e-6)
 
 
 def test_07_3_debug_hints_for_independently_written_fixes():
@@ -354,8 +354,8 @@ def test_gradients_with_layer_2_keys_reading_x0():
     cfg = CONFIGS[0]
     p = random_weights(cfg, 12)
     ids = al.repeated_batch(np.random.default_rng(13), 2, cfg)[0]
-    logits, cache = induction._forward(p, ids, cfg, keys_from_tokens=True)
-    grads = induction._backward(p, cache, induction._next_token_loss(logits, ids)[1], cfg)
+    logits, cache = induction.forward_unchecked(p, ids, cfg, keys_from_tokens=True)
+    grads = induction.backward_unchecked(p, cache, induction.next_token_loss_unchecked(logits, ids)[1], cfg)
     for name in ("E", "P", "W_k2", "W_q1"):
         def L(w, name=name):
             return al.induction_loss(p | {name: w}, ids, cfg, keys_from_tokens=True).mean()

@@ -223,3 +223,30 @@ def test_no_network_or_installs_at_run_time():
     for nb in (ROOT / "notebooks").glob("*.ipynb"):
         text = nb.read_text(encoding="utf-8")
         assert not re.search(r"<script[^>]+src=|https?://cdn|unpkg\.com|jsdelivr", text), nb.name
+
+
+def test_no_private_name_is_used_across_modules():
+    """An underscore means local: no module of the package, the tests or the tools imports another
+    module's `_name` or reaches for `module._name` (the inner API has public `*_unchecked` names)."""
+    import ast
+    sites = []
+    for path in [p for folder in ("src", "tests", "tools") for p in (ROOT / folder).rglob("*.py")]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        modules = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                ours = node.level > 0 or (node.module or "").startswith("attention_lab")
+                for alias in node.names:
+                    if ours and alias.name.startswith("_") and not alias.name.startswith("__"):
+                        sites.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {alias.name}")
+                    if ours:
+                        modules.add(alias.asname or alias.name)
+            elif isinstance(node, ast.Import):
+                modules |= {(a.asname or a.name).split(".")[0] for a in node.names
+                            if a.name.startswith("attention_lab")}
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                    and node.value.id in modules and node.attr.startswith("_")
+                    and not node.attr.startswith("__")):
+                sites.append(f"{path.relative_to(ROOT)}:{node.lineno} uses {node.value.id}.{node.attr}")
+    assert not sites, "private names used across modules:\n" + "\n".join(sites)

@@ -61,7 +61,8 @@ def lesson_06(args) -> None:
     p["W_u"] = np.random.default_rng(1).standard_normal(p["W_u"].shape) / 6   # a non-trivial model
     ids, targets = al.task_batch(np.random.default_rng(2), 64, cfg)
     s = step_vs_forward(f"{cfg}, batch 64",
-                        lambda: training._cross_entropy(training._forward(p, ids, cfg)[0], targets),
+                        lambda: training.cross_entropy_unchecked(training.forward_unchecked(p, ids, cfg)[0],
+                                                                 targets),
                         lambda steps: al.train(cfg, steps=steps, seed=0), 300, args.repeats)
     held, held_targets = al.task_batch(np.random.default_rng(6), 500, cfg)
     steps_needed, seconds = [], []
@@ -91,7 +92,8 @@ def lesson_07(args) -> None:
     p["W_u"] = np.random.default_rng(1).standard_normal(p["W_u"].shape) / 6   # a non-trivial model
     ids = al.repeated_batch(np.random.default_rng(2), 32, cfg)[0]
     step_vs_forward(f"{cfg}, batch 32",
-                    lambda: induction._next_token_loss(induction._forward(p, ids, cfg)[0], ids),
+                    lambda: induction.next_token_loss_unchecked(induction.forward_unchecked(p, ids, cfg)[0],
+                                                                ids),
                     lambda steps: al.train_induction(cfg, steps=steps, seed=0), 200, args.repeats)
     ends, seconds = [], []
     for seed in range(args.seeds):

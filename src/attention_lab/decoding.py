@@ -19,9 +19,9 @@ from ._validate import (
     projection_inputs,
 )
 from .examples import PatternDecoder
-from .heads import _multi_head
-from .masks import _causal
-from .matrix import _attention, default_scale
+from .heads import multi_head_unchecked
+from .masks import causal_mask_unchecked
+from .matrix import attention_unchecked, default_scale
 
 
 @dataclass
@@ -39,7 +39,7 @@ class KVCache:
 def _cache_step(cache, x, W_q, W_k, W_v, scale):
     """One decoding step: the new token's key and value join the cache, its query reads the cache."""
     cache.append(x @ W_k, x @ W_v)                   # (d_k,), (d_v,): only the new token is projected
-    y, w = _attention((x @ W_q)[None, :], cache.keys, cache.values, None, scale)   # (1, d_v), (1, t):
+    y, w = attention_unchecked((x @ W_q)[None, :], cache.keys, cache.values, None, scale)  # (1, d_v), (1, t):
     return y[0], w[0]                                # the past and itself, never the future: (d_v,), (t,)
 
 
@@ -140,9 +140,9 @@ def feed_forward(X: ArrayLike, W_1: ArrayLike, W_2: ArrayLike) -> np.ndarray:
 
 def _block(X, p, causal):
     n = len(X)
-    mask = _causal(n) if causal else None
+    mask = causal_mask_unchecked(n) if causal else None
     H = _layer_norm(X)                                                     # (n, d)
-    attn, weights = _multi_head(H, H, p.W_q, p.W_k, p.W_v, p.W_O, p.n_heads, mask,
+    attn, weights = multi_head_unchecked(H, H, p.W_q, p.W_k, p.W_v, p.W_O, p.n_heads, mask,
                                 default_scale(X.shape[1] // p.n_heads))   # (n, d), (h, n, n)
     Z = X + attn                                                           # residual 1
     return Z + _feed_forward(_layer_norm(Z), p.W_1, p.W_2), weights        # residual 2: (n, d)

@@ -11,10 +11,10 @@ import numpy as np
 
 from .checks import TOLERANCE, Choice, Exercise, ShortcutLocked, Trial, differences, switched_off
 from .examples import cats_chase_mice, the_cat_sat
-from .heads import _multi_head
+from .heads import multi_head_unchecked
 from .masks import causal_mask
 from .matrix import scaled_dot_product_attention, softmax
-from .positions import _rope
+from .positions import rope_unchecked
 from .sources import source_004
 
 
@@ -480,7 +480,7 @@ def _design_03():
     back = np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])     # row form: p -> p - 1
 
     def weights(W):
-        return _multi_head(ex.X, ex.X, W, ex.W_k, ex.W_v, ex.W_O, 2, None, 1 / np.sqrt(2))[1]
+        return multi_head_unchecked(ex.X, ex.X, W, ex.W_k, ex.W_v, ex.W_O, 2, None, 1 / np.sqrt(2))[1]
 
     def with_head1(block):
         W = ex.W_q.copy()
@@ -586,7 +586,7 @@ def _lesson03():
     I4 = np.eye(4)
 
     def out(h=2, W_O=Wo34, scale=2 ** -0.5):
-        return _multi_head(X34, X34, Wq34, I4, I4, W_O, h, None, scale)[0]
+        return multi_head_unchecked(X34, X34, Wq34, I4, I4, W_O, h, None, scale)[0]
 
     def heads(scale=2 ** -0.5):                                     # (2, 3, 2) each head's output
         Q = X34 @ Wq34
@@ -908,7 +908,8 @@ k54 = np.array([[0.0, 1.0, 1.0, 0.0]])       # and a fresh key at position 5
 def _lesson05():
     def score(pq=2, pk=5, base=100.0, w1=None):
         if w1 is None:
-            return (_rope(q54, np.array([pq]), base) @ _rope(k54, np.array([pk]), base).T)[0, 0]
+            q, k = rope_unchecked(q54, np.array([pq]), base), rope_unchecked(k54, np.array([pk]), base)
+            return (q @ k.T)[0, 0]
         w = np.array([1.0, w1])                          # pair i turns by position * w_i
 
         def turn(v, p):

@@ -148,13 +148,13 @@ class Renderer:
             with mpl.rc_context(_FAST_TEXT):
                 self._build(panels, result)
             return
-        from .plots import _set_heatmap
+        from .plots import set_heatmap
         for p in panels:
             values = np.asarray(result[p.key], dtype=float)
             if p.kind == "curve":
                 _set_curve(self.axes[p.key], self._curve_x[p.key], values)
             else:
-                _set_heatmap(self.axes[p.key], values, p.fmt)
+                set_heatmap(self.axes[p.key], values, p.fmt)
 
     def _build(self, panels, result: dict) -> None:
         """Draw the panels once; keep the static background for blitting."""
@@ -215,6 +215,19 @@ class Renderer:
         PILImage.frombuffer("RGBA", self._canvas.get_width_height(), self._canvas.buffer_rgba()
                             ).convert("RGB").save(buf, format="png", compress_level=1)
         return buf.getvalue()
+
+    def pixels(self) -> np.ndarray:
+        """The canvas as it stands: a (height, width, 4) RGBA copy."""
+        return np.asarray(self._canvas.buffer_rgba()).copy()
+
+    def full_redraw(self) -> np.ndarray:
+        """Draw every moving artist again (no kept cells) on the background; return the pixels."""
+        import matplotlib as mpl
+        with mpl.rc_context(_FAST_TEXT):
+            self._canvas.restore_region(self._background)
+            for artist in self._animated:
+                artist.axes.draw_artist(artist)
+        return self.pixels()
 
     def _draw_cells(self) -> None:
         """Repaint the moving artists. Drawing a cell's number is most of the cost (16×16 heatmaps:

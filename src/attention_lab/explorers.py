@@ -29,13 +29,13 @@ from ._validate import (
 )
 from .examples import Translation, translation
 from .explorer_kit import Control, Explorer, Panel
-from .heads import _multi_head
-from .loop import _attend_one
-from .masks import _decoder_step
-from .matrix import _attention, _self_attention, _softmax, default_scale
+from .heads import multi_head_unchecked
+from .loop import attend_one_unchecked
+from .masks import decoder_step_unchecked
+from .matrix import attention_unchecked, default_scale, self_attention_unchecked, softmax_unchecked
 from .plots import subscript
-from .positions import _rope, _sinusoidal
-from .training import Run, _batch_inputs, _cross_entropy, _forward
+from .positions import rope_unchecked, sinusoidal_unchecked
+from .training import Run, batch_inputs, cross_entropy_unchecked, forward_unchecked
 
 
 def _fmt(v) -> str:
@@ -80,7 +80,7 @@ def token_explorer(i: int, X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: Ar
     def compute(values):
         Xi = X.copy()
         Xi[i] = [values[f] for f in features]
-        y, w = _attend_one(i, Xi, W_q, W_k, W_v, scale)   # (d_v,), (n,)
+        y, w = attend_one_unchecked(i, Xi, W_q, W_k, W_v, scale)   # (d_v,), (n,)
         return {"weights": w[None, :], "output": y[None, :], "x": Xi[i]}
 
     def describe(values, r):
@@ -111,7 +111,7 @@ def matrix_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike
     def compute(values):
         Xe = X.copy()
         Xe[edit] = [values[f] for f in features]
-        out, w = _self_attention(Xe, W_q, W_k, W_v, None, default_scale(d_k) / values["tau"])
+        out, w = self_attention_unchecked(Xe, W_q, W_k, W_v, None, default_scale(d_k) / values["tau"])
         return {"weights": w, "output": out, "x": Xe[edit]}
 
     def describe(values, r):
@@ -140,7 +140,7 @@ def dk_explorer(n_keys: int = 8, max_dk: int = 128, seed: int = 0) -> Explorer:
     def compute(values):
         d_k = int(values["d_k"])
         scores = K[:, :d_k] @ q[:d_k]             # (n_keys,) first d_k features only
-        return {"weights": np.vstack([_softmax(scores), _softmax(scores / np.sqrt(d_k))]),
+        return {"weights": np.vstack([softmax_unchecked(scores), softmax_unchecked(scores / np.sqrt(d_k))]),
                 "scores": scores, "d_k": d_k}
 
     def describe(values, r):
@@ -179,7 +179,7 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
         Xe = X.copy()
         Xe[edit] = [values[f] for f in features]
         h = values["n_heads"]
-        out, w = _multi_head(Xe, Xe, W_q, W_k, W_v, W_O, h, None, default_scale(d_model // h))
+        out, w = multi_head_unchecked(Xe, Xe, W_q, W_k, W_v, W_O, h, None, default_scale(d_model // h))
         shown = min(values["head"], h)
         return {**{f"head{i}": w[i] for i in range(len(w))}, "shown": w[shown - 1],
                 "output": out, "x": Xe[edit]}
@@ -231,7 +231,7 @@ def cross_explorer(ex: Translation | None = None, edit: int = 2, low: float = -3
     def compute(values):
         X_dec = ex.X_dec.copy()
         X_dec[edit] = [values[f] for f in features]
-        step = _decoder_step(replace(ex, X_dec=X_dec), values["causal"], values["padding"])
+        step = decoder_step_unchecked(replace(ex, X_dec=X_dec), values["causal"], values["padding"])
         return {"self_weights": step.self_weights, "cross_weights": step.cross_weights, "x": X_dec[edit]}
 
     def describe(values, r):
@@ -274,11 +274,11 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
             order[[0, -1]] = order[[-1, 0]]                            # 'mice chase cats'
         Xo = X[order]                                                  # (n, d) the words in this order
         p = int(values["shift"]) + np.arange(n)                        # (n,) positions
-        none = _self_attention(Xo, W_q, W_k, W_v, None, scale)[1]
-        added = _self_attention(Xo + values["strength"] * _sinusoidal(p, X.shape[1], base),
+        none = self_attention_unchecked(Xo, W_q, W_k, W_v, None, scale)[1]
+        added = self_attention_unchecked(Xo + values["strength"] * sinusoidal_unchecked(p, X.shape[1], base),
                                 W_q, W_k, W_v, None, scale)[1]
-        Q, K = _rope(Xo @ W_q, p, base), _rope(Xo @ W_k, p, base)   # (n, d_k) each, rotated
-        rotary = _attention(Q, K, Xo @ W_v, None, scale)[1]         # (n, n) the same kernel
+        Q, K = rope_unchecked(Xo @ W_q, p, base), rope_unchecked(Xo @ W_k, p, base)   # (n, d_k) each, rotated
+        rotary = attention_unchecked(Q, K, Xo @ W_v, None, scale)[1]         # (n, n) the same kernel
         return {"none": none, "added": added, "rope": rotary, "words": [tokens[i] for i in order],
                 "p": p}
 
@@ -307,16 +307,16 @@ def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, pr
     cfg = run.cfg
     if not cfg.attention:
         raise ValueError("this run has no attention layer (ModelConfig(attention=False)): nothing to show")
-    ids, targets = _batch_inputs(cfg, run.params, held_ids, held_targets)[2:]
+    ids, targets = batch_inputs(cfg, run.params, held_ids, held_targets)[2:]
     probe = as_index(probe, len(ids))
     d_k = cfg.d // cfg.n_heads
     frames = {}
     for t, p in zip(run.snapshot_steps, run.snapshot_params):
-        logits, c = _forward(p, ids, cfg)
+        logits, c = forward_unchecked(p, ids, cfg)
         PQ, PK = p["P"] @ p["W_q"][:, :d_k], p["P"] @ p["W_k"][:, :d_k]       # (n, d_k) head 1's
         frames[t] = {"weights": c["A"][probe, 0], "positions": cfg.scale * PQ @ PK.T,
                      "loss": np.where(np.arange(len(run.losses)) <= t, run.losses, np.nan),  # up to step t
-                     "held_loss": _cross_entropy(logits, targets)[0],
+                     "held_loss": cross_entropy_unchecked(logits, targets)[0],
                      "accuracy": float((logits.argmax(-1) == targets).mean()),
                      "said": " ".join(map(str, logits[probe].argmax(-1)))}
         if np.ptp(logits[probe]) == 0:

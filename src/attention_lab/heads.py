@@ -8,17 +8,17 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validate import as_heads, as_matrix, as_split_input, head_width, multi_head_inputs
-from .matrix import _attention
+from .matrix import attention_unchecked
 
 
-def _split_heads(M, n_heads):
+def split_heads_unchecked(M, n_heads):
     """(..., n, d_model) -> (..., h, n, d_k) on a trusted array: head i gets columns i*d_k:(i+1)*d_k."""
     *lead, n, d_model = M.shape
     d_k = d_model // n_heads
     return np.swapaxes(M.reshape(*lead, n, n_heads, d_k), -3, -2)   # (..., h, n, d_k)
 
 
-def _concat_heads(H):
+def concat_heads_unchecked(H):
     """(..., h, n, d_k) -> (..., n, h*d_k) on a trusted array: head 0's columns first."""
     *lead, h, n, d_k = H.shape
     return np.swapaxes(H, -3, -2).reshape(*lead, n, h * d_k)        # (..., n, h*d_k)
@@ -26,19 +26,19 @@ def _concat_heads(H):
 
 def split_heads(M: ArrayLike, n_heads: int) -> np.ndarray:
     """(..., n, d_model) -> (..., n_heads, n, d_k): head i gets columns i*d_k:(i+1)*d_k."""
-    return _split_heads(*as_split_input(M, n_heads))
+    return split_heads_unchecked(*as_split_input(M, n_heads))
 
 
 def split_weights(W: ArrayLike, n_heads: int) -> np.ndarray:
     """(d_model, d_model) -> (n_heads, d_model, d_k): head i's own W^(i) = columns i*d_k:(i+1)*d_k."""
     W = as_matrix(W, "W", "(d_model, d_model)")
     head_width(W.shape[1], n_heads)
-    return _split_heads(W, n_heads)
+    return split_heads_unchecked(W, n_heads)
 
 
 def concat_heads(heads: ArrayLike) -> np.ndarray:
     """(..., n_heads, n, d_k) -> (..., n, n_heads * d_k): head 0's columns first, then head 1's, and so on."""
-    return _concat_heads(as_heads(heads))
+    return concat_heads_unchecked(as_heads(heads))
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,13 +56,13 @@ class MultiHeadParts:
 def multi_head_parts(Xq, Xc, W_q, W_k, W_v, W_O, n_heads, mask, scale) -> MultiHeadParts:
     """The four steps of lesson 03 on trusted arrays, keeping every part (inner API: no checks)."""
     Q, K, V = Xq @ W_q, Xc @ W_k, Xc @ W_v               # (m, d_model), (n, d_model), (n, d_model)
-    heads, weights = _attention(*(_split_heads(M, n_heads) for M in (Q, K, V)),   # 1. split, 2. attend:
-                                mask, scale)             # (h, m, d_k), (h, m, n), one softmax per head
-    concat = _concat_heads(heads)                        # 3. concat:  (m, d_model)
+    Qh, Kh, Vh = (split_heads_unchecked(M, n_heads) for M in (Q, K, V))   # 1. split: (h, m, d_k), (h, n, d_k)
+    heads, weights = attention_unchecked(Qh, Kh, Vh, mask, scale)    # 2. attend: (h, m, d_k), (h, m, n)
+    concat = concat_heads_unchecked(heads)                        # 3. concat:  (m, d_model)
     return MultiHeadParts(Q, K, V, heads, weights, concat, concat @ W_O)   # 4. project: (m, d_model)
 
 
-def _multi_head(Xq, Xc, W_q, W_k, W_v, W_O, n_heads, mask, scale):
+def multi_head_unchecked(Xq, Xc, W_q, W_k, W_v, W_O, n_heads, mask, scale):
     """The four steps of lesson 03 on trusted arrays -> (output (m, d_model), weights (h, m, n))."""
     parts = multi_head_parts(Xq, Xc, W_q, W_k, W_v, W_O, n_heads, mask, scale)
     return parts.output, parts.weights
@@ -76,4 +76,5 @@ def multi_head_attention(X_query: ArrayLike, X_context: ArrayLike, W_q: ArrayLik
     `mask` (True = may attend) broadcasts against (n_heads, m, n); `scale` defaults to 1/sqrt(d_k)
     with d_k = d_model / n_heads, the width of one head's queries and keys.
     """
-    return _multi_head(*multi_head_inputs(X_query, X_context, W_q, W_k, W_v, W_O, n_heads, mask, scale))
+    checked = multi_head_inputs(X_query, X_context, W_q, W_k, W_v, W_O, n_heads, mask, scale)
+    return multi_head_unchecked(*checked)

@@ -13,7 +13,7 @@ attention only, causal, no LayerNorm, no feed-forward):
         X = X + concat(A V) W_O_l                    (B, n, d)   the residual stream
     logits = X W_u                                   (B, n, vocab)  token at place i predicts token i + 1
 
-Every gradient is written by hand in `_backward` (tests/test_induction.py checks each one against
+Every gradient is written by hand in `backward_unchecked` (tests/test_induction.py checks each one against
 central finite differences). The residual stream makes the gradient of X the sum over every path.
 """
 
@@ -90,7 +90,7 @@ def _concat(M):
     return M.transpose(0, 2, 1, 3).reshape(B, n, h * d_k)             # (B, n, d)
 
 
-def _forward(p, ids, cfg, knock=(), keys_from_tokens=False):
+def forward_unchecked(p, ids, cfg, knock=(), keys_from_tokens=False):
     """Logits (B, n, vocab) and the cache of every layer. `knock`: (layer, head) pairs whose output is
     zeroed; `keys_from_tokens`: layers above 1 compute their keys from X0 (what layer 1 wrote is unseen)."""
     n, h = ids.shape[1], cfg.n_heads
@@ -115,7 +115,7 @@ def _forward(p, ids, cfg, knock=(), keys_from_tokens=False):
     return X @ p["W_u"], {"ids": ids, "layers": layers, "X_out": X}
 
 
-def _next_token_loss(logits, ids):
+def next_token_loss_unchecked(logits, ids):
     """Mean cross-entropy of predicting token i + 1 at place i (places 0..n-2), per place (B, n-1),
     and dL/dlogits (zero at the last place)."""
     z = logits[:, :-1] - logits[:, :-1].max(axis=-1, keepdims=True)
@@ -135,7 +135,7 @@ def _wgrad(X, dZ):
     return (np.swapaxes(X, -1, -2) @ dZ).sum(axis=0)                 # (d_in, d_out)
 
 
-def _backward(p, c, dlogits, cfg):
+def backward_unchecked(p, c, dlogits, cfg):
     """Every gradient by hand. Each layer adds to the stream, so dX of a layer's input is the sum of
     the gradient arriving straight through the residual and the gradient through the layer's Q, K, V."""
     g = {"W_u": _wgrad(c["X_out"], dlogits)}                 # (d, vocab)
@@ -206,9 +206,9 @@ def _knocked(knock, cfg):
 def induction_loss_and_grads(p: dict, ids: ArrayLike, cfg: InductionConfig) -> tuple[float, dict]:
     """Mean next-token cross-entropy over places 0..n-2 of `ids` (B, n), and its gradient for every weight."""
     cfg, p, ids = _inputs(cfg, p, ids)
-    logits, c = _forward(p, ids, cfg)
-    per_place, dlogits = _next_token_loss(logits, ids)
-    return float(per_place.mean()), _backward(p, c, dlogits, cfg)
+    logits, c = forward_unchecked(p, ids, cfg)
+    per_place, dlogits = next_token_loss_unchecked(logits, ids)
+    return float(per_place.mean()), backward_unchecked(p, c, dlogits, cfg)
 
 
 def induction_loss(p: dict, ids: ArrayLike, cfg: InductionConfig, knock: Sequence = (),
@@ -216,14 +216,14 @@ def induction_loss(p: dict, ids: ArrayLike, cfg: InductionConfig, knock: Sequenc
     """Next-token loss at every place (B, n-1); `knock` zeroes heads given as (layer, head) pairs,
     `keys_from_tokens` makes layer 2's keys read X0 instead of the stream (an ablation)."""
     cfg, p, ids = _inputs(cfg, p, ids)
-    logits, _ = _forward(p, ids, cfg, _knocked(knock, cfg), bool(keys_from_tokens))
-    return _next_token_loss(logits, ids)[0]
+    logits, _ = forward_unchecked(p, ids, cfg, _knocked(knock, cfg), bool(keys_from_tokens))
+    return next_token_loss_unchecked(logits, ids)[0]
 
 
 def induction_attention(p: dict, ids: ArrayLike, cfg: InductionConfig) -> np.ndarray:
     """The attention weights of every layer and head: (n_layers, B, h, n, n)."""
     cfg, p, ids = _inputs(cfg, p, ids)
-    return np.stack([L["A"] for L in _forward(p, ids, cfg)[1]["layers"]])
+    return np.stack([L["A"] for L in forward_unchecked(p, ids, cfg)[1]["layers"]])
 
 
 # ------------------------------------------------------------------ the task: a segment seen twice
@@ -288,12 +288,12 @@ def train_induction(cfg: InductionConfig, steps: int = 600, batch: int = 32, lr:
         if t == steps:
             break
         ids, first, second = repeated_batch(rng, batch, cfg)
-        logits, c = _forward(p, ids, cfg)
-        per_place, dlogits = _next_token_loss(logits, ids)
+        logits, c = forward_unchecked(p, ids, cfg)
+        per_place, dlogits = next_token_loss_unchecked(logits, ids)
         run.losses[t] = per_place.mean()
         run.second_losses[t] = per_place[second].mean()
         run.first_losses[t] = per_place[first].mean()
-        g = _backward(p, c, dlogits, cfg)
+        g = backward_unchecked(p, c, dlogits, cfg)
         adam_step(p, g, state, t + 1, lr)                      # Adam, as lesson 06
     return run
 
@@ -354,7 +354,7 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
         raise ValueError(f"start = {start!r} is not a kept step: expected one of {run.snapshot_steps}")
     frames = {}
     for t, w in zip(run.snapshot_steps, run.snapshot_params):
-        logits, c = _forward(w, ids, cfg)
+        logits, c = forward_unchecked(w, ids, cfg)
         frames[t] = {"layer1": c["layers"][0]["A"][0, 0], "layer2": c["layers"][1]["A"][0, 0],
                      "loss": np.where(np.arange(len(run.second_losses)) < t, run.second_losses, np.nan),
                      "said": [int(x) for x in logits[0].argmax(-1)],

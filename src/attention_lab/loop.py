@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike
 from ._validate import as_index, as_scale, projection_inputs
 
 
-def _attend_one(i, X, W_q, W_k, W_v, scale):
+def attend_one_unchecked(i, X, W_q, W_k, W_v, scale):
     """The loop of lesson 01 on trusted arrays."""
     q_i = X[i] @ W_q                                   # (d_k,) the query of token i
     scores = []
@@ -32,4 +32,4 @@ def attend_one(i: int, X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayL
                scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Output y_i of token i (0-based) by a plain loop over tokens -> (y_i (d_v,), weights_i (n,))."""
     X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
-    return _attend_one(as_index(i, X.shape[0]), X, W_q, W_k, W_v, as_scale(scale, W_q.shape[1]))
+    return attend_one_unchecked(as_index(i, X.shape[0]), X, W_q, W_k, W_v, as_scale(scale, W_q.shape[1]))

@@ -1,7 +1,7 @@
 """Lesson 02: attention for all tokens at once, in matrix form (row convention: Q = X @ W_q).
 
 `scaled_dot_product_attention` is the one kernel of the collection: every other form of
-attention (one head, many heads, masked, cross, batched) calls its private twin `_attention`.
+attention (one head, many heads, masked, cross, batched) calls its private twin `attention_unchecked`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from numpy.typing import ArrayLike
 from ._validate import as_mask, as_scale, as_scores, attention_inputs, projection_inputs
 
 
-def _softmax(s: np.ndarray, axis: int = -1) -> np.ndarray:
+def softmax_unchecked(s: np.ndarray, axis: int = -1) -> np.ndarray:
     """exp(s - max) / sum along `axis`; trusts that every slice has a finite entry."""
     e = np.exp(s - s.max(axis=axis, keepdims=True))   # the largest entry becomes exp(0) = 1
     return e / e.sum(axis=axis, keepdims=True)
@@ -33,15 +33,15 @@ def attention_scores(Q, K, scale):
     return scores
 
 
-def _attention(Q, K, V, mask, scale):
+def attention_unchecked(Q, K, V, mask, scale):
     """softmax(scale Q Kᵀ, masked) V on trusted float arrays (..., m, d_k), (..., n, d_k), (..., n, d_v)."""
     scores = attention_scores(Q, K, scale)               # (..., m, n)
     if mask is None:
-        weights = _softmax(scores)                       # (..., m, n), rows sum to 1
+        weights = softmax_unchecked(scores)                       # (..., m, n), rows sum to 1
     else:
         empty = ~mask.any(axis=-1, keepdims=True)        # (..., m, 1) queries with no key at all
         scores = np.where(mask, scores, -np.inf)         # masked keys: exp(-inf) = 0
-        weights = _softmax(np.where(empty, 0.0, scores))  # empty rows: a harmless dummy softmax,
+        weights = softmax_unchecked(np.where(empty, 0.0, scores))  # empty rows: a harmless dummy softmax,
         weights = np.where(empty, 0.0, weights)          # then zero weights (masked_rows='zero')
     return weights @ V, weights                          # (..., m, d_v), (..., m, n)
 
@@ -49,7 +49,7 @@ def _attention(Q, K, V, mask, scale):
 def softmax(scores: ArrayLike, axis: int = -1) -> np.ndarray:
     """Softmax along `axis`, stable for huge scores: exp(s - max) / sum. -inf means 'no weight'."""
     s, axis = as_scores(scores, axis)
-    return _softmax(s, axis)
+    return softmax_unchecked(s, axis)
 
 
 def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike | None = None,
@@ -61,10 +61,10 @@ def scaled_dot_product_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask:
     broadcasts against (..., m, n); `scale` defaults to 1/sqrt(d_k). A query whose mask row allows
     no key is refused, unless masked_rows='zero': then its weights and its output are zero.
     """
-    return _attention(*attention_inputs(Q, K, V, mask, scale, masked_rows))
+    return attention_unchecked(*attention_inputs(Q, K, V, mask, scale, masked_rows))
 
 
-def _project(X, C, W_q, W_k, W_v):
+def project_unchecked(X, C, W_q, W_k, W_v):
     """Q = X W_q, K = C W_k, V = C W_v on trusted arrays."""
     return X @ W_q, C @ W_k, C @ W_v                     # (m, d_k), (n, d_k), (n, d_v)
 
@@ -73,13 +73,13 @@ def project(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike,
             W_v: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Q = X W_q, K = X W_k, V = X W_v -> (Q (n, d_k), K (n, d_k), V (n, d_v))."""
     X, C, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
-    return _project(X, C, W_q, W_k, W_v)
+    return project_unchecked(X, C, W_q, W_k, W_v)
 
 
-def _self_attention(X, W_q, W_k, W_v, mask=None, scale=None):
+def self_attention_unchecked(X, W_q, W_k, W_v, mask=None, scale=None):
     """self_attention on trusted arrays; scale None means 1/sqrt(d_k)."""
     scale = default_scale(W_q.shape[1]) if scale is None else scale
-    return _attention(*_project(X, X, W_q, W_k, W_v), mask, scale)
+    return attention_unchecked(*project_unchecked(X, X, W_q, W_k, W_v), mask, scale)
 
 
 def self_attention(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
@@ -88,4 +88,4 @@ def self_attention(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
     """Every token of X attends to every token of X -> (output (n, d_v), weights (n, n))."""
     X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
     n = X.shape[0]
-    return _self_attention(X, W_q, W_k, W_v, as_mask(mask, (n, n)), as_scale(scale, W_q.shape[1]))
+    return self_attention_unchecked(X, W_q, W_k, W_v, as_mask(mask, (n, n)), as_scale(scale, W_q.shape[1]))

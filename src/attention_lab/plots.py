@@ -25,8 +25,8 @@ from ._validate import (
     shape_of,
 )
 from .heads import multi_head_parts
-from .matrix import _attention, _project, _softmax, attention_scores
-from .training import ModelConfig, Run, _batch_inputs, _forward, accuracy
+from .matrix import attention_scores, attention_unchecked, project_unchecked, softmax_unchecked
+from .training import ModelConfig, Run, accuracy, batch_inputs, forward_unchecked
 
 # One colour per role across the whole collection (Okabe-Ito, readable by colour-blind students).
 ROLE_COLORS = {"query": "#0072B2", "key": "#D55E00", "value": "#009E73"}
@@ -90,7 +90,7 @@ def heatmap(values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[s
     ax.set_ylabel(ylabel, fontsize=FONT["labels"])
     if title:
         ax.set_title(title, fontsize=FONT["title"])
-    _set_heatmap(ax, values, fmt)   # same text-contrast rule at creation as after every update
+    set_heatmap(ax, values, fmt)   # same text-contrast rule at creation as after every update
     return ax
 
 
@@ -108,7 +108,7 @@ def text_color(background) -> str:
     return ".15" if (lum + 0.05) / (dark + 0.05) >= 1.05 / (lum + 0.05) else "w"
 
 
-def _set_heatmap(ax, values: np.ndarray, fmt: str) -> None:
+def set_heatmap(ax, values: np.ndarray, fmt: str) -> None:
     """New values for a heatmap of the same shape: cell colours, annotation text and its contrast."""
     mesh = ax.collections[0]
     mesh.set_array(values)
@@ -195,9 +195,9 @@ def plot_flow(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, toke
     X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
     tokens, features = labels_fit(X, tokens, features)
     scale = as_scale(scale, W_q.shape[1])
-    Q, K, V = _project(X, X, W_q, W_k, W_v)                               # (n, d_k), (n, d_k), (n, d_v)
+    Q, K, V = project_unchecked(X, X, W_q, W_k, W_v)                      # (n, d_k), (n, d_k), (n, d_v)
     S = attention_scores(Q, K, scale)                                     # (n, n) drawn before softmax
-    Y, A = _attention(Q, K, V, None, scale)                               # (n, d_v), (n, n)
+    Y, A = attention_unchecked(Q, K, V, None, scale)                               # (n, d_v), (n, n)
     cols = [str(c + 1) for c in range(W_q.shape[1])]
     vcols = list(features) if W_v.shape[1] == len(features) else [str(c + 1) for c in range(W_v.shape[1])]
     panels = [(X, "input", "X (tokens)", list(features)), (Q, "query", "Q = X W_q", cols),
@@ -255,7 +255,7 @@ def plot_shapes(Q: ArrayLike, K: ArrayLike, V: ArrayLike, scale: float | None = 
     Q, K, V, _, scale = attention_inputs(Q, K, V, None, scale)
     if Q.ndim != 2:
         raise ValueError(f"Q has shape {shape_of(Q)}: plot_shapes draws one sequence, (m, d_k)")
-    Y, A = _attention(Q, K, V, None, scale)                              # (m, d_v), (m, n)
+    Y, A = attention_unchecked(Q, K, V, None, scale)                              # (m, d_v), (m, n)
     rows = [[(Q, "query", "Q"), "@", (K.T, "key", "Kᵀ"), "=", (Q @ K.T, "scores", "scores Q Kᵀ")],
             [(A, "weights", "A = softmax(scores·scale)"), "@", (V, "value", "V"), "=",
              (Y, "value", "Y = A V")]]
@@ -397,12 +397,12 @@ def plot_model_flow(params: dict, cfg: ModelConfig, ids: ArrayLike, title: str =
     """Lesson 06's model on one sequence, left to right, from its real numbers: X = E[ids] + P ->
     attention weights -> H = X + attention output -> probabilities of each output token.
     `title` names the weights shown (e.g. "the untrained model")."""
-    cfg, params, ids, _ = _batch_inputs(cfg, params, ids, None)
+    cfg, params, ids, _ = batch_inputs(cfg, params, ids, None)
     if len(ids) != 1 or not cfg.attention:
         raise ValueError(f"ids has shape {ids.shape} for a model with attention={cfg.attention}: "
                          "expected one sequence (n,) and a model with an attention layer")
-    logits, c = _forward(params, ids, cfg)
-    probs = _softmax(logits[0])                                             # (n, vocab)
+    logits, c = forward_unchecked(params, ids, cfg)
+    probs = softmax_unchecked(logits[0])                                             # (n, vocab)
     words, d = [str(t) for t in ids[0]], cfg.d
     dims = [str(j) if j % 8 == 0 else "" for j in range(d)]
     panels = [(c["X"][0], "input", "X = E[token] + P", dims, d / 3),

@@ -12,7 +12,7 @@ def _frequencies(d: int, base: float) -> np.ndarray:
     return base ** (-np.arange(0, d, 2) / d)                     # (d/2,) one angle per pair
 
 
-def _sinusoidal(positions: np.ndarray, d: int, base: float) -> np.ndarray:
+def sinusoidal_unchecked(positions: np.ndarray, d: int, base: float) -> np.ndarray:
     angles = positions[:, None] * _frequencies(d, base)[None, :]  # (n, d/2)
     P = np.empty((len(positions), d))
     P[:, 0::2], P[:, 1::2] = np.sin(angles), np.cos(angles)      # pair i: (sin, cos) of p * w_i
@@ -22,7 +22,7 @@ def _sinusoidal(positions: np.ndarray, d: int, base: float) -> np.ndarray:
 def sinusoidal_positions(n: int, d: int, base: float = 10000.0) -> np.ndarray:
     """(n, d): row p holds sin(p w_i), cos(p w_i) in components 2i, 2i+1, with w_i = base^(-2i/d)."""
     n, d = as_count(n, "n (number of positions)"), as_count(d, "d (width)")
-    return _sinusoidal(np.arange(n), even_width(d, "the position encoding"),
+    return sinusoidal_unchecked(np.arange(n), even_width(d, "the position encoding"),
                        as_positive(base, "base", "10000.0"))
 
 
@@ -34,7 +34,7 @@ def add_positions(X: ArrayLike, table: ArrayLike) -> np.ndarray:
     return X + table[:len(X)]                                     # (n, d)
 
 
-def _rope(M: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
+def rope_unchecked(M: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
     angles = positions[:, None] * _frequencies(M.shape[-1], base)[None, :]   # (n, d/2)
     cos, sin = np.cos(angles), np.sin(angles)
     even, odd = M[..., 0::2], M[..., 1::2]                        # (..., n, d/2) each
@@ -52,4 +52,4 @@ def rope(M: ArrayLike, positions: ArrayLike | None = None, base: float = 10000.0
     M = as_array(M, "M (queries or keys)", "(..., n, d)")
     base = as_positive(base, "base", "10000.0")
     even_width(M.shape[-1], "M (queries or keys)")
-    return _rope(M, as_positions(positions, M.shape[-2]), base)
+    return rope_unchecked(M, as_positions(positions, M.shape[-2]), base)

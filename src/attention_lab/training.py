@@ -8,7 +8,7 @@ The model (row convention, a batch of B sequences of n tokens, h heads of width 
     H = X + concat(Y) W_O               (B, n, d)   residual
     logits = H W_u                      (B, n, vocab)
 
-Every gradient is written by hand in `_backward` and checked against central finite differences.
+Every gradient is written by hand in `backward_unchecked` and checked against central finite differences.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from ._validate import (
     whole_ids,
 )
 from .blas import on_one_blas_thread
-from .heads import _concat_heads, _split_heads
-from .matrix import _attention
+from .heads import concat_heads_unchecked, split_heads_unchecked
+from .matrix import attention_unchecked
 
 PARAMS = ("E", "P", "W_q", "W_k", "W_v", "W_O", "W_u")
 def largest_digit(ids: np.ndarray) -> np.ndarray:
@@ -44,16 +44,16 @@ TASKS = {"reverse": lambda ids: ids[:, ::-1].copy(), "copy": lambda ids: ids.cop
 
 
 # ------------------------------------------------------------------ the backward pass of attention
-def _softmax_backward(A, dA):
+def softmax_backward_unchecked(A, dA):
     """dL/dS from dL/dA for A = softmax(S) along the last axis: A * (dA - rowsum(A * dA))."""
     return A * (dA - (A * dA).sum(axis=-1, keepdims=True))          # (..., m, n)
 
 
-def _attention_backward(Q, K, V, A, dY, scale):
+def attention_backward_unchecked(Q, K, V, A, dY, scale):
     """Gradients of Y = softmax(scale Q Kᵀ) V with respect to Q, K and V, given dL/dY."""
     dA = dY @ np.swapaxes(V, -1, -2)                 # (..., m, n)   Y = A V  ->  dA = dY Vᵀ
     dV = np.swapaxes(A, -1, -2) @ dY                 # (..., n, d_v)             dV = Aᵀ dY
-    dS = scale * _softmax_backward(A, dA)            # (..., m, n)   through softmax and the scale
+    dS = scale * softmax_backward_unchecked(A, dA)            # (..., m, n)   through softmax and the scale
     return dS @ K, np.swapaxes(dS, -1, -2) @ Q, dV   # dQ (..., m, d_k), dK (..., n, d_k), dV
 
 
@@ -69,8 +69,8 @@ def attention_backward(Q: ArrayLike, K: ArrayLike, V: ArrayLike, dY: ArrayLike,
     if dY.shape != expected:
         raise ValueError(f"dY has shape {dY.shape}, but the output Y has shape {expected} (Q {Q.shape}, "
                          f"V {V.shape}): expected dY of the same shape as Y")
-    A = _attention(Q, K, V, None, scale)[1]
-    return _attention_backward(Q, K, V, A, dY, scale)
+    A = attention_unchecked(Q, K, V, None, scale)[1]
+    return attention_backward_unchecked(Q, K, V, A, dY, scale)
 
 
 def numerical_gradient(f: Callable[[np.ndarray], float], x: ArrayLike, eps: float = 1e-6) -> np.ndarray:
@@ -150,7 +150,7 @@ def init_params(cfg: ModelConfig, seed: int = 0) -> dict[str, np.ndarray]:
     return p
 
 
-def _forward(p, ids, cfg):
+def forward_unchecked(p, ids, cfg):
     """Logits (B, n, vocab) and everything the backward pass needs."""
     X = p["E"][ids]                                                 # (B, n, d)
     if cfg.positions:
@@ -159,18 +159,18 @@ def _forward(p, ids, cfg):
     H = X
     if cfg.attention:
         h = cfg.n_heads
-        Q = _split_heads(X @ p["W_q"], h)                           # (B, h, n, d_k)
-        K = _split_heads(X @ p["W_k"], h)                           # (B, h, n, d_k)
-        V = _split_heads(X @ p["W_v"], h)                           # (B, h, n, d_k)
-        Y, A = _attention(Q, K, V, None, cfg.scale)                 # (B, h, n, d_k), (B, h, n, n)
-        C = _concat_heads(Y)                                        # (B, n, d)
+        Q = split_heads_unchecked(X @ p["W_q"], h)                           # (B, h, n, d_k)
+        K = split_heads_unchecked(X @ p["W_k"], h)                           # (B, h, n, d_k)
+        V = split_heads_unchecked(X @ p["W_v"], h)                           # (B, h, n, d_k)
+        Y, A = attention_unchecked(Q, K, V, None, cfg.scale)                 # (B, h, n, d_k), (B, h, n, n)
+        C = concat_heads_unchecked(Y)                                        # (B, n, d)
         H = X + C @ p["W_O"]                                        # (B, n, d) residual
         c |= {"Q": Q, "K": K, "V": V, "A": A, "C": C}
     c["H"] = H
     return H @ p["W_u"], c                                          # (B, n, vocab)
 
 
-def _cross_entropy(logits, targets):
+def cross_entropy_unchecked(logits, targets):
     """Mean -log softmax(logits)[target] and its gradient dL/dlogits."""
     z = logits - logits.max(axis=-1, keepdims=True)
     logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))      # (B, n, vocab)
@@ -184,7 +184,7 @@ def _flat(M):
     return M.reshape(-1, M.shape[-1])                               # (B*n, cols)
 
 
-def _backward(p, c, dlogits, cfg):
+def backward_unchecked(p, c, dlogits, cfg):
     """Every gradient by hand, from dL/dlogits back to the embeddings."""
     g = {"W_u": _flat(c["H"]).T @ _flat(dlogits)}                   # (d, vocab)
     dH = dlogits @ p["W_u"].T                                       # (B, n, d)
@@ -193,9 +193,9 @@ def _backward(p, c, dlogits, cfg):
         g[name] = np.zeros_like(p[name])
     if cfg.attention:
         g["W_O"] = _flat(c["C"]).T @ _flat(dH)                      # (d, d)
-        dY = _split_heads(dH @ p["W_O"].T, cfg.n_heads)             # (B, h, n, d_k)
-        dQ, dK, dV = _attention_backward(c["Q"], c["K"], c["V"], c["A"], dY, cfg.scale)
-        dQ, dK, dV = _concat_heads(dQ), _concat_heads(dK), _concat_heads(dV)   # (B, n, d) each
+        dY = split_heads_unchecked(dH @ p["W_O"].T, cfg.n_heads)             # (B, h, n, d_k)
+        dQ, dK, dV = attention_backward_unchecked(c["Q"], c["K"], c["V"], c["A"], dY, cfg.scale)
+        dQ, dK, dV = (concat_heads_unchecked(M) for M in (dQ, dK, dV))   # (B, n, d) each
         X = _flat(c["X"])
         g["W_q"], g["W_k"], g["W_v"] = X.T @ _flat(dQ), X.T @ _flat(dK), X.T @ _flat(dV)
         dX = dX + dQ @ p["W_q"].T + dK @ p["W_k"].T + dV @ p["W_v"].T
@@ -210,26 +210,26 @@ def _backward(p, c, dlogits, cfg):
 def loss_and_grads(p: dict, ids: ArrayLike, targets: ArrayLike,
                    cfg: ModelConfig) -> tuple[float, dict[str, np.ndarray]]:
     """Mean cross-entropy of predicting `targets` from `ids` (both (B, n) integers), and its gradients."""
-    cfg, p, ids, targets = _batch_inputs(cfg, p, ids, targets)
-    logits, c = _forward(p, ids, cfg)
-    loss, dlogits = _cross_entropy(logits, targets)
-    return float(loss), _backward(p, c, dlogits, cfg)
+    cfg, p, ids, targets = batch_inputs(cfg, p, ids, targets)
+    logits, c = forward_unchecked(p, ids, cfg)
+    loss, dlogits = cross_entropy_unchecked(logits, targets)
+    return float(loss), backward_unchecked(p, c, dlogits, cfg)
 
 
 def loss_of(p: dict, ids: ArrayLike, targets: ArrayLike, cfg: ModelConfig) -> float:
     """Mean cross-entropy only (for finite differences)."""
-    cfg, p, ids, targets = _batch_inputs(cfg, p, ids, targets)
-    return float(_cross_entropy(_forward(p, ids, cfg)[0], targets)[0])
+    cfg, p, ids, targets = batch_inputs(cfg, p, ids, targets)
+    return float(cross_entropy_unchecked(forward_unchecked(p, ids, cfg)[0], targets)[0])
 
 
 def predict(p: dict, ids: ArrayLike, cfg: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
     """Predicted tokens (B, n) and attention weights (B, h, n, n) (empty without attention)."""
-    cfg, p, ids, _ = _batch_inputs(cfg, p, ids, None)
-    logits, c = _forward(p, ids, cfg)
+    cfg, p, ids, _ = batch_inputs(cfg, p, ids, None)
+    logits, c = forward_unchecked(p, ids, cfg)
     return logits.argmax(axis=-1), c.get("A", np.zeros((len(ids), 0, ids.shape[1], ids.shape[1])))
 
 
-def _batch_inputs(cfg, p, ids, targets):
+def batch_inputs(cfg, p, ids, targets):
     """Check the config, the weights' shapes and the token ids once, at the door."""
     cfg = _config(cfg)
     shapes = {"E": (cfg.vocab, cfg.d), "P": (cfg.n, cfg.d), "W_q": (cfg.d, cfg.d), "W_k": (cfg.d, cfg.d),
@@ -316,7 +316,7 @@ def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003
     if start is None:
         p = init_params(cfg, seed)
     else:
-        p = _batch_inputs(cfg, start, np.zeros((1, 1), int), None)[1]      # checked float copies
+        p = batch_inputs(cfg, start, np.zeros((1, 1), int), None)[1]      # checked float copies
     rng = np.random.default_rng(seed + 1)                  # the data stream, apart from the weights
     state = {k: (np.zeros_like(p[k]), np.zeros_like(p[k])) for k in PARAMS}
     run = Run(cfg, p, np.zeros(steps))
@@ -325,17 +325,17 @@ def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003
         if t == steps:
             break
         ids, targets = task_batch(rng, batch, cfg)
-        logits, c = _forward(p, ids, cfg)                  # forward
-        run.losses[t], dlogits = _cross_entropy(logits, targets)
-        g = _backward(p, c, dlogits, cfg)                  # backward, by hand
+        logits, c = forward_unchecked(p, ids, cfg)                  # forward
+        run.losses[t], dlogits = cross_entropy_unchecked(logits, targets)
+        g = backward_unchecked(p, c, dlogits, cfg)                  # backward, by hand
         adam_step(p, g, state, t + 1, lr)                      # update
     return run
 
 
 def accuracy(p: dict, ids: ArrayLike, targets: ArrayLike, cfg: ModelConfig) -> float:
     """Fraction of tokens predicted right."""
-    cfg, p, ids, targets = _batch_inputs(cfg, p, ids, targets)
-    return float((_forward(p, ids, cfg)[0].argmax(axis=-1) == targets).mean())
+    cfg, p, ids, targets = batch_inputs(cfg, p, ids, targets)
+    return float((forward_unchecked(p, ids, cfg)[0].argmax(axis=-1) == targets).mean())
 
 
 def counting_baseline(train_ids: ArrayLike, train_targets: ArrayLike, test_ids: ArrayLike,
