@@ -218,7 +218,7 @@ def test_decoder_step_by_hand():
     C = 4 * Z @ tr.X_enc.T / np.sqrt(5)
     C[:, 5] = -np.inf
     A = plain_softmax(C)
-    assert np.allclose(step.Z_masked, Z)
+    assert np.allclose(step.Z_self, Z)
     assert np.allclose(step.cross_weights, A)
     assert np.allclose(step.output, A @ tr.X_enc)
 
@@ -227,7 +227,7 @@ def test_decoder_step_by_hand():
 
 
 def test_training_uses_sequences_of_cfg_n_tokens():
-    cfg = al.ModelConfig(n=6, d=8, vocab=5)
+    cfg = al.ModelConfig(n=6, d=8, vocab_size=5)
     ids, targets = al.task_batch(np.random.default_rng(0), 3, cfg)
     assert ids.shape == targets.shape == (3, 6)
     assert np.array_equal(targets, ids[:, ::-1])                    # the task: reverse the sequence

@@ -40,10 +40,10 @@ def test_softmax_backward_is_the_jacobian():
 
 
 @pytest.mark.parametrize("cfg", [
-    al.ModelConfig(vocab=5, n=4, d=8, n_heads=2),
-    al.ModelConfig(vocab=4, n=3, d=6, n_heads=3, scaled=False),
-    al.ModelConfig(vocab=5, n=4, d=4, positions=False),
-    al.ModelConfig(vocab=5, n=4, d=4, attention=False, task="copy"),
+    al.ModelConfig(vocab_size=5, n=4, d=8, n_heads=2),
+    al.ModelConfig(vocab_size=4, n=3, d=6, n_heads=3, scaled=False),
+    al.ModelConfig(vocab_size=5, n=4, d=4, positions=False),
+    al.ModelConfig(vocab_size=5, n=4, d=4, attention=False, task="copy"),
 ], ids=["2 heads", "3 heads unscaled", "no positions", "no attention"])
 def test_every_model_gradient_matches_finite_differences(cfg):
     p = random_params(cfg, 1)                  # without positions P is random and must not matter
@@ -62,7 +62,7 @@ def test_every_model_gradient_matches_finite_differences(cfg):
 
 def test_forward_is_lesson_03s_multi_head_attention_plus_a_residual():
     """The batched, vectorised forward pass against the lessons' one-sequence functions."""
-    cfg = al.ModelConfig(vocab=6, n=5, d=8, n_heads=2)
+    cfg = al.ModelConfig(vocab_size=6, n=5, d=8, n_heads=2)
     p = random_params(cfg, 2)
     ids, targets = al.task_batch(np.random.default_rng(4), 3, cfg)
     expected = []
@@ -132,7 +132,7 @@ def test_the_ablations_fail_as_the_lesson_says():
 
 
 def test_training_does_not_change_its_inputs_and_snapshots_are_copies():
-    cfg = al.ModelConfig(vocab=4, n=3, d=4)
+    cfg = al.ModelConfig(vocab_size=4, n=3, d=4)
     p = random_params(cfg, 0)
     before = {k: w.copy() for k, w in p.items()}
     ids, targets = al.task_batch(np.random.default_rng(0), 2, cfg)
@@ -167,7 +167,7 @@ def test_commonest_token_baseline_by_hand():
 def test_commonest_of_others_by_hand():
     ids = np.array([[2, 2, 0, 1]])
     # place 0 (a 2): the others are 2, 0, 1, all once -> 0, 1, 2 tied; place 2 (a 0): others 2, 2, 1 -> 2
-    rule = al.commonest_of_others(ids, vocab=4)
+    rule = al.commonest_of_others(ids, vocab_size=4)
     assert rule.shape == (1, 4, 4)
     assert rule[0, 0].tolist() == [True, True, True, False]
     assert rule[0, 1].tolist() == [True, True, True, False]
@@ -251,7 +251,8 @@ def test_training_explorer_moves_through_the_steps():
      TypeError, "whole numbers of shape (B, n)"),
     (lambda: al.loss_of(al.init_params(al.ModelConfig()), [[0, 1]], [[0, 1, 2]], al.ModelConfig()),
      ValueError, "targets has shape (1, 3) and ids (1, 2)"),
-    (lambda: al.loss_of({"E": 1}, [[0]], [[0]], al.ModelConfig()), TypeError, "a dict with keys"),
+    (lambda: al.loss_of({"E": 1}, [[0]], [[0]], al.ModelConfig()), ValueError, "a dict with keys"),
+    (lambda: al.loss_of([1], [[0]], [[0]], al.ModelConfig()), TypeError, "a dict with keys"),
     (lambda: al.loss_of(al.init_params(al.ModelConfig()) | {"W_q": np.zeros((32, 16))}, [[0]], [[0]],
                         al.ModelConfig()), ValueError, "W_q has shape (32, 16): expected (32, 32)"),
     (lambda: al.attention_backward(np.ones((3, 2)), np.ones((3, 2)), np.ones((3, 2)), np.ones((2, 2))),
@@ -273,7 +274,7 @@ def test_training_explorer_moves_through_the_steps():
     (lambda: al.commonest_token_baseline(np.zeros((2, 3)), np.zeros((2, 3))), TypeError,
      "ids has dtype float64: expected token ids, whole numbers >= 0"),
     (lambda: al.commonest_of_others(np.zeros((2, 1), int)), ValueError, "with n >= 2"),
-    (lambda: al.commonest_of_others(np.array([[0, 5]]), vocab=3), ValueError, "vocab is 3"),
+    (lambda: al.commonest_of_others(np.array([[0, 5]]), vocab_size=3), ValueError, "vocab_size is 3"),
     (lambda: al.commonest_other_baseline(np.zeros((2, 3), int), np.zeros((2, 4), int)), ValueError,
      "of one shape (B, n)"),
     (lambda: al.counting_baseline(np.zeros((2, 3)), np.zeros((2, 3), int), np.zeros((2, 3), int),

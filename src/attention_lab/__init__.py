@@ -102,6 +102,7 @@ def __getattr__(name: str):
     if name in _LAZY or name == "explorer_kit":
         return importlib.import_module(f"{__name__}.{name}")
     if name not in _LAZY_HOME:
+        # not an input check: Python's protocol for a missing module attribute (kept here)
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(f"{__name__}.{_LAZY_HOME[name]}"), name)
     globals()[name] = value     # later look-ups do not come here again

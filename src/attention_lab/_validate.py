@@ -143,15 +143,17 @@ def as_mask(mask, shape: tuple[int, ...], masked_rows: str = "refuse") -> np.nda
 
 def as_scale(scale, d_k: int) -> float:
     """`scale`, or 1/sqrt(d_k) when it is None; must be a positive finite real number."""
+    from .matrix import default_scale  # here, not at the top: matrix imports this module
+
     if scale is None:
-        return 1.0 / np.sqrt(d_k)
+        return default_scale(d_k)
     if isinstance(scale, (bool, np.bool_)) or not isinstance(scale, numbers.Real):
         raise TypeError(f"scale is {scale!r} of type {type(scale).__name__}: expected a positive "
-                        f"number, or None for 1/sqrt(d_k) = {1.0 / np.sqrt(d_k):.4g}")
+                        f"number, or None for 1/sqrt(d_k) = {default_scale(d_k):.4g}")
     value = float(scale)
     if not np.isfinite(value) or value <= 0:
         raise ValueError(f"scale is {scale!r}: expected a positive finite number, or None for "
-                         f"1/sqrt(d_k) = {1.0 / np.sqrt(d_k):.4g}")
+                         f"1/sqrt(d_k) = {default_scale(d_k):.4g}")
     return value
 
 
@@ -355,7 +357,10 @@ def as_positions(positions, n: int) -> np.ndarray:
     if positions is None:
         return np.arange(n)
     p = np.asarray(positions)
-    if p.shape != (n,) or p.dtype.kind not in "iu" or (p < 0).any():
+    if p.dtype.kind not in "iu":
+        raise TypeError(f"positions {p.tolist()!r} have dtype {p.dtype}: expected {n} whole numbers "
+                        ">= 0, one per token (for example np.arange(n))")
+    if p.shape != (n,) or (p < 0).any():
         raise ValueError(f"positions {p.tolist()!r} (shape {shape_of(p)}): expected {n} whole numbers "
                          ">= 0, one per token")
     return p.astype(int)
@@ -440,6 +445,300 @@ def whole_ids(ids, name: str = "ids") -> np.ndarray:
     if arr.min() < 0:
         raise ValueError(f"{name} holds {arr.min()}: expected token ids, whole numbers >= 0")
     return arr
+
+
+# --- training (lesson 06), induction (lesson 07), the real model (lesson 08), decoding ---
+# The records are passed in as `cls` (or read by their fields), so that this module imports none of
+# the modules that call it.
+
+def model_config(cfg, cls, sizes: tuple[str, ...]):
+    """A config of class `cls`: each of `sizes` a whole number (vocab_size >= 2), d divisible by n_heads."""
+    if not isinstance(cfg, cls):
+        raise TypeError(f"expected an al.{cls.__name__}, got {type(cfg).__name__}")
+    for name in sizes:
+        as_count(getattr(cfg, name), f"{cls.__name__}.{name}", minimum=2 if name == "vocab_size" else 1)
+    if cfg.d % cfg.n_heads:
+        raise ValueError(f"{cls.__name__}.d = {cfg.d} is not divisible by n_heads = {cfg.n_heads}: "
+                         "expected a whole number of columns per head")
+    return cfg
+
+
+def task_name(task, tasks, what: str) -> str:
+    """One of the names in `tasks`: TypeError if not a string, ValueError if unknown."""
+    if not isinstance(task, str):
+        raise TypeError(f"{what} is {task!r} of type {type(task).__name__}: expected one of {sorted(tasks)}")
+    if task not in tasks:
+        raise ValueError(f"{what} is {task!r}: expected one of {sorted(tasks)}")
+    return task
+
+
+def segment_fits(segment: int, n: int, what: str) -> None:
+    """A repeated segment fits twice in a sequence of n tokens."""
+    if 2 * segment > n:
+        raise ValueError(f"{what}.segment = {segment} does not fit twice in n = {n} "
+                         "tokens: expected 2 * segment <= n")
+
+
+def weight_dict(p, shapes: dict[str, tuple[int, int]], cfg) -> dict[str, np.ndarray]:
+    """Float copies of the weights `p`, a dict with exactly the keys of `shapes`, each of its shape."""
+    if not isinstance(p, dict):
+        raise TypeError(f"expected the weights as a dict with keys {list(shapes)}, got {type(p).__name__}")
+    if set(p) != set(shapes):
+        raise ValueError(f"expected the weights as a dict with keys {list(shapes)}, got {sorted(p)}")
+    p = {k: as_matrix(p[k], k, str(shape)) for k, shape in shapes.items()}
+    for k, shape in shapes.items():
+        if p[k].shape != shape:
+            raise ValueError(f"{k} has shape {p[k].shape}: expected {shape} for {cfg}")
+    return p
+
+
+def batch_ids(a, name: str, vocab_size: int, longest: int, shortest: int = 1) -> np.ndarray:
+    """Token ids as a batch (B, n) (one sequence (n,) becomes (1, n)), shortest <= n <= longest,
+    each id in 0..vocab_size-1."""
+    arr = np.asarray(a)
+    if arr.ndim == 1:
+        arr = arr[None, :]
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must be whole numbers of shape (B, n) (a batch of sequences), got "
+                        f"{arr.dtype} of shape {arr.shape}")
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be whole numbers of shape (B, n) (a batch of sequences), got "
+                         f"{arr.dtype} of shape {arr.shape}")
+    if arr.shape[0] == 0 or not shortest <= arr.shape[1] <= longest:
+        raise ValueError(f"{name} has shape {arr.shape}: expected (B, n) with {shortest} <= n <= {longest}")
+    if arr.min() < 0 or arr.max() >= vocab_size:
+        raise ValueError(f"{name} holds {arr.min()}..{arr.max()}: expected token ids 0..{vocab_size - 1}")
+    return arr
+
+
+def targets_fit(targets: np.ndarray, ids: np.ndarray) -> None:
+    """One target per token id."""
+    if targets.shape != ids.shape:
+        raise ValueError(f"targets has shape {targets.shape} and ids {ids.shape}: expected one "
+                         "target per token")
+
+
+def backward_inputs(Q, K, V, dY, scale):
+    """attention_backward's door: the kernel's inputs, with equal leading dimensions, and dY shaped like Y."""
+    Q, K, V, _, scale = attention_inputs(Q, K, V, None, scale)
+    dY = as_array(dY, "dY", "(..., m, d_v): one gradient per output number")
+    if not Q.shape[:-2] == K.shape[:-2] == V.shape[:-2]:
+        raise ValueError(f"Q {Q.shape}, K {K.shape} and V {V.shape} have different batch or head "
+                         "dimensions: expected the same leading dimensions (no broadcasting here)")
+    expected = Q.shape[:-1] + V.shape[-1:]
+    if dY.shape != expected:
+        raise ValueError(f"dY has shape {dY.shape}, but the output Y has shape {expected} (Q {Q.shape}, "
+                         f"V {V.shape}): expected dY of the same shape as Y")
+    return Q, K, V, dY, scale
+
+
+def as_function(f, what: str):
+    """A callable."""
+    if not callable(f):
+        raise TypeError(f"f must be {what}, got {type(f).__name__}")
+    return f
+
+
+def small_step(eps) -> float:
+    """A finite-difference step strictly between 0 and 1."""
+    if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, numbers.Real):
+        raise TypeError(f"eps = {eps!r} of type {type(eps).__name__}: expected a small positive step "
+                        "such as 1e-6")
+    if not 0 < eps < 1:
+        raise ValueError(f"eps = {eps!r}: expected a small positive step such as 1e-6")
+    return float(eps)
+
+
+def same_shape(a: np.ndarray, a_name: str, b: np.ndarray, b_name: str) -> None:
+    """Two arrays of one shape."""
+    if a.shape != b.shape:
+        raise ValueError(f"{a_name} has shape {a.shape} and {b_name} has shape {b.shape}: "
+                         "expected the same shape")
+
+
+def baseline_ids(a, b, c, d) -> None:
+    """Training ids and targets of one shape (B, n), test ids and targets of one shape (B', n)."""
+    if not (a.shape == b.shape and c.shape == d.shape and a.ndim == c.ndim == 2 and a.shape[1] == c.shape[1]):
+        raise ValueError(f"shapes {a.shape}, {b.shape}, {c.shape}, {d.shape}: expected training ids "
+                         "and targets of one shape (B, n), test ids and targets of one shape (B', n)")
+
+
+def paired_ids(ids: np.ndarray, targets: np.ndarray) -> None:
+    """Token ids and targets of one shape (B, n)."""
+    if ids.ndim != 2 or ids.shape != targets.shape:
+        raise ValueError(f"ids {ids.dtype} {ids.shape} and targets {targets.dtype} {targets.shape}: "
+                         "expected two arrays of token ids (whole numbers >= 0) of one shape (B, n)")
+
+
+def sequences_of_two(ids: np.ndarray) -> None:
+    """Token ids (B, n) with n >= 2."""
+    if ids.ndim != 2 or ids.shape[1] < 2:
+        raise ValueError(f"ids {ids.dtype} {ids.shape}: expected token ids (whole numbers >= 0) of shape "
+                         "(B, n) with n >= 2")
+
+
+def knocked_heads(knock, n_layers: int, n_heads: int) -> list[tuple[int, int]]:
+    """(layer, head) pairs: whole numbers, layers 1..n_layers, heads 0..n_heads-1."""
+    if isinstance(knock, (str, bytes)) or not hasattr(knock, "__iter__"):
+        raise TypeError(f"knock is {knock!r}: expected a list of (layer, head) pairs, e.g. [(2, 0)]")
+    pairs = []
+    for pair in knock:
+        if isinstance(pair, (str, bytes)) or not hasattr(pair, "__len__") or len(pair) != 2 or not all(
+                isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in pair):
+            raise TypeError(f"knock holds {pair!r}: expected (layer, head) pairs of whole numbers, "
+                            "e.g. [(2, 0)]")
+        layer, head = (int(v) for v in pair)
+        if not (1 <= layer <= n_layers and 0 <= head < n_heads):
+            raise ValueError(f"cannot knock out head {head} of layer {layer}: expected layers 1.."
+                             f"{n_layers} and heads 0..{n_heads - 1}")
+        pairs.append((layer, head))
+    return pairs
+
+
+def letter_ids(ids) -> np.ndarray:
+    """One sequence of token ids 0..25 (one letter each)."""
+    ids = whole_ids(ids)
+    if ids.ndim != 1 or ids.max() > 25:
+        raise ValueError(f"ids {ids.dtype} of shape {ids.shape}: expected one sequence of token ids 0..25")
+    return ids
+
+
+def two_layers(n_layers: int) -> None:
+    """The induction explorer shows two layers."""
+    if n_layers < 2:
+        raise ValueError("this run has one layer: the explorer shows layer 1 and layer 2")
+
+
+def one_probe(ids: np.ndarray) -> None:
+    """A batch (B, n) holding one sequence."""
+    if len(ids) != 1:
+        raise ValueError(f"probe has shape {ids.shape}: expected one sequence (n,)")
+
+
+def kept_step(start, kept: list[int]):
+    """A step at which the run kept its weights."""
+    if start not in kept:
+        raise ValueError(f"start = {start!r} is not a kept step: expected one of {kept}")
+    return start
+
+
+def repeats_a_token(seen: list, words: list[str]) -> None:
+    """A probe in which some token comes back."""
+    if not seen:
+        raise ValueError(f"the probe {' '.join(words)} repeats no token: expected a sequence with a "
+                         "repeated segment, e.g. repeated_batch(rng, 1, cfg)[0][0]")
+
+
+def has_attention(cfg) -> None:
+    """A training run whose model has an attention layer."""
+    if not cfg.attention:
+        raise ValueError("this run has no attention layer (ModelConfig(attention=False)): nothing to show")
+
+
+def known_tokens(tokens, vocab: list[str]) -> list[str]:
+    """One or more tokens, each in the vocabulary."""
+    unknown = [t for t in tokens if t not in vocab]
+    if unknown or not len(tokens):
+        raise ValueError(f"tokens {list(tokens)!r}: expected one or more of the vocabulary {vocab}")
+    return list(tokens)
+
+
+def fits_positions(n_prompt: int, n_new: int, room: int) -> None:
+    """A prompt and the tokens to write fit in the decoder's `room` positions."""
+    if n_prompt + n_new > room:
+        raise ValueError(f"{n_prompt} prompt tokens + {n_new} new ones = {n_prompt + n_new}: this decoder's "
+                         f"circle of positions has room for at most {room} tokens")
+
+
+def no_overflow(scores: np.ndarray, Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """Scores Q·Kᵀ that stayed finite: inputs too large for float64 are refused here."""
+    if not np.isfinite(scores).all():
+        raise ValueError(f"the scores Q·Kᵀ overflowed (largest |Q| = {np.abs(Q).max():.3g}, largest "
+                         f"|K| = {np.abs(K).max():.3g}): expected inputs small enough for float64")
+    return scores
+
+
+def model_file(p) -> None:
+    """A path to an existing file (p is a pathlib.Path)."""
+    if not p.is_file():
+        raise ValueError(f"no file at {p}: expected the path of a llama-architecture .gguf file")
+
+
+def llama_file(arch, file_name: str, tied: bool) -> None:
+    """A GGUF file of the llama architecture whose output head is the embedding (tied)."""
+    if arch != "llama":
+        raise ValueError(f"{file_name} holds a {arch!r} model: expected the llama architecture")
+    if not tied:
+        raise ValueError(f"{file_name} has its own output head: expected a tied head (output = embedding)")
+
+
+def norm_inputs(X, gain) -> tuple[np.ndarray, np.ndarray]:
+    """X (..., d) and a gain (d,), as float32."""
+    X, gain = np.asarray(X, dtype=np.float32), np.asarray(gain, dtype=np.float32)
+    if X.ndim < 1 or gain.shape != X.shape[-1:]:
+        raise ValueError(f"X has shape {X.shape} and the gain {gain.shape}: expected X (..., d) and a "
+                         "gain (d,)")
+    return X, gain
+
+
+def swiglu_inputs(X, W_gate, W_up, W_down) -> tuple[np.ndarray, ...]:
+    """X (n, d), W_gate and W_up (d, d_ff), W_down (d_ff, d)."""
+    X, W_gate, W_up, W_down = (np.asarray(a) for a in (X, W_gate, W_up, W_down))
+    d = X.shape[-1] if X.ndim else 0
+    if W_gate.shape != W_up.shape or W_gate.ndim != 2 or W_gate.shape[0] != d \
+            or W_down.shape != W_gate.shape[::-1]:
+        raise ValueError(f"X {X.shape}, W_gate {W_gate.shape}, W_up {W_up.shape}, W_down {W_down.shape}: "
+                         "expected X (n, d), W_gate and W_up (d, d_ff), W_down (d_ff, d)")
+    return X, W_gate, W_up, W_down
+
+
+def grouped_inputs(Q, K, V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q (h, m, d_k) and K, V (g, n, d_k) with g dividing h."""
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    if Q.ndim != 3 or K.ndim != 3 or V.ndim != 3 or K.shape[0] != V.shape[0] or Q.shape[0] % K.shape[0]:
+        raise ValueError(f"Q {Q.shape}, K {K.shape}, V {V.shape}: expected Q (h, m, d_k) and "
+                         "K, V (g, n, d_k) with g dividing h")
+    return Q, K, V
+
+
+def model_ids(ids, vocab_size: int) -> np.ndarray:
+    """One sequence of token ids, each in 0..vocab_size-1 (floats: TypeError)."""
+    ids = np.asarray(ids)
+    if ids.size:
+        ids = whole_ids(ids, "token ids")
+    if ids.ndim != 1 or not len(ids) or ids.min() < 0 or ids.max() >= vocab_size:
+        raise ValueError(f"token ids {ids.tolist()!r}: expected one or more whole numbers in "
+                         f"0..{vocab_size - 1}")
+    return ids
+
+
+def period_fits(period, n: int) -> int:
+    """A whole-number repeat period with a second copy to score: n > period + 1."""
+    period = as_count(period, "period")
+    if n <= period + 1:
+        raise ValueError(f"period {period} with {n} tokens: expected a sequence longer than period + 1")
+    return period
+
+
+def period_count(period, most: int) -> int:
+    """A whole number of distinct tokens, 1..most."""
+    period = as_count(period, "period")
+    if period > most:
+        raise ValueError(f"period {period}: expected 1 to {most} distinct ordinary tokens")
+    return period
+
+
+def logits_fit(logits: np.ndarray, n_ids: int) -> None:
+    """Logits (n, vocab): one row per token id."""
+    if logits.ndim != 2 or len(logits) != n_ids:
+        raise ValueError(f"logits of shape {logits.shape} for {n_ids} tokens: expected (n, vocab), "
+                         "one row per token")
+
+
+def tokens_fit(tokens, n: int) -> None:
+    """One token word per row of the weights."""
+    if len(tokens) != n:
+        raise ValueError(f"{len(tokens)} tokens for weights over {n}: expected one token per row")
 
 
 def as_table(table, keys: tuple[str, ...], made_by: str) -> dict:

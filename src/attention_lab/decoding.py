@@ -16,6 +16,8 @@ from ._validate import (
     as_scale,
     block_inputs,
     ffn_inputs,
+    fits_positions,
+    known_tokens,
     projection_inputs,
 )
 from .examples import PatternDecoder
@@ -80,9 +82,7 @@ def embed(dec: PatternDecoder, tokens: Sequence[str]) -> np.ndarray:
 def token_ids(dec: PatternDecoder, tokens: Sequence[str]) -> list[int]:
     """The vocabulary index of each token."""
     dec = as_record(dec, PatternDecoder, "dec (the decoder)")
-    unknown = [t for t in tokens if t not in dec.vocab]
-    if unknown or not len(tokens):
-        raise ValueError(f"tokens {list(tokens)!r}: expected one or more of the vocabulary {dec.vocab}")
+    known_tokens(tokens, dec.vocab)
     return [dec.vocab.index(t) for t in tokens]
 
 
@@ -93,9 +93,7 @@ def generate(dec: PatternDecoder, prompt: Sequence[str], n_new: int) -> tuple[li
     """
     ids = token_ids(dec, prompt)
     n_new = as_count(n_new, "n_new", minimum=0)
-    if len(ids) + n_new > 12:
-        raise ValueError(f"{len(ids)} prompt tokens + {n_new} new ones = {len(ids) + n_new}: this decoder's "
-                         "circle of positions has room for at most 12 tokens")
+    fits_positions(len(ids), n_new, 12)
     total, cache, weights = len(ids) + n_new, KVCache(), []
     for t in range(total - 1 if n_new else total):           # the last new token is never read back
         x = _embed(dec, [ids[t]], start=t)[0]                 # (d,) the token at position t

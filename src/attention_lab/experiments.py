@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._validate import as_count
+from ._validate import as_count, as_positive
 from .loop import attend_one
 from .matrix import default_scale, self_attention, softmax
 from .training import ModelConfig, init_params, loss_and_grads, predict, train
@@ -92,8 +92,7 @@ def saturation_experiment(held_ids: np.ndarray, seeds: Sequence[int] = (0, 1, 2)
     dL/dW_q on `held_ids` after the first step (at step 0 it is zero: W_u = 0).
     """
     steps = as_count(steps, "steps")
-    if not (isinstance(threshold, (int, float)) and threshold > 0):
-        raise ValueError(f"threshold = {threshold!r}: expected a positive loss, such as 0.1")
+    threshold = as_positive(threshold, "threshold", "0.1 (a loss)")
     cfg = ModelConfig()
     n = cfg.n
     places = np.arange(n)

@@ -20,6 +20,7 @@ from ._validate import (
     as_scale,
     even_width,
     explorer_inputs,
+    has_attention,
     heads_choice,
     labels_fit,
     projection_inputs,
@@ -140,7 +141,8 @@ def dk_explorer(n_keys: int = 8, max_dk: int = 128, seed: int = 0) -> Explorer:
     def compute(values):
         d_k = int(values["d_k"])
         scores = K[:, :d_k] @ q[:d_k]             # (n_keys,) first d_k features only
-        return {"weights": np.vstack([softmax_unchecked(scores), softmax_unchecked(scores / np.sqrt(d_k))]),
+        scaled = softmax_unchecked(scores * default_scale(d_k))
+        return {"weights": np.vstack([softmax_unchecked(scores), scaled]),
                 "scores": scores, "d_k": d_k}
 
     def describe(values, r):
@@ -305,8 +307,7 @@ def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, pr
     position scores (P W_q)(P W_k)ᵀ/√d_k that W_q and W_k have learned so far, and the loss curve."""
     run = as_run(run, Run, "train")
     cfg = run.cfg
-    if not cfg.attention:
-        raise ValueError("this run has no attention layer (ModelConfig(attention=False)): nothing to show")
+    has_attention(cfg)
     ids, targets = batch_inputs(cfg, run.params, held_ids, held_targets)[2:]
     probe = as_index(probe, len(ids))
     d_k = cfg.d // cfg.n_heads

@@ -25,9 +25,26 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_count, as_matrix, as_rng, as_run, learning_rate, snapshot_steps, whole_ids
+from ._validate import (
+    as_count,
+    as_rng,
+    as_run,
+    batch_ids,
+    kept_step,
+    knocked_heads,
+    learning_rate,
+    letter_ids,
+    model_config,
+    one_probe,
+    repeats_a_token,
+    segment_fits,
+    snapshot_steps,
+    two_layers,
+    weight_dict,
+)
 from .blas import on_one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
+from .matrix import default_scale
 from .training import adam_step, keep_snapshot
 
 
@@ -35,7 +52,7 @@ from .training import adam_step, keep_snapshot
 @dataclass(frozen=True)
 class InductionConfig:
     """Sizes of the attention-only causal model and of its task (a segment repeated at a random offset)."""
-    vocab: int = 24
+    vocab_size: int = 24          # how many different tokens (ids 0..vocab_size-1)
     n: int = 16                   # tokens per sequence
     d: int = 32                   # model width
     n_heads: int = 1              # heads per layer
@@ -45,7 +62,7 @@ class InductionConfig:
 
     @property
     def scale(self) -> float:
-        return 1.0 / np.sqrt(self.d // self.n_heads)
+        return default_scale(self.d // self.n_heads)
 
     def names(self) -> tuple[str, ...]:
         """The weight matrices, in order: E, P, then W_q, W_k, W_v, W_O of every layer, then W_u."""
@@ -55,16 +72,9 @@ class InductionConfig:
 
 
 def _config(cfg) -> InductionConfig:
-    if not isinstance(cfg, InductionConfig):
-        raise TypeError(f"expected an al.InductionConfig, got {type(cfg).__name__}")
-    for name in ("vocab", "n", "d", "n_heads", "n_layers", "segment"):
-        as_count(getattr(cfg, name), f"InductionConfig.{name}", minimum=2 if name == "vocab" else 1)
-    if cfg.d % cfg.n_heads:
-        raise ValueError(f"InductionConfig.d = {cfg.d} is not divisible by n_heads = {cfg.n_heads}: "
-                         "expected a whole number of columns per head")
-    if 2 * cfg.segment > cfg.n:
-        raise ValueError(f"InductionConfig.segment = {cfg.segment} does not fit twice in n = {cfg.n} "
-                         "tokens: expected 2 * segment <= n")
+    """The InductionConfig `cfg`, checked at the door (_validate)."""
+    cfg = model_config(cfg, InductionConfig, ("vocab_size", "n", "d", "n_heads", "n_layers", "segment"))
+    segment_fits(cfg.segment, cfg.n, "InductionConfig")
     return cfg
 
 
@@ -73,10 +83,10 @@ def init_induction(cfg: InductionConfig, seed: int = 0) -> dict[str, np.ndarray]
     uniformly)."""
     cfg = _config(cfg)
     rng = np.random.default_rng(seed)
-    p = {"E": rng.standard_normal((cfg.vocab, cfg.d)), "P": rng.standard_normal((cfg.n, cfg.d))}
+    p = {"E": rng.standard_normal((cfg.vocab_size, cfg.d)), "P": rng.standard_normal((cfg.n, cfg.d))}
     for name in cfg.names()[2:-1]:
         p[name] = rng.standard_normal((cfg.d, cfg.d)) / np.sqrt(cfg.d)
-    p["W_u"] = np.zeros((cfg.d, cfg.vocab))
+    p["W_u"] = np.zeros((cfg.d, cfg.vocab_size))
     return p
 
 
@@ -171,36 +181,9 @@ def backward_unchecked(p, c, dlogits, cfg):
 def _inputs(cfg, p, ids):
     """Check the config, the weights and the token ids once, at the door."""
     cfg = _config(cfg)
-    names = cfg.names()
-    if not isinstance(p, dict) or set(p) != set(names):
-        got = sorted(p) if isinstance(p, dict) else type(p).__name__
-        raise TypeError(f"expected the weights as a dict with keys {list(names)}, got {got}")
-    shapes = {"E": (cfg.vocab, cfg.d), "P": (cfg.n, cfg.d), "W_u": (cfg.d, cfg.vocab)}
-    p = {k: as_matrix(p[k], k, str(shapes.get(k, (cfg.d, cfg.d)))) for k in names}
-    for k in names:
-        expected = shapes.get(k, (cfg.d, cfg.d))
-        if p[k].shape != expected:
-            raise ValueError(f"{k} has shape {p[k].shape}: expected {expected} for {cfg}")
-    arr = np.asarray(ids)
-    if arr.ndim == 1:
-        arr = arr[None, :]
-    if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"ids must be whole numbers of shape (B, n) (a batch of sequences), got "
-                        f"{arr.dtype} of shape {arr.shape}")
-    if not 2 <= arr.shape[1] <= cfg.n or arr.shape[0] == 0:
-        raise ValueError(f"ids has shape {arr.shape}: expected (B, n) with 2 <= n <= {cfg.n}")
-    if arr.min() < 0 or arr.max() >= cfg.vocab:
-        raise ValueError(f"ids holds {arr.min()}..{arr.max()}: expected token ids 0..{cfg.vocab - 1}")
-    return cfg, p, arr
-
-
-def _knocked(knock, cfg):
-    pairs = [tuple(k) for k in knock]
-    for layer, head in pairs:
-        if not (1 <= layer <= cfg.n_layers and 0 <= head < cfg.n_heads):
-            raise ValueError(f"cannot knock out head {head} of layer {layer}: expected layers 1.."
-                             f"{cfg.n_layers} and heads 0..{cfg.n_heads - 1}")
-    return pairs
+    special = {"E": (cfg.vocab_size, cfg.d), "P": (cfg.n, cfg.d), "W_u": (cfg.d, cfg.vocab_size)}
+    p = weight_dict(p, {k: special.get(k, (cfg.d, cfg.d)) for k in cfg.names()}, cfg)
+    return cfg, p, batch_ids(ids, "ids", cfg.vocab_size, cfg.n, shortest=2)
 
 
 def induction_loss_and_grads(p: dict, ids: ArrayLike, cfg: InductionConfig) -> tuple[float, dict]:
@@ -216,7 +199,8 @@ def induction_loss(p: dict, ids: ArrayLike, cfg: InductionConfig, knock: Sequenc
     """Next-token loss at every place (B, n-1); `knock` zeroes heads given as (layer, head) pairs,
     `keys_from_tokens` makes layer 2's keys read X0 instead of the stream (an ablation)."""
     cfg, p, ids = _inputs(cfg, p, ids)
-    logits, _ = forward_unchecked(p, ids, cfg, _knocked(knock, cfg), bool(keys_from_tokens))
+    knock = knocked_heads(knock, cfg.n_layers, cfg.n_heads)
+    logits, _ = forward_unchecked(p, ids, cfg, knock, bool(keys_from_tokens))
     return next_token_loss_unchecked(logits, ids)[0]
 
 
@@ -229,9 +213,7 @@ def induction_attention(p: dict, ids: ArrayLike, cfg: InductionConfig) -> np.nda
 # ------------------------------------------------------------------ the task: a segment seen twice
 def letters(ids: ArrayLike) -> list[str]:
     """Token ids as the letters the lesson prints: 0 -> A, 1 -> B, ... (up to 26 tokens)."""
-    ids = whole_ids(ids)
-    if ids.ndim != 1 or ids.max() > 25:
-        raise ValueError(f"ids {ids.dtype} of shape {ids.shape}: expected one sequence of token ids 0..25")
+    ids = letter_ids(ids)
     return [chr(ord("A") + int(t)) for t in ids]
 
 
@@ -244,7 +226,7 @@ def repeated_batch(rng: np.random.Generator, batch: int,
     rng = as_rng(rng)
     cfg, batch = _config(cfg), as_count(batch, "batch")
     n, s = cfg.n, cfg.segment
-    ids = rng.integers(0, cfg.vocab, size=(batch, n))
+    ids = rng.integers(0, cfg.vocab_size, size=(batch, n))
     starts = np.array([(a, b) for a in range(n - 2 * s + 1) for b in range(a + s, n - s + 1)])
     if cfg.fixed_offset:
         starts = starts[starts[:, 1] - starts[:, 0] == s]
@@ -307,11 +289,11 @@ def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) 
     cfg, p, _ = _inputs(cfg, p, np.zeros((1, 2), dtype=int))
     rng = np.random.default_rng(seed)
     half = cfg.n // 2
-    rand = rng.integers(0, cfg.vocab, size=(batch, cfg.n))
+    rand = rng.integers(0, cfg.vocab_size, size=(batch, cfg.n))
     A = induction_attention(p, rand, cfg)                            # (L, B, h, n, n)
     i = np.arange(1, cfg.n)
     previous = A[..., i, i - 1].mean(axis=(1, 3))                    # (L, h)
-    first = rng.integers(0, cfg.vocab, size=(batch, half))
+    first = rng.integers(0, cfg.vocab_size, size=(batch, half))
     rep = np.concatenate([first, first], axis=1)                     # (B, 2 half)
     A = induction_attention(p, rep, cfg)
     j = np.arange(half, 2 * half)
@@ -322,7 +304,7 @@ def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) 
         for head in range(cfg.n_heads):
             cols = slice(head * d_k, (head + 1) * d_k)
             ov = p["E"] @ p[f"W_v{layer}"][:, cols] @ p[f"W_O{layer}"][cols] @ p["W_u"]   # (vocab, vocab)
-            copying[layer - 1, head] = (ov.argmax(axis=1) == np.arange(cfg.vocab)).mean()
+            copying[layer - 1, head] = (ov.argmax(axis=1) == np.arange(cfg.vocab_size)).mean()
     return {"previous-token": previous, "prefix-matching": prefix, "copying": copying}
 
 
@@ -344,14 +326,10 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
     copy so far."""
     run = as_run(run, InductionRun, "train_induction")
     cfg = run.cfg
-    if cfg.n_layers < 2:
-        raise ValueError("this run has one layer: the explorer shows layer 1 and layer 2")
+    two_layers(cfg.n_layers)
     ids = _inputs(cfg, run.params, probe)[2]
-    if len(ids) != 1:
-        raise ValueError(f"probe has shape {ids.shape}: expected one sequence (n,)")
-    start = run.snapshot_steps[0] if start is None else start
-    if start not in run.snapshot_steps:
-        raise ValueError(f"start = {start!r} is not a kept step: expected one of {run.snapshot_steps}")
+    one_probe(ids)
+    start = run.snapshot_steps[0] if start is None else kept_step(start, run.snapshot_steps)
     frames = {}
     for t, w in zip(run.snapshot_steps, run.snapshot_params):
         logits, c = forward_unchecked(w, ids, cfg)
@@ -366,9 +344,7 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
         return frames[values["step"]]
 
     seen = [(q, j + 1) for q in range(n) for j in range(q - 1) if ids[0, j] == ids[0, q]]
-    if not seen:
-        raise ValueError(f"the probe {' '.join(words)} repeats no token: expected a sequence with a "
-                         "repeated segment, e.g. repeated_batch(rng, 1, cfg)[0][0]")
+    repeats_a_token(seen, words)
     q_seen, k_seen = np.array(seen).T                                # query place, key after the earlier copy
 
     def describe(values, r):

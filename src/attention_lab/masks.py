@@ -50,7 +50,8 @@ def cross_attention(X_query: ArrayLike, X_context: ArrayLike, W_q: ArrayLike, W_
 class DecoderStep:
     """What one decoder step computes, in order."""
     self_weights: np.ndarray    # (m, m) masked self-attention over the French words so far
-    Z_masked: np.ndarray        # (m, d) X_dec + its self-attention output (the residual)
+    Z_self: np.ndarray          # (m, d) X_dec + its masked self-attention output: the residual sum
+                                #        that cross-attention reads (the mask acts on the weights only)
     cross_weights: np.ndarray   # (m, n) French queries over English keys
     output: np.ndarray          # (m, d_v) cross-attention output
 

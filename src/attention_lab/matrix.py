@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_mask, as_scale, as_scores, attention_inputs, projection_inputs
+from ._validate import as_mask, as_scale, as_scores, attention_inputs, no_overflow, projection_inputs
 
 
 def softmax_unchecked(s: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -27,10 +27,7 @@ def attention_scores(Q, K, scale):
     """scale · Q Kᵀ on trusted float arrays (..., m, d_k), (..., n, d_k) -> (..., m, n), refusing overflow."""
     with np.errstate(over="ignore", invalid="ignore"):    # overflow is reported just below
         scores = scale * (Q @ np.swapaxes(K, -1, -2))    # (..., m, n)
-    if not np.isfinite(scores).all():
-        raise ValueError(f"the scores Q·Kᵀ overflowed (largest |Q| = {np.abs(Q).max():.3g}, largest "
-                         f"|K| = {np.abs(K).max():.3g}): expected inputs small enough for float64")
-    return scores
+    return no_overflow(scores, Q, K)
 
 
 def attention_unchecked(Q, K, V, mask, scale):

@@ -408,7 +408,7 @@ def plot_model_flow(params: dict, cfg: ModelConfig, ids: ArrayLike, title: str =
     panels = [(c["X"][0], "input", "X = E[token] + P", dims, d / 3),
               (c["A"][0, 0], "weights", "attention weights", words, len(words)),
               (c["H"][0], "input", "H = X + attention output", dims, d / 3),
-              (probs, "weights", "softmax(H W_u)", [str(v) for v in range(cfg.vocab)], cfg.vocab)]
+              (probs, "weights", "softmax(H W_u)", [str(v) for v in range(cfg.vocab_size)], cfg.vocab_size)]
     fig, axes = plt.subplots(1, 4, figsize=(15, 4.2), layout="constrained",
                              width_ratios=[p[4] for p in panels])
     for i, (ax, (values, kind, name, cols, _)) in enumerate(zip(axes, panels)):
@@ -425,10 +425,10 @@ def plot_learning_curve(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, 
     acc = [accuracy(p, held_ids, held_targets, run.cfg) for p in run.snapshot_params]
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 3.6), layout="constrained")
     left.plot(run.losses, color="#333333", lw=2)
-    left.axhline(np.log(run.cfg.vocab), color="0.5", ls=":", lw=1.5)
-    left.text(len(run.losses) - 1, np.log(run.cfg.vocab) * 1.03, f"ln {run.cfg.vocab}: a uniform guess",
-              ha="right", va="bottom", fontsize=FONT["ticks"])
-    left.set(xlabel="step", ylabel="training loss", ylim=(0, np.log(run.cfg.vocab) * 1.2))
+    left.axhline(np.log(run.cfg.vocab_size), color="0.5", ls=":", lw=1.5)
+    left.text(len(run.losses) - 1, np.log(run.cfg.vocab_size) * 1.03,
+              f"ln {run.cfg.vocab_size}: a uniform guess", ha="right", va="bottom", fontsize=FONT["ticks"])
+    left.set(xlabel="step", ylabel="training loss", ylim=(0, np.log(run.cfg.vocab_size) * 1.2))
     right.plot(run.snapshot_steps, acc, "o-", color=ROLE_COLORS["query"], lw=2, label="model")
     right.axhline(baseline, color=ROLE_COLORS["key"], ls="--", lw=2, label="best guess without attention")
     right.set(xlabel="step", ylabel="held-out accuracy", ylim=(0, 1.05))

@@ -25,7 +25,18 @@ import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ._validate import whole_ids
+from ._validate import (
+    grouped_inputs,
+    llama_file,
+    logits_fit,
+    model_file,
+    model_ids,
+    norm_inputs,
+    period_count,
+    period_fits,
+    swiglu_inputs,
+    tokens_fit,
+)
 from .blas import one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
 from .masks import causal_mask
@@ -85,6 +96,7 @@ def fetch_model(folder: Path | str | None = None, timeout: float = 600.0) -> Pat
         if proc.returncode != 0 or not wheels:
             print()
             said = log.strip().splitlines()[-1:] or ["nothing"]
+            # not a check of an argument: the machine has no network or no pip (kept here on purpose)
             raise ModelUnavailable(how_to_get_it(folder) + f"\n(pip said: {said[0][:200]})")
         print(f"\r  downloaded in {time.monotonic() - start:.0f} s; extracting ...", flush=True)
         partial = target.with_suffix(f".{os.getpid()}.part")    # two fetches at once never mix
@@ -105,13 +117,12 @@ def find_model(path: str | Path | None = None, fetch: bool = True) -> Path:
     """The model file: `path` if given, else the cached file, else fetched (else ModelUnavailable)."""
     if path is not None:
         p = Path(path).expanduser()
-        if not p.is_file():
-            raise ValueError(f"no file at {p}: expected the path of a llama-architecture .gguf file")
+        model_file(p)
         return p
     cached = cache_folder() / MODEL_FILE
     if cached.is_file():
         return cached
-    if not fetch:
+    if not fetch:        # not a check of an argument: the file is simply not there yet (kept on purpose)
         raise ModelUnavailable(how_to_get_it(cache_folder()))
     return fetch_model()
 
@@ -259,8 +270,7 @@ def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
     p = find_model(path, fetch)
     reader = gguf.GGUFReader(str(p))
     arch = _field(reader, "general.architecture")
-    if arch != "llama":
-        raise ValueError(f"{p.name} holds a {arch!r} model: expected the llama architecture")
+    llama_file(arch, p.name, tied=True)
 
     def meta(key, default=None):
         return _field(reader, f"llama.{key}", default)
@@ -294,8 +304,8 @@ def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
                     weight(f"blk.{i}.ffn_gate.weight"), weight(f"blk.{i}.ffn_up.weight"),
                     weight(f"blk.{i}.ffn_down.weight")) for i in range(n_layers)]
     embedding = stored("token_embd.weight")                         # (vocab, d): one row per token
-    if "output.weight" in tensors and not np.array_equal(stored("output.weight"), embedding):
-        raise ValueError(f"{p.name} has its own output head: expected a tied head (output = embedding)")
+    llama_file(arch, p.name, tied="output.weight" not in tensors
+               or np.array_equal(stored("output.weight"), embedding))
     tokens = _field(reader, "tokenizer.ggml.tokens")
     tokenizer = ByteBPE(tokens, _field(reader, "tokenizer.ggml.merges"),
                         _field(reader, "tokenizer.ggml.token_type"))
@@ -309,22 +319,14 @@ def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
 # ---------------------------------------------------------------------------- the pieces of a block
 def rms_norm(X: ArrayLike, gain: ArrayLike, eps: float = 1e-5) -> np.ndarray:
     """Each row divided by its root mean square, times a learned gain (no mean subtracted, no bias)."""
-    X, gain = np.asarray(X, dtype=np.float32), np.asarray(gain, dtype=np.float32)
-    if X.ndim < 1 or gain.shape != X.shape[-1:]:
-        raise ValueError(f"X has shape {X.shape} and the gain {gain.shape}: expected X (..., d) and a "
-                         "gain (d,)")
+    X, gain = norm_inputs(X, gain)
     rms = np.sqrt((X * X).mean(axis=-1, keepdims=True) + np.float32(eps))    # (n, 1)
     return X / rms * gain                                                     # (n, d)
 
 
 def swiglu(X: ArrayLike, W_gate: ArrayLike, W_up: ArrayLike, W_down: ArrayLike) -> np.ndarray:
     """(SiLU(X W_gate) * X W_up) W_down: a gated feed-forward network, token by token."""
-    X, W_gate, W_up, W_down = (np.asarray(a) for a in (X, W_gate, W_up, W_down))
-    d = X.shape[-1] if X.ndim else 0
-    if W_gate.shape != W_up.shape or W_gate.ndim != 2 or W_gate.shape[0] != d \
-            or W_down.shape != W_gate.shape[::-1]:
-        raise ValueError(f"X {X.shape}, W_gate {W_gate.shape}, W_up {W_up.shape}, W_down {W_down.shape}: "
-                         "expected X (n, d), W_gate and W_up (d, d_ff), W_down (d_ff, d)")
+    X, W_gate, W_up, W_down = swiglu_inputs(X, W_gate, W_up, W_down)
     G = X @ W_gate                                                           # (n, d_ff)
     sigmoid = 0.5 * (1.0 + np.tanh(0.5 * G))                                 # 1 / (1 + e^-G), never overflows
     return (G * sigmoid * (X @ W_up)) @ W_down                                # (n, d)
@@ -364,11 +366,8 @@ def grouped_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike 
 
     The kernel broadcasts K and V over a group axis (a view, no copies) -> ((h, m, d_k), (h, m, n)).
     """
-    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    Q, K, V = grouped_inputs(Q, K, V)
     h, g = Q.shape[0], K.shape[0]
-    if Q.ndim != 3 or K.ndim != 3 or V.ndim != 3 or K.shape[0] != V.shape[0] or h % g:
-        raise ValueError(f"Q {Q.shape}, K {K.shape}, V {V.shape}: expected Q (h, m, d_k) and "
-                         "K, V (g, n, d_k) with g dividing h")
     Qg = Q.reshape(g, h // g, *Q.shape[1:])                    # (g, h/g, m, d_k): query heads by group
     out, w = scaled_dot_product_attention(Qg, K[:, None], V[:, None], mask)   # K: (g, 1, n, d_k)
     return out.reshape(Q.shape[0], Q.shape[1], -1), w.reshape(h, Q.shape[1], K.shape[1])
@@ -400,12 +399,7 @@ def forward(model: RealModel, ids: Sequence[int], cache: list[Cache] | None = No
 
 def _forward(model, ids, cache, keep_weights):
     """forward, with BLAS as it is set."""
-    ids = np.asarray(ids)
-    if ids.size:
-        ids = whole_ids(ids, "token ids")
-    if ids.ndim != 1 or not len(ids) or ids.min() < 0 or ids.max() >= len(model.embedding):
-        raise ValueError(f"token ids {ids.tolist()!r}: expected one or more whole numbers in "
-                         f"0..{len(model.embedding) - 1}")
+    ids = model_ids(ids, len(model.embedding))
     start = cache[0].length if cache is not None else 0
     positions = np.arange(start, start + len(ids))
     X = model.embedding[ids]                                             # (n, d)
@@ -490,9 +484,8 @@ def prefix_matching_scores(weights: ArrayLike, period: int) -> np.ndarray:
     i - period + 1, the token that followed the earlier copy of token i. (layers, heads)."""
     w = np.asarray(weights)
     n = w.shape[-1]
+    period = period_fits(period, n)
     q = np.arange(period, n - 1)
-    if not len(q):
-        raise ValueError(f"period {period} with {n} tokens: expected a sequence longer than period + 1")
     return w[..., q, q - period + 1].mean(axis=-1)
 
 
@@ -500,8 +493,7 @@ def repeated_random_tokens(model: RealModel, period: int = 40, seed: int = 0) ->
     """`period` random ordinary tokens, then the same again: (2 period,) ids."""
     rng = np.random.default_rng(seed)
     ordinary = np.arange(1000, min(20000, len(model.embedding)))      # words and pieces, no control tokens
-    if period < 1 or period > len(ordinary):
-        raise ValueError(f"period {period}: expected 1 to {len(ordinary)} distinct ordinary tokens")
+    period = period_count(period, len(ordinary))
     first = rng.choice(ordinary, size=period, replace=False)
     return np.concatenate([first, first])
 
@@ -509,9 +501,7 @@ def repeated_random_tokens(model: RealModel, period: int = 40, seed: int = 0) ->
 def token_losses(logits: ArrayLike, ids: Sequence[int]) -> np.ndarray:
     """Cross-entropy (nats) of predicting each next token of `ids` from the logits (n, vocab): (n - 1,)."""
     logits = np.asarray(logits, dtype=np.float64)
-    if logits.ndim != 2 or len(logits) != len(ids):
-        raise ValueError(f"logits of shape {logits.shape} for {len(ids)} tokens: expected (n, vocab), "
-                         "one row per token")
+    logits_fit(logits, len(ids))
     logits = logits[:-1]
     top = logits.max(axis=-1, keepdims=True)
     logp = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
@@ -523,8 +513,7 @@ def head_explorer(weights: ArrayLike, tokens: Sequence[str], layer: int = 0, hea
     """Sliders for the layer and the head; the heatmap shows that head's weights over the tokens."""
     w = np.asarray(weights)
     L, h, n, _ = w.shape
-    if len(tokens) != n:
-        raise ValueError(f"{len(tokens)} tokens for weights over {n}: expected one token per row")
+    tokens_fit(tokens, n)
     controls = [Control("layer", "layer", layer, 0, L - 1, 1, integer=True),
                 Control("head", "head", head, 0, h - 1, 1, integer=True)]
 

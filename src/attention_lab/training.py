@@ -22,16 +22,26 @@ from numpy.typing import ArrayLike
 from ._validate import (
     as_array,
     as_count,
-    as_matrix,
+    as_function,
     as_rng,
-    attention_inputs,
+    backward_inputs,
+    baseline_ids,
+    batch_ids,
     learning_rate,
+    model_config,
+    paired_ids,
+    same_shape,
+    sequences_of_two,
+    small_step,
     snapshot_steps,
+    targets_fit,
+    task_name,
+    weight_dict,
     whole_ids,
 )
 from .blas import on_one_blas_thread
 from .heads import concat_heads_unchecked, split_heads_unchecked
-from .matrix import attention_unchecked
+from .matrix import attention_unchecked, default_scale
 
 PARAMS = ("E", "P", "W_q", "W_k", "W_v", "W_O", "W_u")
 def largest_digit(ids: np.ndarray) -> np.ndarray:
@@ -60,26 +70,16 @@ def attention_backward_unchecked(Q, K, V, A, dY, scale):
 def attention_backward(Q: ArrayLike, K: ArrayLike, V: ArrayLike, dY: ArrayLike,
                        scale: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(dL/dQ, dL/dK, dL/dV) for Y = softmax(scale Q Kᵀ) V, given dY = dL/dY of shape (..., m, d_v)."""
-    Q, K, V, _, scale = attention_inputs(Q, K, V, None, scale)
-    dY = as_array(dY, "dY", "(..., m, d_v): one gradient per output number")
-    if not Q.shape[:-2] == K.shape[:-2] == V.shape[:-2]:
-        raise ValueError(f"Q {Q.shape}, K {K.shape} and V {V.shape} have different batch or head "
-                         "dimensions: expected the same leading dimensions (no broadcasting here)")
-    expected = Q.shape[:-1] + V.shape[-1:]
-    if dY.shape != expected:
-        raise ValueError(f"dY has shape {dY.shape}, but the output Y has shape {expected} (Q {Q.shape}, "
-                         f"V {V.shape}): expected dY of the same shape as Y")
+    Q, K, V, dY, scale = backward_inputs(Q, K, V, dY, scale)
     A = attention_unchecked(Q, K, V, None, scale)[1]
     return attention_backward_unchecked(Q, K, V, A, dY, scale)
 
 
 def numerical_gradient(f: Callable[[np.ndarray], float], x: ArrayLike, eps: float = 1e-6) -> np.ndarray:
     """Central differences (f(x + eps) - f(x - eps)) / 2 eps, one entry of x at a time (x is not changed)."""
-    if not callable(f):
-        raise TypeError(f"f must be a function of one array returning a number, got {type(f).__name__}")
+    f = as_function(f, "a function of one array returning a number")
     x = np.array(as_array(x, "x", "an array of numbers", min_ndim=0), dtype=float)   # a private copy
-    if not (isinstance(eps, (int, float)) and 0 < eps < 1):
-        raise ValueError(f"eps = {eps!r}: expected a small positive step such as 1e-6")
+    eps = small_step(eps)
     grad = np.zeros_like(x)
     for i in np.ndindex(x.shape):            # slow on purpose: nothing here can share a mistake
         old = x[i]
@@ -96,8 +96,7 @@ def relative_error(a: ArrayLike, b: ArrayLike) -> float:
     """|a - b| / (|a| + |b|) over all entries (Frobenius norms); 0 when both are zero."""
     a = as_array(a, "a", "an array of numbers", min_ndim=0)
     b = as_array(b, "b", "an array of numbers", min_ndim=0)
-    if a.shape != b.shape:
-        raise ValueError(f"a has shape {a.shape} and b has shape {b.shape}: expected the same shape")
+    same_shape(a, "a", b, "b")
     denominator = np.linalg.norm(a) + np.linalg.norm(b)
     return 0.0 if denominator == 0 else float(np.linalg.norm(a - b) / denominator)
 
@@ -106,7 +105,7 @@ def relative_error(a: ArrayLike, b: ArrayLike) -> float:
 @dataclass(frozen=True)
 class ModelConfig:
     """The model's sizes and switches (the ablations turn them off)."""
-    vocab: int = 10
+    vocab_size: int = 10          # how many different tokens (ids 0..vocab_size-1)
     n: int = 8                    # tokens per sequence
     d: int = 32                   # model width
     n_heads: int = 1
@@ -117,27 +116,21 @@ class ModelConfig:
 
     @property
     def scale(self) -> float:
-        return 1.0 / np.sqrt(self.d // self.n_heads) if self.scaled else 1.0
+        return default_scale(self.d // self.n_heads) if self.scaled else 1.0
 
 
-def _config(cfg) -> ModelConfig:
-    if not isinstance(cfg, ModelConfig):
-        raise TypeError(f"expected an al.ModelConfig, got {type(cfg).__name__}")
-    for name in ("vocab", "n", "d", "n_heads"):
-        as_count(getattr(cfg, name), f"ModelConfig.{name}", minimum=2 if name == "vocab" else 1)
-    if cfg.task not in TASKS:
-        raise ValueError(f"ModelConfig.task is {cfg.task!r}: expected one of {sorted(TASKS)}")
-    if cfg.d % cfg.n_heads:
-        raise ValueError(f"ModelConfig.d = {cfg.d} is not divisible by n_heads = {cfg.n_heads}: "
-                         "expected a whole number of columns per head")
+def checked_config(cfg) -> ModelConfig:
+    """The ModelConfig `cfg`, checked: whole-number sizes, a known task, d divisible by n_heads."""
+    cfg = model_config(cfg, ModelConfig, ("vocab_size", "n", "d", "n_heads"))
+    task_name(cfg.task, TASKS, "ModelConfig.task")
     return cfg
 
 
 def init_params(cfg: ModelConfig, seed: int = 0) -> dict[str, np.ndarray]:
     """Random weights: embeddings N(0, 1), matrices N(0, 1/fan_in); P is zero without positions."""
-    cfg = _config(cfg)
+    cfg = checked_config(cfg)
     rng = np.random.default_rng(seed)
-    d, v = cfg.d, cfg.vocab
+    d, v = cfg.d, cfg.vocab_size
 
     def matrix(rows, cols):
         return rng.standard_normal((rows, cols)) / np.sqrt(rows)
@@ -231,45 +224,24 @@ def predict(p: dict, ids: ArrayLike, cfg: ModelConfig) -> tuple[np.ndarray, np.n
 
 def batch_inputs(cfg, p, ids, targets):
     """Check the config, the weights' shapes and the token ids once, at the door."""
-    cfg = _config(cfg)
-    shapes = {"E": (cfg.vocab, cfg.d), "P": (cfg.n, cfg.d), "W_q": (cfg.d, cfg.d), "W_k": (cfg.d, cfg.d),
-              "W_v": (cfg.d, cfg.d), "W_O": (cfg.d, cfg.d), "W_u": (cfg.d, cfg.vocab)}
-    if not isinstance(p, dict) or set(p) != set(PARAMS):
-        got = sorted(p) if isinstance(p, dict) else type(p).__name__
-        raise TypeError(f"expected the weights as a dict with keys {list(PARAMS)}, got {got}")
-    p = {k: as_matrix(p[k], k, str(shapes[k])) for k in PARAMS}
-    for k, shape in shapes.items():
-        if p[k].shape != shape:
-            raise ValueError(f"{k} has shape {p[k].shape}: expected {shape} for {cfg}")
-    ids = _token_ids(ids, "ids", cfg)
+    cfg = checked_config(cfg)
+    v, d = cfg.vocab_size, cfg.d
+    shapes = {"E": (v, d), "P": (cfg.n, d), "W_q": (d, d), "W_k": (d, d), "W_v": (d, d), "W_O": (d, d),
+              "W_u": (d, v)}
+    p = weight_dict(p, shapes, cfg)
+    ids = batch_ids(ids, "ids", cfg.vocab_size, cfg.n)
     if targets is not None:
-        targets = _token_ids(targets, "targets", cfg)
-        if targets.shape != ids.shape:
-            raise ValueError(f"targets has shape {targets.shape} and ids {ids.shape}: expected one "
-                             "target per token")
+        targets = batch_ids(targets, "targets", cfg.vocab_size, cfg.n)
+        targets_fit(targets, ids)
     return cfg, p, ids, targets
-
-
-def _token_ids(a, name, cfg):
-    arr = np.asarray(a)
-    if arr.ndim == 1:
-        arr = arr[None, :]
-    if arr.ndim != 2 or not np.issubdtype(arr.dtype, np.integer):
-        raise TypeError(f"{name} must be whole numbers of shape (B, n) (a batch of sequences), got "
-                        f"{arr.dtype} of shape {arr.shape}")
-    if arr.size == 0 or arr.shape[1] > cfg.n:
-        raise ValueError(f"{name} has shape {arr.shape}: expected (B, n) with 1 <= n <= {cfg.n}")
-    if arr.min() < 0 or arr.max() >= cfg.vocab:
-        raise ValueError(f"{name} holds {arr.min()}..{arr.max()}: expected token ids 0..{cfg.vocab - 1}")
-    return arr
 
 
 # ------------------------------------------------------------------ the task and the training loop
 def task_batch(rng: np.random.Generator, batch: int, cfg: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
     """`batch` random sequences (B, n) of the task's tokens, and their targets (reversed or copied)."""
     rng = as_rng(rng)
-    cfg, batch = _config(cfg), as_count(batch, "batch")
-    ids = rng.integers(0, cfg.vocab, size=(batch, cfg.n))
+    cfg, batch = checked_config(cfg), as_count(batch, "batch")
+    ids = rng.integers(0, cfg.vocab_size, size=(batch, cfg.n))
     return ids, TASKS[cfg.task](ids)
 
 
@@ -310,7 +282,7 @@ def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003
     """Adam on fresh random batches of the task; a copy of the weights before each step in `snapshots`
     (step 0 = untrained, step `steps` = the end). `start`: the weights to begin from (a copy is
     trained; default init_params(cfg, seed))."""
-    cfg = _config(cfg)
+    cfg = checked_config(cfg)
     steps, batch = as_count(steps, "steps"), as_count(batch, "batch")
     lr, keep = learning_rate(lr, "0.003"), snapshot_steps(snapshots, steps)
     if start is None:
@@ -344,9 +316,7 @@ def counting_baseline(train_ids: ArrayLike, train_targets: ArrayLike, test_ids: 
     for each (position, token), the target seen most often with it in training."""
     a, b, c, d = (whole_ids(train_ids, "train_ids"), whole_ids(train_targets, "train_targets"),
                   whole_ids(test_ids, "test_ids"), whole_ids(test_targets, "test_targets"))
-    if not (a.shape == b.shape and c.shape == d.shape and a.ndim == c.ndim == 2 and a.shape[1] == c.shape[1]):
-        raise ValueError(f"shapes {a.shape}, {b.shape}, {c.shape}, {d.shape}: expected training ids "
-                         "and targets of one shape (B, n), test ids and targets of one shape (B', n)")
+    baseline_ids(a, b, c, d)
     v = int(max(a.max(), b.max(), c.max(), d.max())) + 1
     n = a.shape[1]
     counts = np.zeros((n, v, v))                                    # (position, token, target)
@@ -359,9 +329,7 @@ def commonest_token_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
     """Expected accuracy of guessing, at every place, the token that is commonest in the sequence
     (ties: one of them at random): the best a model can do that sees which tokens occur, not where."""
     ids, targets = whole_ids(ids, "ids"), whole_ids(targets, "targets")
-    if ids.ndim != 2 or ids.shape != targets.shape:
-        raise ValueError(f"ids {ids.dtype} {ids.shape} and targets {targets.dtype} {targets.shape}: "
-                         "expected two arrays of token ids (whole numbers >= 0) of one shape (B, n)")
+    paired_ids(ids, targets)
     v = int(max(ids.max(), targets.max())) + 1
     counts = np.zeros((len(ids), v))
     np.add.at(counts, (np.arange(len(ids))[:, None], ids), 1)                   # (B, vocab)
@@ -370,14 +338,13 @@ def commonest_token_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
     return float((hit / modes.sum(axis=1, keepdims=True)).mean())
 
 
-def commonest_of_others(ids: ArrayLike, vocab: int | None = None) -> np.ndarray:
-    """(B, n, vocab) booleans: True where a token is the commonest (or tied commonest) among the
-    OTHER n - 1 tokens of its sequence, for every place (vocab: default the largest id + 1)."""
+def commonest_of_others(ids: ArrayLike, vocab_size: int | None = None) -> np.ndarray:
+    """(B, n, vocab_size) booleans: True where a token is the commonest (or tied commonest) among the
+    OTHER n - 1 tokens of its sequence, for every place (vocab_size: default the largest id + 1)."""
     ids = whole_ids(ids, "ids")
-    if ids.ndim != 2 or ids.shape[1] < 2:
-        raise ValueError(f"ids {ids.dtype} {ids.shape}: expected token ids (whole numbers >= 0) of shape "
-                         "(B, n) with n >= 2")
-    v = int(ids.max()) + 1 if vocab is None else as_count(vocab, "vocab", minimum=int(ids.max()) + 1)
+    sequences_of_two(ids)
+    v = int(ids.max()) + 1 if vocab_size is None else as_count(vocab_size, "vocab_size",
+                                                                minimum=int(ids.max()) + 1)
     counts = np.zeros((len(ids), v))
     np.add.at(counts, (np.arange(len(ids))[:, None], ids), 1)                   # (B, vocab) whole sequence
     others = counts[:, None, :] - np.eye(v)[ids]                    # (B, n, vocab) without place i
@@ -389,9 +356,7 @@ def commonest_other_baseline(ids: ArrayLike, targets: ArrayLike) -> float:
     sequence (ties: one of them at random): the best a model can do that sees which tokens occur,
     and its own token, but not where they stand."""
     ids, targets = whole_ids(ids, "ids"), whole_ids(targets, "targets")
-    if ids.shape != targets.shape:
-        raise ValueError(f"ids {ids.dtype} {ids.shape} and targets {targets.dtype} {targets.shape}: "
-                         "expected two arrays of token ids (whole numbers >= 0) of one shape (B, n)")
-    modes = commonest_of_others(ids, vocab=int(max(ids.max(), targets.max())) + 1)   # (B, n, vocab)
+    paired_ids(ids, targets)
+    modes = commonest_of_others(ids, vocab_size=int(max(ids.max(), targets.max())) + 1)   # (B, n, vocab)
     hit = np.take_along_axis(modes, targets[..., None], axis=-1)[..., 0]        # (B, n)
     return float((hit / modes.sum(axis=-1)).mean())
