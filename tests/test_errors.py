@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import attention_lab as al
+from attention_lab import real_model as rm
 
 X = np.ones((3, 4))
 W = np.ones((4, 4))
@@ -193,6 +194,28 @@ class NotARun:
     (lambda: al.plot_decoding_cost({}), ValueError, r"lacks \['t', 'no_cache', 'cache'\]: expected the dict that decoding_cost"),
     (lambda: al.plot_scaling({"d_k": [1]}), ValueError, r"lacks \['std_unscaled'"),
     (lambda: al.plot_saturation([]), TypeError, r"table is a list: expected the dict that saturation_experiment"),
+    # issue 22: one exception type per kind of fault (TypeError: wrong type; ValueError: wrong value)
+    (lambda: al.rope(np.ones((2, 4)), [0.0, 1.0]), TypeError,
+     r"positions \[0.0, 1.0\] have dtype float64: expected 2 whole numbers >= 0"),
+    (lambda: al.numerical_gradient(np.sum, np.ones(3), eps="1e-6"), TypeError,
+     r"eps = '1e-6' of type str: expected a small positive step"),
+    (lambda: al.saturation_experiment(np.zeros((2, 8), int), steps=1, threshold="0.1"), TypeError,
+     r"threshold is '0.1' of type str: expected a positive finite number"),
+    (lambda: al.init_params(al.ModelConfig(task=5)), TypeError,
+     r"ModelConfig.task is 5 of type int: expected one of \['copy', 'largest', 'reverse'\]"),
+    (lambda: al.loss_of(al.init_params(al.ModelConfig()), np.zeros((1, 1, 2), int), [[0, 1]], al.ModelConfig()),
+     ValueError, r"ids must be whole numbers of shape \(B, n\).*got int64 of shape \(1, 1, 2\)"),
+    (lambda: al.loss_of({"E": np.zeros((10, 32))}, [[0]], [[0]], al.ModelConfig()), ValueError,
+     r"expected the weights as a dict with keys \['E', 'P', 'W_q', 'W_k', 'W_v', 'W_O', 'W_u'\], got \['E'\]"),
+    (lambda: al.induction_loss({"E": np.zeros((24, 32))}, [[0, 1]], al.InductionConfig()), ValueError,
+     r"expected the weights as a dict with keys \['E', 'P', 'W_q1'.*got \['E'\]"),
+    (lambda: al.induction_loss(al.init_induction(al.InductionConfig()), [[0, 1]], al.InductionConfig(),
+                               knock=[(1.5, 0)]), TypeError,
+     r"knock holds \(1.5, 0\): expected \(layer, head\) pairs of whole numbers"),
+    (lambda: al.induction_loss(al.init_induction(al.InductionConfig()), [[0, 1]], al.InductionConfig(),
+                               knock=2), TypeError, r"knock is 2: expected a list of \(layer, head\) pairs"),
+    (lambda: rm.prefix_matching_scores(np.full((1, 1, 4, 4), 0.25), 1.5), TypeError,
+     r"period is 1.5 of type float: expected a whole number"),
 ])
 def test_bad_input_at_the_door(call, exc, message):
     with pytest.raises(exc, match=message):
