@@ -55,6 +55,9 @@ from .matrix import project, scaled_dot_product_attention, self_attention, softm
 from .notation import from_column_convention, from_torch_linear
 from .positions import add_positions, rope, sinusoidal_positions
 from .sources import (
+    SourceAttention,
+    SourceEncoderDecoder,
+    SourceTorchLayout,
     printout_problems,
     source_000,
     source_001,
@@ -91,8 +94,8 @@ _LAZY = {
     "explorers": ("cross_explorer", "dk_explorer", "heads_explorer", "matrix_explorer",
                   "position_explorer", "token_explorer", "training_explorer"),
     "heatmaps": ("ROLE_COLORS", "WEIGHTS_CMAP", "heatmap", "heatmap_row", "role_legend"),
-    "plots": ("plot_block", "plot_cost", "plot_decoding_cost", "plot_encoder_decoder", "plot_flow", "plot_heads",
-              "plot_scaling", "plot_shapes"),
+    "plots": ("plot_block", "plot_cost", "plot_decoding_cost", "plot_encoder_decoder", "plot_flow",
+              "plot_heads", "plot_scaling", "plot_shapes"),
     "training_plots": ("plot_learning_curve", "plot_model_flow", "plot_saturation"),
 }
 _LAZY_HOME = {name: module for module, names in _LAZY.items() for name in names}
@@ -128,6 +131,9 @@ __all__ = [
     "PatternDecoder",
     "Run",
     "Sentence",
+    "SourceAttention",
+    "SourceEncoderDecoder",
+    "SourceTorchLayout",
     "Translation",
     "accuracy",
     "add_positions",
