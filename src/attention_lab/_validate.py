@@ -485,7 +485,8 @@ def as_rng(rng) -> np.random.Generator:
 def as_kind(kind, kinds: tuple[str, ...], name: str = "kind") -> str:
     """One of `kinds` (such as a heatmap's kind or a role): TypeError if not a str, ValueError if unknown."""
     if not isinstance(kind, str):
-        raise TypeError(f"{name} is a {type(kind).__name__} ({kind!r}): expected a str, one of {list(kinds)}")
+        raise TypeError(f"{name} is {kind!r} of type {type(kind).__name__}: expected a str, "
+                        f"one of {list(kinds)}")
     if kind not in kinds:
         raise ValueError(f"{name} is {kind!r}: expected one of {list(kinds)}")
     return kind
