@@ -544,3 +544,13 @@ def one_sequence_with_attention(ids: np.ndarray, attention: bool) -> np.ndarray:
         raise ValueError(f"ids has shape {ids.shape} for a model with attention={attention}: "
                          "expected one sequence (n,) and a model with an attention layer")
     return ids
+
+
+def printout_rows(scores, weights) -> tuple[np.ndarray, np.ndarray]:
+    """A source's printed scores and weights: the same shape, one row (n,) or rows (m, n)."""
+    S = as_array(scores, "scores", "(n,) or (m, n)", min_ndim=1)
+    W = as_array(weights, "weights", "(n,) or (m, n)", min_ndim=1)
+    if S.shape != W.shape or S.ndim not in (1, 2):
+        raise ValueError(f"scores have shape {shape_of(S)} and weights {shape_of(W)}: expected the "
+                         "same shape, one row (n,) or rows (m, n)")
+    return S, W

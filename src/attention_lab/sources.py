@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_array, shape_of
+from ._validate import printout_rows
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,11 +146,7 @@ def printout_problems(scores: ArrayLike, weights: ArrayLike, tol: float = 5e-3) 
 
     `scores` and `weights` are one row (n,) or rows (m, n); `tol` allows for the printout's rounding.
     """
-    S = as_array(scores, "scores", "(n,) or (m, n)", min_ndim=1)
-    W = as_array(weights, "weights", "(n,) or (m, n)", min_ndim=1)
-    if S.shape != W.shape or S.ndim not in (1, 2):
-        raise ValueError(f"scores have shape {shape_of(S)} and weights {shape_of(W)}: expected the "
-                         "same shape, one row (n,) or rows (m, n)")
+    S, W = printout_rows(scores, weights)
     problems = []
     for r, (s, w) in enumerate(zip(np.atleast_2d(S), np.atleast_2d(W))):
         row = f"row {r}: " if S.ndim == 2 else ""
