@@ -248,9 +248,9 @@ def answer_09_2():
 
 
 def answer_09_3():
-    X = al.source_004()["X"]                 # identity weights: Q = K = V = X
+    X = al.source_004().X                    # identity weights: Q = K = V = X
     right = rows_softmax(X @ X.T / np.sqrt(2)) @ X
-    return al.source_004()["printed"]["self_output"] - right
+    return al.source_004().printed["self_output"] - right
 
 
 # 07 · attention learns to look things up

@@ -30,54 +30,54 @@ def test_softmax_minus_inf_means_no_weight():
 
 def test_source_001_matches_its_printout():
     s = al.source_001()
-    out, w = al.self_attention(s["X"], s["W_q"], s["W_k"], s["W_v"])
-    assert np.allclose(out, s["printed"]["output"], atol=1e-7)
+    out, w = al.self_attention(s.X, s.W_q, s.W_k, s.W_v)
+    assert np.allclose(out, s.printed["output"], atol=1e-7)
     a = 1 / math.sqrt(2)   # by hand: scores diag 1/sqrt2, off-diagonal 0
     assert np.allclose(w[0], [math.exp(a) / (math.exp(a) + 1), 1 / (math.exp(a) + 1)])
 
 
 def test_source_002_unscaled_matches_its_printout():
     s = al.source_002()
-    Q, K, _ = al.project(s["x"], s["W_q"], s["W_k"], s["W_v"])
-    assert np.array_equal(Q @ K.T, s["printed"]["scores"])
-    out, w = al.self_attention(s["x"], s["W_q"], s["W_k"], s["W_v"], scale=1.0)
-    assert np.allclose(w, s["printed"]["weights"], atol=1e-8)
-    assert np.allclose(out[0], s["printed"]["output_row_1"], atol=1e-8)
+    Q, K, _ = al.project(s.X, s.W_q, s.W_k, s.W_v)
+    assert np.array_equal(Q @ K.T, s.printed["scores"])
+    out, w = al.self_attention(s.X, s.W_q, s.W_k, s.W_v, scale=1.0)
+    assert np.allclose(w, s.printed["weights"], atol=1e-8)
+    assert np.allclose(out[0], s.printed["output_row_1"], atol=1e-8)
 
 
 def test_source_004_by_hand_not_its_printout():
     s = al.source_004()
-    out, w = al.self_attention(s["X"], s["W"], s["W"], s["W"])
+    out, w = al.self_attention(s.X, s.W, s.W, s.W)
     a = 1 / math.sqrt(2)
     row0 = np.array([math.exp(a), 1.0, math.exp(a)]) / (2 * math.exp(a) + 1)   # scores a, 0, a
     assert np.allclose(w[0], row0)
-    assert not np.allclose(w, s["printed"]["self_weights"], atol=1e-3)          # the erratum
-    out_c, w_c = al.cross_attention(s["Z_masked"], s["Z_encoder"], s["W"], s["W"], s["W"])
+    assert not np.allclose(w, s.printed["self_weights"], atol=1e-3)          # the erratum
+    out_c, w_c = al.cross_attention(s.Z_self, s.Z_encoder, s.W, s.W, s.W)
     assert np.allclose(w_c, w[:2]) and np.allclose(out_c, out[:2])
 
 
 def test_source_000_y2_matches_its_printout():
     s = al.source_000()
-    W = [al.from_column_convention(s[k]) for k in ("W_q", "W_k", "W_v")]
-    y2, w2 = al.attend_one(1, s["x"], *W, scale=1.0)
-    assert np.abs(y2 - s["printed"]["y_2"]).max() < 1e-6       # source computed in float32
-    assert np.allclose(w2[:2], s["printed"]["weights"][:2], atol=1e-7)
+    W = [al.from_column_convention(w) for w in (s.W_q, s.W_k, s.W_v)]
+    y2, w2 = al.attend_one(1, s.X, *W, scale=1.0)
+    assert np.abs(y2 - s.printed["y_2"]).max() < 1e-6       # source computed in float32
+    assert np.allclose(w2[:2], s.printed["weights"][:2], atol=1e-7)
     # column convention by hand for q_2: q = W_q x
-    assert np.allclose(s["W_q"] @ s["x"][1], s["printed"]["q_2"], atol=1e-6)
+    assert np.allclose(s.W_q @ s.X[1], s.printed["q_2"], atol=1e-6)
 
 
 def test_source_003_torch_layout():
     s = al.source_003()
-    Wq, Wk, Wv = (al.from_torch_linear(s[k]) for k in ("W_q_torch", "W_k_torch", "W_v_torch"))
-    enc = s["encodings"]
+    Wq, Wk, Wv = (al.from_torch_linear(w) for w in (s.W_q_torch, s.W_k_torch, s.W_v_torch))
+    enc = s.encodings
     out, w = al.self_attention(enc, Wq, Wk, Wv)
     # nn.Linear computes x @ weight.T; written out for the first query and key by hand
     q0 = [enc[0, 0] * 0.5406 + enc[0, 1] * 0.5869, enc[0, 0] * -0.1657 + enc[0, 1] * 0.6496]
     k0 = [enc[0, 0] * -0.1549 + enc[0, 1] * 0.1427, enc[0, 0] * -0.3443 + enc[0, 1] * 0.4153]
     assert np.isclose(al.project(enc, Wq, Wk, Wv)[0][0] @ al.project(enc, Wq, Wk, Wv)[1][0],
                       np.dot(q0, k0))
-    assert np.allclose(np.round(w[0], 2), s["printed"]["weights_write"])   # 36 %, 40 %, 24 %
-    assert round(out[0, 0], 1) == s["printed"]["output_write_first"]
+    assert np.allclose(np.round(w[0], 2), s.printed["weights_write"])   # 36 %, 40 %, 24 %
+    assert round(out[0, 0], 1) == s.printed["output_write_first"]
 
 
 def test_cats_chase_mice_by_hand():

@@ -241,9 +241,9 @@ def _ds64(use_weights=True, subtract=True):
 
 
 W13 = np.zeros((4, 4))
-_X4 = al.source_004()["X"]
+_X4 = al.source_004().X
 _RIGHT93 = sm(_X4 @ _X4.T / np.sqrt(2)) @ _X4
-_PRINTED93 = al.source_004()["printed"]["self_output"]
+_PRINTED93 = al.source_004().printed["self_output"]
 _q92, _k92 = np.array([1.371, -3.702, 2.628]), np.array([4.041, 1.368, -2.358])
 _t = al.the_cat_sat().theta
 _WQ32 = al.the_cat_sat().W_q
@@ -519,7 +519,7 @@ def test_differences_say_which_values_differ():
 # ---------- no shortcut passes ----------
 def one_package_call(key):
     """What a student gets from one call of the package for each redesigned compute exercise."""
-    X4 = al.source_004()["X"]
+    X4 = al.source_004().X
     calls = {
         "01.5": lambda: al.attend_one(0, X15, WQ15.T, I2, I2, scale=1.0)[0],
         "02.4": lambda: al.self_attention(X24, WQ24, I3, I3)[0][:, :2],

@@ -48,12 +48,14 @@ def test_every_public_name_resolves_to_its_home_module():
 
     import attention_lab as al
     homes = {"matrix_explorer": "explorers", "training_explorer": "explorers", "plot_heads": "plots",
-             "heatmap": "plots", "ROLE_COLORS": "plots", "WEIGHTS_CMAP": "plots", "softmax": "matrix"}
+             "heatmap": "heatmaps", "ROLE_COLORS": "heatmaps", "WEIGHTS_CMAP": "heatmaps",
+             "plot_learning_curve": "training_plots", "softmax": "matrix"}
     for name, module in homes.items():
         assert getattr(al, name) is getattr(importlib.import_module(f"attention_lab.{module}"), name)
     assert set(al.__all__) <= set(dir(al)) and len(set(al.__all__)) == len(al.__all__)
     assert all(getattr(al, name) is not None for name in al.__all__)
     assert al.plots.__name__ == "attention_lab.plots" and al.explorers.__name__ == "attention_lab.explorers"
+    assert al.heatmaps.__name__ == "attention_lab.heatmaps"
 
 
 def test_an_unknown_name_is_an_attribute_error():

@@ -2,9 +2,10 @@
 
 Row convention everywhere: a sequence is an (n, d) array, one token per row, and Q = X @ W_q.
 Lesson -> module: 01 loop, 02 matrix (+ experiments), 03 heads, 04 masks, 05 positions (+ decoding),
-06 training, 07 induction (+ exercises_07), 09 sources (appendix); examples, plots, explorers (built on
-explorer_kit), checks, exercises and notation serve every lesson. plots and explorers (and with
-them matplotlib, seaborn and ipywidgets) are imported on first use of one of their names.
+06 training (+ training_plots), 07 induction (+ exercises_07), 09 sources (appendix); examples, plots,
+explorers (built on explorer_kit; both draw with heatmaps), checks, exercises and notation serve every
+lesson. The picture and explorer modules (and with them matplotlib, seaborn and ipywidgets) are
+imported on first use of one of their names.
 """
 
 import importlib
@@ -54,6 +55,9 @@ from .matrix import project, scaled_dot_product_attention, self_attention, softm
 from .notation import from_column_convention, from_torch_linear
 from .positions import add_positions, rope, sinusoidal_positions
 from .sources import (
+    SourceAttention,
+    SourceEncoderDecoder,
+    SourceTorchLayout,
     printout_problems,
     source_000,
     source_001,
@@ -89,10 +93,10 @@ __version__ = "0.2.0"
 _LAZY = {
     "explorers": ("cross_explorer", "dk_explorer", "heads_explorer", "matrix_explorer",
                   "position_explorer", "token_explorer", "training_explorer"),
-    "plots": ("ROLE_COLORS", "WEIGHTS_CMAP", "heatmap", "heatmap_row", "plot_block", "plot_cost",
-              "plot_decoding_cost", "plot_encoder_decoder", "plot_flow", "plot_heads",
-              "plot_learning_curve", "plot_model_flow", "plot_saturation", "plot_scaling", "plot_shapes",
-              "role_legend"),
+    "heatmaps": ("ROLE_COLORS", "WEIGHTS_CMAP", "heatmap", "heatmap_row", "role_legend"),
+    "plots": ("plot_block", "plot_cost", "plot_decoding_cost", "plot_encoder_decoder", "plot_flow",
+              "plot_heads", "plot_scaling", "plot_shapes"),
+    "training_plots": ("plot_learning_curve", "plot_model_flow", "plot_saturation"),
 }
 _LAZY_HOME = {name: module for module, names in _LAZY.items() for name in names}
 
@@ -128,6 +132,9 @@ __all__ = [
     "PatternDecoder",
     "Run",
     "Sentence",
+    "SourceAttention",
+    "SourceEncoderDecoder",
+    "SourceTorchLayout",
     "Translation",
     "accuracy",
     "add_positions",

@@ -778,3 +778,79 @@ def as_rng(rng) -> np.random.Generator:
         raise TypeError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), got "
                         f"{type(rng).__name__}")
     return rng
+
+
+# --- plots ---
+def as_kind(kind, kinds: tuple[str, ...], name: str = "kind") -> str:
+    """One of `kinds` (such as a heatmap's kind or a role): TypeError if not a str, ValueError if unknown."""
+    if not isinstance(kind, str):
+        raise TypeError(f"{name} is {kind!r} of type {type(kind).__name__}: expected a str, "
+                        f"one of {list(kinds)}")
+    if kind not in kinds:
+        raise ValueError(f"{name} is {kind!r}: expected one of {list(kinds)}")
+    return kind
+
+
+def weights_in_0_1(values: np.ndarray, name: str, hint: str = "", tol: float = 0.0) -> np.ndarray:
+    """Attention weights: ValueError unless every value lies in 0..1 (within `tol`)."""
+    if values.size and (values.min() < -tol or values.max() > 1 + tol):
+        raise ValueError(f"{name} range from {values.min():.3g} to {values.max():.3g}: expected attention "
+                         f"weights, which lie in 0..1{f' ({hint})' if hint else ''}")
+    return values
+
+
+def labels_per_cell(values: np.ndarray, row_labels, col_labels) -> tuple[list, list]:
+    """One label per row and one per column of `values` (as lists): ValueError otherwise."""
+    row_labels, col_labels = list(row_labels), list(col_labels)
+    if len(row_labels) != values.shape[0] or len(col_labels) != values.shape[1]:
+        raise ValueError(f"values have shape {shape_of(values)} but there are {len(row_labels)} "
+                         f"row labels and {len(col_labels)} column labels: expected one label "
+                         "per row and one per column")
+    return row_labels, col_labels
+
+
+def one_word_per_row(X: np.ndarray, tokens) -> list:
+    """The tokens as a list, one word per row of X: ValueError otherwise."""
+    tokens = list(tokens)
+    if len(tokens) != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but there are {len(tokens)} tokens: "
+                         "expected one word per row")
+    return tokens
+
+
+def one_sequence(Q: np.ndarray, who: str) -> np.ndarray:
+    """Q of one sequence, (m, d_k): ValueError for a batch."""
+    if Q.ndim != 2:
+        raise ValueError(f"Q has shape {shape_of(Q)}: {who} draws one sequence, (m, d_k)")
+    return Q
+
+
+def encoder_decoder_weights(enc_tokens, dec_tokens, self_weights, cross_weights):
+    """(enc, dec, S, C): the words as lists, S (m, m) and C (m, n) attention weights fitting them."""
+    enc, dec = list(enc_tokens), list(dec_tokens)
+    S = as_matrix(self_weights, "self_weights", "(m, m)")
+    C = as_matrix(cross_weights, "cross_weights", "(m, n)")
+    if S.shape != (len(dec), len(dec)) or C.shape != (len(dec), len(enc)):
+        raise ValueError(f"self_weights {shape_of(S)} and cross_weights {shape_of(C)} do not fit "
+                         f"{len(dec)} decoder and {len(enc)} encoder words: expected "
+                         f"({len(dec)}, {len(dec)}) and ({len(dec)}, {len(enc)})")
+    return enc, dec, weights_in_0_1(S, "self_weights"), weights_in_0_1(C, "cross_weights")
+
+
+def one_sequence_with_attention(ids: np.ndarray, attention: bool) -> np.ndarray:
+    """Token ids of one sequence, (1, n), for a model with an attention layer: ValueError otherwise."""
+    if len(ids) != 1 or not attention:
+        raise ValueError(f"ids has shape {ids.shape} for a model with attention={attention}: "
+                         "expected one sequence (n,) and a model with an attention layer")
+    return ids
+
+
+# sources (lesson 09)
+def printout_rows(scores, weights) -> tuple[np.ndarray, np.ndarray]:
+    """A source's printed scores and weights: the same shape, one row (n,) or rows (m, n)."""
+    S = as_array(scores, "scores", "(n,) or (m, n)", min_ndim=1)
+    W = as_array(weights, "weights", "(n,) or (m, n)", min_ndim=1)
+    if S.shape != W.shape or S.ndim not in (1, 2):
+        raise ValueError(f"scores have shape {shape_of(S)} and weights {shape_of(W)}: expected the "
+                         "same shape, one row (n,) or rows (m, n)")
+    return S, W

@@ -1140,8 +1140,8 @@ k92 = np.array([4.041, 1.368, -2.358])            # store them, printed with two
 
 def _lesson09():
     s4 = source_004()
-    X4 = s4["X"]
-    printed = s4["printed"]["self_output"]
+    X4 = s4.X
+    printed = s4.printed["self_output"]
 
     def right(scale=2 ** -0.5, axis=-1):                 # identity weights: Q = K = V = X
         return softmax(X4 @ X4.T * scale, axis=axis) @ X4

@@ -53,7 +53,7 @@ class Panel:
     vmin: float | None = None
     vmax: float | None = None
     fmt: str = ".2f"
-    annot_size: int | None = None   # None: the projector size of plots.FONT
+    annot_size: int | None = None   # None: the projector size of heatmaps.FONT
     annot: bool = True              # False: colours only (thumbnails)
     cbar: bool = True
     width: float | None = None      # relative width in the figure (default: columns + 1.5)
@@ -88,7 +88,7 @@ def _slider(c: Control):
 
 def _curve(ax, p: Panel, x: np.ndarray, y: np.ndarray) -> None:
     """A line panel: axes fixed once (x from col_labels, y from vmin..vmax), then a line and a dot."""
-    from .plots import FONT
+    from .heatmaps import FONT
     ax.set_xlim(x[0], x[-1])
     ax.set_ylim(p.vmin, p.vmax)
     ax.set_xlabel(p.xlabel, fontsize=FONT["labels"])
@@ -148,7 +148,7 @@ class Renderer:
             with mpl.rc_context(_FAST_TEXT):
                 self._build(panels, result)
             return
-        from .plots import set_heatmap
+        from .heatmaps import set_heatmap
         for p in panels:
             values = np.asarray(result[p.key], dtype=float)
             if p.kind == "curve":
@@ -161,7 +161,7 @@ class Renderer:
         from matplotlib.backend_bases import FigureCanvasBase
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-        from .plots import add_colorbar, heatmap
+        from .heatmaps import add_colorbar, heatmap
         self.figure.clear()
         self.panels = list(panels)
         # seaborn draws the whole figure once per heatmap (to check tick labels): keep the costly

@@ -31,10 +31,10 @@ from ._validate import (
 from .examples import Translation, translation
 from .explorer_kit import Control, Explorer, Panel
 from .heads import multi_head_unchecked
+from .heatmaps import subscript
 from .loop import attend_one_unchecked
 from .masks import decoder_step_unchecked
 from .matrix import attention_unchecked, default_scale, self_attention_unchecked, softmax_unchecked
-from .plots import subscript
 from .positions import rope_unchecked, sinusoidal_unchecked
 from .training import Run, batch_inputs, cross_entropy_unchecked, forward_unchecked
 

@@ -539,7 +539,7 @@ def plot_head_scores(scores: dict[str, ArrayLike]) -> Figure:
     """One heatmap per score, (layers, heads) each, on the fixed 0-1 scale of weights -> Figure."""
     import matplotlib.pyplot as plt
 
-    from .plots import heatmap
+    from .heatmaps import heatmap
     names = list(scores)
     L, h = np.shape(scores[names[0]])
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 0.3 * L + 1.6), layout="constrained")
@@ -554,7 +554,7 @@ def plot_heads(weights: ArrayLike, tokens: Sequence[str], picks: dict[str, tuple
     """The weights of a few chosen heads over one sentence, side by side: picks = {title: (layer, head)}."""
     import matplotlib.pyplot as plt
 
-    from .plots import heatmap
+    from .heatmaps import heatmap
     w = np.asarray(weights)
     fig, axes = plt.subplots(1, len(picks), figsize=(6.0 * len(picks), 6.2), layout="constrained")
     for ax, (title, (layer, head)) in zip(np.atleast_1d(axes), picks.items()):

@@ -1,19 +1,56 @@
 """Lesson 09 (appendix; errata of 01-04): the sources' worked examples, what they printed, a checker.
 
-Each function returns fresh arrays, so a lesson may change them freely. Printed values are copied
-exactly as the source printed them, even where they are wrong: lessons recompute and compare.
+Each function returns a fresh, frozen record with named fields (src.X, src.W_q, src.printed, ...),
+as the collection's own examples do, so a lesson may change its own copy of the arrays freely.
+`printed` maps the name of each printout to the values exactly as the source printed them, even
+where they are wrong: lessons recompute and compare.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_array, shape_of
+from ._validate import printout_rows
 
 
-def source_000() -> dict:
-    """y_2 of four 4-d tokens, column convention (q_i = W_q x_i), no scaling; float32 printout."""
+@dataclass(frozen=True, eq=False)
+class SourceAttention:
+    """A source's self-attention example: tokens as rows of X and its three weight matrices, in the
+    source's own convention (see the function that made it), and what the source printed."""
+    X: np.ndarray        # (n, d): one token per row
+    W_q: np.ndarray      # (d, d_k)
+    W_k: np.ndarray      # (d, d_k)
+    W_v: np.ndarray      # (d, d_v)
+    printed: dict        # printout name -> the values the source printed
+
+
+@dataclass(frozen=True, eq=False)
+class SourceTorchLayout:
+    """A source's example with PyTorch-layout weights (out x in): Q = encodings @ W_q_torch.T."""
+    tokens: list[str]
+    encodings: np.ndarray  # (n, d): one token per row
+    W_q_torch: np.ndarray  # (d_k, d): nn.Linear's weight
+    W_k_torch: np.ndarray  # (d_k, d)
+    W_v_torch: np.ndarray  # (d_v, d)
+    printed: dict          # printout name -> the values the source printed
+
+
+@dataclass(frozen=True, eq=False)
+class SourceEncoderDecoder:
+    """A source's self- and cross-attention example with one weight matrix W for queries, keys, values."""
+    X: np.ndarray          # (n, d): the self-attention input
+    Z_encoder: np.ndarray  # (n, d): the encoder's output (keys and values of cross-attention)
+    Z_self: np.ndarray   # (m, d): the decoder's masked self-attention output (the queries)
+    W: np.ndarray          # (d, d): W_q = W_k = W_v
+    printed: dict          # printout name -> the values the source printed
+
+
+def source_000() -> SourceAttention:
+    """y_2 of four 4-d tokens, column convention (q_i = W_q x_i: the source's columns x_i are the
+    rows of X; W_q, W_k, W_v as the source wrote them), no scaling; float32 printout."""
     x = np.array([[-0.20886648, 0.5476398, 0.72447395, -1.1310507],
                   [0.1870852, -1.3414632, -1.1067361, -1.3406332],
                   [-1.4844604, 0.60378075, 0.39966342, -0.7903915],
@@ -45,25 +82,25 @@ def source_000() -> dict:
                        [-0.18396774, 2.3533535, -1.1270034, -0.55869323]]),
         "y_2": np.array([0.11782318, 0.39491105, -2.4440105, 0.5687822]),
     }
-    return {"x": x, "W_q": W_q, "W_k": W_k, "W_v": W_v, "printed": printed}
+    return SourceAttention(X=x, W_q=W_q, W_k=W_k, W_v=W_v, printed=printed)
 
 
-def source_001() -> dict:
+def source_001() -> SourceAttention:
     """Two tokens X = I, W_q = W_k = I, W_v = [[1, 2], [3, 4]], scaled by sqrt(2)."""
     eye = np.eye(2)
-    return {"X": eye.copy(), "W_q": eye.copy(), "W_k": eye.copy(),
-            "W_v": np.array([[1.0, 2.0], [3.0, 4.0]]),
-            "printed": {"output": np.array([[1.6604769, 2.6604769], [2.3395231, 3.3395231]])}}
+    return SourceAttention(X=eye.copy(), W_q=eye.copy(), W_k=eye.copy(),
+                           W_v=np.array([[1.0, 2.0], [3.0, 4.0]]),
+                           printed={"output": np.array([[1.6604769, 2.6604769], [2.3395231, 3.3395231]])})
 
 
-def source_002() -> dict:
+def source_002() -> SourceAttention:
     """Three 4-d inputs, 4x3 weights, not scaled (the source sets sqrt(d_k) to 1)."""
-    return {
-        "x": np.array([[1.0, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]]),
-        "W_q": np.array([[1.0, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]]),
-        "W_k": np.array([[0.0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]]),
-        "W_v": np.array([[0.0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]]),
-        "printed": {
+    return SourceAttention(
+        X=np.array([[1.0, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]]),
+        W_q=np.array([[1.0, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]]),
+        W_k=np.array([[0.0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]]),
+        W_v=np.array([[0.0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]]),
+        printed={
             "scores": np.array([[2.0, 4, 4], [4, 16, 12], [4, 12, 10]]),
             "weights": np.array([[0.06337894, 0.46831053, 0.46831053],
                                  [6.03366485e-06, 9.82007865e-01, 1.79861014e-02],
@@ -72,36 +109,36 @@ def source_002() -> dict:
             "output_row_1": np.array([1.93662106, 6.68310531, 1.59506841]),
             "sqrt_d_k": 1.75,
         },
-    }
+    )
 
 
-def source_003() -> dict:
+def source_003() -> SourceTorchLayout:
     """'Write a poem': 2-d encodings; weights in PyTorch layout (out x in), so Q = X @ W_q.T."""
-    return {
-        "tokens": ["Write", "a", "poem"],
-        "encodings": np.array([[1.16, 0.23], [0.57, 1.36], [4.41, -2.16]]),
-        "W_q_torch": np.array([[0.5406, 0.5869], [-0.1657, 0.6496]]),
-        "W_k_torch": np.array([[-0.1549, 0.1427], [-0.3443, 0.4153]]),
-        "W_v_torch": np.array([[0.6233, -0.5188], [0.6146, 0.1323]]),
-        "printed": {"scores_write": np.array([-0.09, 0.06, -0.61]),
-                    "weights_write": np.array([0.36, 0.40, 0.24]),
-                    "output_write_first": 1.0},
-    }
+    return SourceTorchLayout(
+        tokens=["Write", "a", "poem"],
+        encodings=np.array([[1.16, 0.23], [0.57, 1.36], [4.41, -2.16]]),
+        W_q_torch=np.array([[0.5406, 0.5869], [-0.1657, 0.6496]]),
+        W_k_torch=np.array([[-0.1549, 0.1427], [-0.3443, 0.4153]]),
+        W_v_torch=np.array([[0.6233, -0.5188], [0.6146, 0.1323]]),
+        printed={"scores_write": np.array([-0.09, 0.06, -0.61]),
+                 "weights_write": np.array([0.36, 0.40, 0.24]),
+                 "output_write_first": 1.0},
+    )
 
 
-def source_004() -> dict:
+def source_004() -> SourceEncoderDecoder:
     """Identity weights, scaled by sqrt(2): a 3-token self-attention and a 2-query cross-attention."""
     Z_enc = np.array([[1.0, 0], [0, 1], [1, 1]])
-    return {
-        "X": Z_enc.copy(), "Z_encoder": Z_enc, "Z_masked": np.eye(2), "W": np.eye(2),
-        "printed": {
+    return SourceEncoderDecoder(
+        X=Z_enc.copy(), Z_encoder=Z_enc, Z_self=np.eye(2), W=np.eye(2),
+        printed={
             "self_weights": np.array([[0.5, 0.183, 0.317], [0.183, 0.5, 0.317],
                                       [0.211, 0.211, 0.578]]),
             "self_output": np.array([[0.817, 0.317], [0.317, 0.817], [0.789, 0.789]]),
             "cross_weights": np.array([[0.5, 0.183, 0.317], [0.183, 0.5, 0.317]]),
             "cross_output": np.array([[0.817, 0.317], [0.317, 0.817]]),
         },
-    }
+    )
 
 
 def printout_problems(scores: ArrayLike, weights: ArrayLike, tol: float = 5e-3) -> list[str]:
@@ -109,11 +146,7 @@ def printout_problems(scores: ArrayLike, weights: ArrayLike, tol: float = 5e-3) 
 
     `scores` and `weights` are one row (n,) or rows (m, n); `tol` allows for the printout's rounding.
     """
-    S = as_array(scores, "scores", "(n,) or (m, n)", min_ndim=1)
-    W = as_array(weights, "weights", "(n,) or (m, n)", min_ndim=1)
-    if S.shape != W.shape or S.ndim not in (1, 2):
-        raise ValueError(f"scores have shape {shape_of(S)} and weights {shape_of(W)}: expected the "
-                         "same shape, one row (n,) or rows (m, n)")
+    S, W = printout_rows(scores, weights)
     problems = []
     for r, (s, w) in enumerate(zip(np.atleast_2d(S), np.atleast_2d(W))):
         row = f"row {r}: " if S.ndim == 2 else ""

@@ -1,0 +1,138 @@
+"""The plotting core: heatmaps with token words on the axes, one colour per role, a fixed 0-1 scale
+for attention weights, and the sizes readable on a projector. The lesson pictures (plots.py,
+training_plots.py) and the explorer kit draw with these."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+from matplotlib.axes import Axes
+from matplotlib.colors import LinearSegmentedColormap
+from matplotlib.figure import Figure
+from numpy.typing import ArrayLike
+
+from ._validate import as_kind, as_matrix, labels_per_cell, weights_in_0_1
+
+# One colour per role across the whole collection (Okabe-Ito, readable by colour-blind students).
+ROLE_COLORS = {"query": "#0072B2", "key": "#D55E00", "value": "#009E73"}
+WEIGHTS_CMAP = "Purples"          # attention weights: always 0 (white) to 1 (dark purple)
+FONT = {"ticks": 13, "labels": 13, "title": 14, "annot": 14}   # sizes readable on a projector
+# What a heatmap shows (its `kind`): attention weights, raw scores, a role's matrix, or plain input.
+KINDS = ("weights", "scores", "query", "key", "value", "input")
+# Lines that are not a role (e.g. 'unscaled' vs 'scaled') use these, never a role colour.
+LINE_COLORS = ("#333333", "#CC79A7")
+
+
+def role_cmap(role: str) -> LinearSegmentedColormap:
+    """Diverging colour map for a role: grey (negative), white (0), the role's colour (positive)."""
+    role = as_kind(role, tuple(ROLE_COLORS), "role")
+    return LinearSegmentedColormap.from_list(role, ["#6b6b6b", "#ffffff", ROLE_COLORS[role]])
+
+
+def kind_color(kind: str) -> str:
+    """The colour of a title or label for a kind of matrix: its role's colour, else dark grey."""
+    return ROLE_COLORS.get(kind, "0.15")
+
+
+def kind_style(kind: str, values: np.ndarray, vmin: float | None = None,
+               vmax: float | None = None) -> tuple:
+    """(cmap, vmin, vmax) for a kind of matrix; weights always use the fixed 0-1 scale."""
+    kind = as_kind(kind, KINDS)
+    if kind == "weights":
+        weights_in_0_1(values, "weights", "did you pass the scores? use kind='scores'", tol=1e-12)
+        return WEIGHTS_CMAP, 0.0, 1.0
+    bound = float(np.abs(values).max()) or 1.0
+    vmin = -bound if vmin is None else vmin
+    vmax = bound if vmax is None else vmax
+    cmap = {"scores": "vlag", "input": "Greys"}.get(kind) or role_cmap(kind)
+    if kind == "input":
+        vmin = 0.0 if values.min() >= 0 else vmin
+    return cmap, vmin, vmax
+
+
+def heatmap(values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[str], *,
+            ax: Axes | None = None, kind: str = "weights", title: str | None = None,
+            xlabel: str = "key", ylabel: str = "query", fmt: str = ".2f", vmin: float | None = None,
+            vmax: float | None = None, cbar: bool = True, annot_size: float | None = None,
+            annot: bool = True) -> Axes:
+    """Annotated heatmap of a 2-D array, labelled with token words; returns the Axes."""
+    values = as_matrix(values, "values", "(rows, columns)")
+    row_labels, col_labels = labels_per_cell(values, row_labels, col_labels)
+    cmap, vmin, vmax = kind_style(kind, values, vmin, vmax)
+    if ax is None:
+        width = 1.6 + 0.9 * values.shape[1] + (1.2 if cbar else 0)
+        _, ax = plt.subplots(figsize=(width, 1.2 + 0.7 * values.shape[0]), layout="constrained")
+    sns.heatmap(values, ax=ax, cmap=cmap, vmin=vmin, vmax=vmax, annot=annot, fmt=fmt,
+                annot_kws={"fontsize": annot_size or FONT["annot"]}, cbar=False, linewidths=1,
+                linecolor="white", xticklabels=col_labels, yticklabels=row_labels, square=False)
+    ax.tick_params(labelsize=FONT["ticks"], length=0)
+    if cbar:
+        add_colorbar(ax)
+    ax.set_yticklabels(ax.get_yticklabels(), rotation=0)
+    ax.set_xlabel(xlabel, fontsize=FONT["labels"])
+    ax.set_ylabel(ylabel, fontsize=FONT["labels"])
+    if title:
+        ax.set_title(title, fontsize=FONT["title"])
+    set_heatmap(ax, values, fmt)   # same text-contrast rule at creation as after every update
+    return ax
+
+
+def add_colorbar(ax) -> None:
+    """The colour scale of a heatmap, beside it (added after the layout engine is chosen)."""
+    bar = ax.figure.colorbar(ax.collections[0], ax=ax)
+    bar.outline.set_linewidth(0)
+    bar.ax.tick_params(labelsize=FONT["ticks"] - 1)
+
+
+def text_color(background) -> str:
+    """Dark or white annotation text, whichever has the higher WCAG contrast on `background`."""
+    lum = sns.utils.relative_luminance(background)
+    dark = 0.0194   # relative luminance of the dark text grey '.15'
+    return ".15" if (lum + 0.05) / (dark + 0.05) >= 1.05 / (lum + 0.05) else "w"
+
+
+def set_heatmap(ax, values: np.ndarray, fmt: str) -> None:
+    """New values for a heatmap of the same shape: cell colours, annotation text and its contrast."""
+    mesh = ax.collections[0]
+    mesh.set_array(values)
+    colours = mesh.cmap(mesh.norm(values.ravel()))
+    for text, value, colour in zip(ax.texts, values.ravel(), colours):
+        shown = format(value, fmt)
+        text.set_text(shown[1:] if shown.startswith("-") and not shown.strip("-0.") else shown)  # no "-0"
+        text.set_color(text_color(colour))
+
+
+def subscript(n: int) -> str:
+    """12 -> '₁₂', for math names such as y₂ in labels."""
+    return str(n).translate(str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉"))
+
+
+def heatmap_row(panels: Sequence[tuple], row_labels: Sequence[str], *, height: float | None = None) -> Figure:
+    """Several heatmaps side by side; panels = [(values, kind, title, column_labels), ...]."""
+    panels = list(panels)
+    widths = [as_matrix(v, "values").shape[1] + 0.6 for v, *_ in panels]
+    n_rows = len(list(row_labels))
+    fig, axes = plt.subplots(1, len(panels), figsize=(0.8 * sum(widths) + 1, height or 1.3 + 0.55 * n_rows),
+                             layout="constrained", width_ratios=widths, squeeze=False)
+    for ax, (values, kind, title, cols) in zip(axes[0], panels):   # numbers annotated: no colour bars
+        heatmap(values, row_labels, cols, ax=ax, kind=kind, title=title, xlabel="", ylabel="", cbar=False)
+    return fig
+
+
+def role_legend() -> Figure:
+    """The collection's colours: one per role (query, key, value) and the fixed 0-1 weight scale."""
+    fig, axes = plt.subplots(1, 4, figsize=(10, 1.3), layout="constrained", width_ratios=[1, 1, 1, 3])
+    for ax, (role, name) in zip(axes, (("query", "query Q"), ("key", "key K"), ("value", "value V"))):
+        ax.add_patch(plt.Rectangle((0, 0), 1, 1, color=ROLE_COLORS[role]))
+        ax.set_title(name, fontsize=FONT["title"])
+    axes[3].imshow(np.linspace(0, 1, 101)[None, :], cmap=WEIGHTS_CMAP, aspect="auto", vmin=0, vmax=1,
+                   extent=(0, 1, 0, 1))
+    axes[3].set_title("attention weight: 0 … 1", fontsize=FONT["title"])
+    axes[3].set_xticks([0, 0.5, 1])
+    axes[3].tick_params(labelsize=FONT["ticks"] - 1, left=False, labelleft=False)
+    for ax in axes[:3]:
+        ax.set_axis_off()
+    return fig
