@@ -43,7 +43,7 @@ class SourceEncoderDecoder:
     """A source's self- and cross-attention example with one weight matrix W for queries, keys, values."""
     X: np.ndarray          # (n, d): the self-attention input
     Z_encoder: np.ndarray  # (n, d): the encoder's output (keys and values of cross-attention)
-    Z_self: np.ndarray   # (m, d): the decoder's masked self-attention output (the queries)
+    Z_self: np.ndarray     # (m, d): the decoder's masked self-attention output (the queries)
     W: np.ndarray          # (d, d): W_q = W_k = W_v
     printed: dict          # printout name -> the values the source printed
 
