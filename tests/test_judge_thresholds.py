@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "solutions"))
 import answers
 
 TOLERANCE = 5e-3          # the compute exercises' promise: answers rounded to 2 decimals still count
-JUST = 1e-3               # how far past a weight threshold the answers below land
+JUST = 1e-4               # how far past a weight threshold the answers below land
 
 
 def sm(s, axis=-1):
