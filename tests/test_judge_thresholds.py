@@ -92,11 +92,26 @@ def decode(X, W_q, W_k, W_v):
     return sm(np.where(np.tril(np.ones(S.shape, dtype=bool)), S, -np.inf)) @ V
 
 
+def stream_backward(X, A1, A2, W1, W2, dOut):
+    """dL/dX for H1 = X + A1 X W1, H2 = H1 + A2 H1 W2, L = sum(H2 * dOut): every path."""
+    dH1 = dOut + A2.T @ dOut @ W2.T
+    return dH1 + A1.T @ dH1 @ W1.T
+
+
+def gqa(Q, K, V):
+    """Grouped-query attention, causal: query head i reads key/value head i // (h / g)."""
+    r = len(Q) // len(K)
+    Kh, Vh = np.repeat(K, r, axis=0), np.repeat(V, r, axis=0)
+    S = Q @ np.swapaxes(Kh, -1, -2) / np.sqrt(Q.shape[-1])
+    return sm(np.where(np.tril(np.ones(S.shape[-2:], dtype=bool)), S, -np.inf)) @ Vh
+
+
 def scaled_by(fn, factor):
     return lambda *args: fn(*args) * factor
 
 
-FIXES = {"01.4": weights_of, "02.3": attention, "03.3": split, "04.3": masked_weights, "05.3": decode}
+FIXES = {"01.4": weights_of, "02.3": attention, "03.3": split, "04.3": masked_weights, "05.3": decode,
+         "07.3": stream_backward, "08.3": gqa}
 
 
 @pytest.mark.parametrize("key", sorted(FIXES))
@@ -261,3 +276,64 @@ def test_08_2_the_previous_token_gets_at_least_0_8():
     inside, outside = both_sides("08.2", pair, previous, 0.8)
     assert (inside, outside) == ("correct", "mistake")
     assert al.EXERCISES["08.2"].evaluate(pair(size_for(previous, 0.8 - JUST))).mistake == "too weak"
+
+
+# ---------------------------------------------------------------- design exercises: 'the rest unchanged'
+def allclose_excess(got, before, rtol=1e-5, atol=1e-8):
+    """How far `got` is beyond np.allclose(got, before, rtol, atol): > 0 outside, <= 0 inside."""
+    return float((np.abs(got - before) - (atol + rtol * np.abs(before))).max())
+
+
+def edge(excess_of):
+    """The smallest size at which excess_of(size) turns positive (bisection from 0 up)."""
+    low, high = 0.0, 1.0
+    while excess_of(high) <= 0:
+        high *= 2
+    for _ in range(200):
+        mid = (low + high) / 2
+        low, high = (mid, high) if excess_of(mid) <= 0 else (low, mid)
+    return high
+
+
+def test_03_2_head_2_must_keep_its_weights_to_np_allclose():
+    ex = al.the_cat_sat()
+    t = 2 * ex.theta
+    W = ex.W_q.copy()
+    W[:2, :2] = 8.0 * np.array([[np.cos(t), -np.sin(t)], [np.sin(t), np.cos(t)]])   # head 1: two back
+    nudge = np.zeros((4, 4))
+    nudge[0, 2] = 1.0                                       # one entry of head 2's columns
+
+    def head2(M):
+        Q, K = (ex.X @ M)[:, 2:], (ex.X @ ex.W_k)[:, 2:]
+        return sm(Q @ K.T / np.sqrt(2))
+
+    def excess(e):
+        return allclose_excess(head2(W + e * nudge), head2(ex.W_q))
+    e = edge(excess)
+    assert excess(0.9 * e) < 0 < excess(1.1 * e)
+    assert status("03.2", W) == "correct"
+    assert status("03.2", W + 0.9 * e * nudge) == "correct"
+    assert al.EXERCISES["03.2"].evaluate(W + 1.1 * e * nudge).mistake == "head 2 changed"
+
+
+def test_05_2_the_other_words_must_keep_their_weights_to_1e_9_and_a_relative_1e_5():
+    ex = al.cats_chase_mice()
+    X = ex.X[[0, 1, 3]]
+    T = np.zeros((3, 4))
+    T[0, 2] = 3.0                                           # chase hears the subject (position 0)
+    nudge = np.zeros((3, 4))
+    nudge[2, 0] = 1.0                                       # position 2 a little more 'noun'
+
+    def others(table):                                      # cats' and mice's rows, both sentences
+        out = []
+        for Xo in (X, X[::-1]):
+            H = Xo + table
+            out.append(sm((H @ ex.W_q) @ (H @ ex.W_k).T / np.sqrt(4))[[0, 2]])
+        return np.array(out)
+
+    def excess(e):
+        return allclose_excess(others(T + e * nudge), others(np.zeros((3, 4))), atol=1e-9)
+    e = edge(excess)
+    assert excess(0.9 * e) < 0 < excess(1.1 * e)
+    assert status("05.2", T + 0.9 * e * nudge) == "correct"
+    assert status("05.2", T + 1.1 * e * nudge) != "correct"
