@@ -43,6 +43,7 @@ def run_student(fn, *args, locked: tuple[str, ...] = SHORTCUTS) -> np.ndarray | 
 
 
 def same_numbers(a, b) -> bool:
+    """Whether a student's result `a` is an array of b's shape, equal to b by np.allclose (rtol 1e-5)."""
     return isinstance(a, np.ndarray) and a.shape == np.shape(b) and np.allclose(a, b, equal_nan=True)
 
 
