@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import attention_lab as al
-from attention_lab import exercises
+from attention_lab import judging
 from attention_lab.checks import Exercise
 
 
@@ -65,8 +65,8 @@ def test_a_compute_fallback_with_the_right_shape_says_which_values_differ():
 
 
 def test_every_shortcut_is_a_public_function_of_the_package():
-    assert set(exercises.SHORTCUTS) <= set(al.__all__)
-    assert all(callable(getattr(al, name)) for name in exercises.SHORTCUTS)
+    assert set(judging.SHORTCUTS) <= set(al.__all__)
+    assert all(callable(getattr(al, name)) for name in judging.SHORTCUTS)
 
 
 def test_a_fallback_with_nan_says_where_the_nan_is_not_its_distance():

@@ -167,3 +167,15 @@ def test_every_lesson_ends_with_at_least_three_checked_exercises():
         lesson = nb_path.name[:2]
         assert len(keys) >= 3 and all(k.startswith(lesson) and k in al.EXERCISES for k in keys), nb_path.name
         assert {k for k in al.EXERCISES if k.startswith(lesson)} == set(keys)
+
+
+def test_each_lesson_keeps_its_exercises_in_its_own_module():
+    import importlib
+    registered = []
+    for lesson in sorted({key[:2] for key in al.EXERCISES}):
+        module = importlib.import_module(f"attention_lab.exercises_{lesson}")
+        assert module.__doc__.startswith(f"Lesson {lesson}'s exercises"), module.__name__
+        keys = [e.key for e in getattr(module, f"lesson{lesson}")()]
+        assert keys and all(key.startswith(lesson + ".") for key in keys), (lesson, keys)
+        registered += keys
+    assert sorted(registered) == sorted(al.EXERCISES)

@@ -1,4 +1,4 @@
-"""Self-checked exercises: ✓ for a right answer, a hint naming the likely mistake otherwise."""
+"""The kinds of exercise (compute, predict, design, debug) printing ✓ or a hint, and the shortcut lock."""
 
 from __future__ import annotations
 
@@ -179,8 +179,3 @@ def switched_off(fn, names: tuple[str, ...]):
             space[key] = value
         for cell, value in cells:
             cell.cell_contents = value
-
-
-# ---------------------------------------------------------------- 08.2 · design: a previous-token head
-QUERY_POSITIONS = (5, 17, 40)      # fresh positions: the score must depend on the distance only
-DISTANCES = np.arange(6)           # the key is 0..5 tokens before the query (0: the query's own token)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .checks import Choice, Exercise, Trial
-from .exercises import SHORTCUTS, judge_fix
+from .judging import SHORTCUTS, judge_fix
 
 # ---------------------------------------------------------------- 07.2 · design a QK circuit for induction
 V72, N72, S72 = 8, 10, 3          # tokens, places, segment length of the fresh sequences

@@ -1,0 +1,44 @@
+"""Lesson 00's exercises (registered in exercises.EXERCISES): start here, shapes, layouts and indices."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .checks import Exercise
+
+
+def lesson00():
+    W_t = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])   # nn.Linear(3, 2).weight: (out, in)
+    return [
+        Exercise(
+            "00.1", "The shape of Q Kᵀ for n = 7 tokens and d_k = 16, as [rows, columns].",
+            lambda: np.array([7, 7]),
+            {"shape of Q": (lambda: np.array([7, 16]),
+                            "(7, 16) is the shape of Q (or K); Q Kᵀ compares every token with every "
+                            "token: (n, d_k) @ (d_k, n)."),
+             "Q transposed first": (lambda: np.array([16, 16]),
+                                    "(16, 16) would be Qᵀ K; the scores are Q @ K.T, one row per "
+                                    "query."),
+             "shape of K.T": (lambda: np.array([16, 7]),
+                              "(16, 7) is the shape of Kᵀ, the right factor; the product keeps the rows "
+                              "of Q (7) and the columns of Kᵀ (7).")}),
+        Exercise(
+            "00.2", "nn.Linear(3, 2) stores weight = [[1, 2, 3], [4, 5, 6]]. Give our W (3 × 2).",
+            lambda: W_t.T,
+            {"PyTorch layout": (lambda: W_t,
+                                "that is PyTorch's layout (out_features, in_features) = (2, 3); ours "
+                                "is (in, out): the transpose."),
+             "reshaped": (lambda: W_t.reshape(3, 2),
+                          "reshape keeps the numbers in reading order; you need the transpose, "
+                          "weight.T (or al.from_torch_linear)."),
+             "columns swapped": (lambda: W_t.T[:, ::-1],
+                                 "the transpose puts weight's row 0, (1, 2, 3), in column 0 of W: "
+                                 "W[i, j] = weight[j, i].")}),
+        Exercise(
+            "00.3", "Which row of X (a Python index) holds the token x₃?",
+            lambda: np.array(2),
+            {"counted from 1": (lambda: np.array(3),
+                                "maths counts tokens from 1, Python from 0: x₃ is X[2]."),
+             "one too few": (lambda: np.array(1),
+                             "X[1] is x₂; x₃ is one further, X[2].")}),
+    ]

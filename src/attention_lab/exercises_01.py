@@ -1,0 +1,212 @@
+"""Lesson 01's exercises (registered in exercises.EXERCISES): one output by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .checks import Choice, Exercise, Trial
+from .examples import cats_chase_mice
+from .judging import judge_fix
+from .matrix import default_scale, softmax
+
+# fresh sentences for 01.3 (features: noun, verb, animal, small): in each, the last word is the only
+# one that is a noun and small; a distractor has as many features as it (or more) without being both
+FRESH_013 = (
+    np.array([[1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0]]),   # hunts-like noun
+    np.array([[0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0],
+              [1.0, 0.0, 1.0, 1.0]]),                                              # a small non-noun
+)
+
+
+def _design_01():
+    """01.3: a W_q with which 'small' listens most to 'mice' (weight > 0.7), keys = X, no scaling; on
+    fresh sentences small must still prefer the word that is a noun and small."""
+    ex = cats_chase_mice()
+    X = ex.X
+
+    def weights(W, X_=X, who=2):
+        return softmax((X_[who] @ W) @ X_.T)               # (n,) small's weights, W_k = I, scale 1
+
+    def solution():
+        W = np.zeros((4, 4))
+        W[3, 0] = W[3, 3] = 2.0                            # small asks: "a noun? and small?"
+        return W
+
+    def small_of(X_):
+        return int(np.flatnonzero((X_ == [0, 0, 0, 1]).all(axis=1))[0])
+
+    def judge(answer):
+        try:
+            W = np.array(answer, dtype=float)
+        except (TypeError, ValueError):
+            return f"expected a 4 × 4 matrix of numbers, got {type(answer).__name__}."
+        if W.shape != (4, 4):
+            return (f"expected a 4 × 4 matrix (rows: features of x, columns: what the query "
+                    f"asks for), got shape {W.shape}.")
+        if not np.isfinite(W).all():
+            return "your W_q has the right shape (4, 4), but contains NaN or inf: use finite numbers."
+        if np.array_equal(W, ex.W_q):
+            return "lesson's W_q"
+        w = weights(W)
+        wins = np.argmax(w) == 3 and w[3] - np.sort(w)[-2] > 1e-9
+        if wins and w[3] > 0.7:
+            for X_ in FRESH_013:
+                wf = weights(W, X_, small_of(X_))
+                if not (np.argmax(wf) == len(X_) - 1 and wf[-1] - np.sort(wf)[-2] > 1e-9):
+                    return "more features"
+            return None
+        wt = weights(W.T)
+        if np.argmax(wt) == 3 and wt[3] > 0.7 and wt[3] - np.sort(wt)[-2] > 1e-9:
+            return "transposed"
+        if not W[3].any():
+            return "empty row"
+        top = w.max() - 1e-12
+        if np.isclose(w[0], w[3]) and w[3] >= top and w[3] > max(w[1], w[2]) + 1e-9:
+            return "noun only"
+        if np.isclose(w[2], w[3]) and w[3] >= top and w[3] > max(w[0], w[1]) + 1e-9:
+            return "small only"
+        if wins:
+            return "too weak"
+        return (f"with your W_q, small's weights are {np.round(w, 3)}: mice (the last) must get the "
+                "most, more than 0.7. Row 'small' of W_q decides what small's query asks for.")
+
+    def only(col, value=2.0):
+        W = np.zeros((4, 4))
+        W[3, col] = value
+        return W
+
+    weak = solution() * 0.2
+    return Trial("01.3", "Design W_q so that 'small' listens most to 'mice'.", "design", solution, judge, {
+        "transposed": (lambda: solution().T,
+                       "your matrix works when transposed: row i of W_q belongs to feature i of x "
+                       "(q = x @ W_q), so small's question goes in row 'small' (index 3)."),
+        "lesson's W_q": (lambda: ex.W_q,
+                         "this is the lesson's W_q: small's row asks only 'noun?', so cats and mice tie. "
+                         "Ask for a second feature that only mice has."),
+        "noun only": (lambda: only(0),
+                      "cats and mice tie, ahead of chase and small: both are nouns. Ask for a second "
+                      "feature that only mice has."),
+        "small only": (lambda: only(3),
+                       "small ties with mice: x_small · x_small = x_small · x_mice = 1. Asking only "
+                       "'small?' cannot separate them; ask for 'noun' too."),
+        "empty row": (lambda: np.diag([1.0, 1.0, 1.0, 0.0]),
+                      "row 'small' (index 3) of your W_q is zero, so small's query is zero: every score "
+                      "is 0 and all four words tie at 0.25. Small's question goes in that row."),
+        "too weak": (lambda: weak,
+                     "mice wins, but by too little: make your entries larger, so that the softmax "
+                     "decides more sharply."),
+        "more features": (lambda: np.ones((4, 4)) * 3.0,
+                          "mice wins here, but on a fresh sentence small listens as much (or more) to "
+                          "a word that is not a small noun: your query rewards features that other "
+                          "words have too. Ask for exactly what makes mice the target: noun and "
+                          "small."),
+    })
+
+
+def _debug_01():
+    """01.4: weights_of(q, K) has one planted bug; the check runs the fix on fresh inputs."""
+    rng = np.random.default_rng(14)
+    q, K = rng.standard_normal(3), rng.standard_normal((5, 3))   # fresh: nowhere in the lesson
+    big = q * (1000.0 / (K @ q).max())                            # top score 1000: exp(1000) overflows
+
+    def reference(q_, K_):
+        s = K_ @ q_
+        e = np.exp(s - s.max())
+        return e / e.sum()
+
+    def planted(q_, K_):                      # the function printed in the lesson, bug included
+        s = K_ @ q_
+        e = np.exp(s - s.max())
+        return e / e.max()
+
+    def no_max(q_, K_):
+        with np.errstate(over="ignore", invalid="ignore"):
+            e = np.exp(K_ @ q_)
+            return e / e.sum()
+
+    def no_exp(q_, K_):
+        s = K_ @ q_
+        return s / s.sum()
+
+    judge = judge_fix(reference, {"planted": planted, "no exp": no_exp, "no max": no_max},
+                       [(q, K), (big, K)], "expected 5 weights, positive and summing to 1 (a softmax "
+                       "of the scores K @ q), also for very large scores.")
+
+    return Trial("01.4", "Fix weights_of: one line is wrong.", "debug", lambda: reference, judge, {
+        "planted": (lambda: planted,
+                    "still the planted bug. Print weights_of(q, K) for a small q and K: what do "
+                    "the weights add up to, and what should they add up to?"),
+        "no max": (lambda: no_max,
+                   "right on small scores, but scores near 1000 overflow exp and give nan: keep "
+                   "subtracting the maximum score before exp."),
+        "no exp": (lambda: no_exp,
+                   "the scores divided by their sum can be negative and do not follow the softmax: "
+                   "take exp of each score first."),
+    })
+
+
+X5 = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])    # exercise 01.5: fresh tokens, as rows
+Wq5 = np.array([[1.0, 1.0], [0.0, 1.0]])                 # in a column-vector text: q = Wq5 x
+V5 = np.array([[0.0, 2.0], [1.0, 0.0], [-1.0, 1.0]])     # the values; the text prints only v_1, v_2
+
+
+def _softmax_1d(s):
+    e = np.exp(s - s.max())
+    return e / e.sum()
+
+
+def y1_of_01_5() -> np.ndarray:
+    """The output y_1 the text prints (its v_3 is smudged): the student recovers v_3 from it."""
+    return _softmax_1d(X5 @ (Wq5 @ X5[0])) @ V5
+
+
+def _missing_value(q_of=lambda x: Wq5 @ x, who=0, scale=1.0, divide=True):
+    """v_3 recovered from y_1 = sum_j w_1j v_j, with the weights computed one way or another."""
+    w = _softmax_1d(X5 @ q_of(X5[who]) * scale)
+    rest = y1_of_01_5() - w[0] * V5[0] - w[1] * V5[1]
+    return rest / w[2] if divide else rest
+
+
+def lesson01():
+    X = cats_chase_mice().X
+    return [
+        Exercise(
+            "01.1", "Without any W matrices, compute the weights w₃ⱼ of token 3 ('small').",
+            lambda: softmax(X @ X[2]),
+            {"raw scores": (lambda: X @ X[2],
+                            "these are the scores x₃·xⱼ; turn them into weights with softmax."),
+             "off by one (x₂)": (lambda: softmax(X @ X[1]),
+                                 "these are the weights of token 2; Python counts from 0, so "
+                                 "token 3 is X[2]."),
+             "off by one (x₄)": (lambda: softmax(X @ X[3]),
+                                 "these are the weights of token 4; Python counts from 0, so "
+                                 "token 3 is X[2], not X[3]."),
+             "no exp": (lambda: (X @ X[2]) / (X @ X[2]).sum(),
+                        "you divided the scores by their sum; softmax takes exp of each score "
+                        "first, then divides by the sum of the exps.")}),
+        Choice("01.2", "Double every entry of W_q. What happens to chase's weights?", "b", {
+            "a": "the scores q·k double too, and the softmax of doubled scores is not the same: "
+                 "it is sharper (try the temperature slider of lesson 00).",
+            "c": "doubling makes the differences between scores larger, so the softmax gets "
+                 "sharper, not flatter.",
+            "d": "the weights are equal only when every score is equal; doubling keeps the "
+                 "scores of cats and mice (2 → 4) apart from the others (0)."}),
+        _design_01(),
+        _debug_01(),
+        Exercise(
+            "01.5", "Column-convention text: recover the smudged value v_3 from the printed y_1 "
+                    "(no scaling).", _missing_value, {
+             "no transpose": (lambda: _missing_value(q_of=lambda x: x @ Wq5),
+                              "your weights come from q = x @ W_q. The text writes q = W x with column "
+                              "vectors; for our rows that is x @ W.T (al.from_column_convention(W))."),
+             "weights of token 2": (lambda: _missing_value(who=1),
+                                    "you used the weights of token 2; y_1 is the output of x_1, X[0] "
+                                    "in Python."),
+             "not divided by w_13": (lambda: _missing_value(divide=False),
+                                     "you found w_13 v_3 = y_1 - w_11 v_1 - w_12 v_2; divide by the "
+                                     "weight w_13 to get v_3 itself."),
+             "scaled": (lambda: _missing_value(scale=default_scale(2)),
+                        "you divided the scores by √2; this text uses no scaling."),
+             "y_1 itself": (y1_of_01_5, "that is y_1, the printed output; the question asks for the "
+                                       "value v_3 hidden in it.")}),
+    ]

@@ -1,0 +1,134 @@
+"""Lesson 02's exercises (registered in exercises.EXERCISES): all outputs at once, the matrix form."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .checks import Choice, Exercise, Trial
+from .judging import as_numbers, hinted, judge_fix
+from .matrix import default_scale, softmax
+
+
+def _design_02():
+    """02.2: a query for the soft lookup of lesson 02 that blends apple and cherry half and half."""
+    def weights(q):
+        return softmax(q @ np.eye(3))                     # (3,) keys: one-hot fruits, no scaling
+
+    def judge(answer):
+        q = as_numbers(np.ravel(answer) if not isinstance(answer, str) else answer, (3,), "a query")
+        if isinstance(q, str):
+            return q
+        w = weights(q)
+        even = abs(w[0] - w[2]) <= 0.01
+        if even and w[1] <= 0.01:
+            return None
+        if w[1] >= w.max() - 1e-12:
+            return "banana"
+        if even:
+            return "too weak"
+        if w[1] <= 0.01:
+            return "uneven"
+        return (f"with your query the weights are {np.round(w, 3)} (apple, banana, cherry): apple and "
+                "cherry must be within 0.01 of each other, banana below 0.01. Give apple and cherry "
+                "the same large entry.")
+
+    return Trial("02.2", "Design a query whose soft lookup is half apple, half cherry.", "design",
+                 lambda: np.array([6.0, 0.0, 6.0]), judge, {
+        "too weak": (lambda: np.array([1.0, 0.0, 1.0]),
+                     "apple and cherry are even, but banana still takes more than 0.01 of the weight. "
+                     "Scale your query up: a sharper query leaves less for banana."),
+        "uneven": (lambda: np.array([8.0, 0.0, 6.0]),
+                   "banana is out, but apple and cherry differ by more than 0.01: they need the same "
+                   "score, so give them the same entry."),
+        "banana": (lambda: np.array([0.2, 1.0, 0.1]),
+                   "this query still looks for banana (the lesson's query). Each entry of q is the "
+                   "score of one fruit: raise apple's and cherry's, not banana's."),
+    })
+
+
+def _debug_02():
+    """02.3: attention(Q, K, V) normalises the wrong axis; the check runs the fix on fresh inputs."""
+    rng = np.random.default_rng(23)
+    Q, K, V = rng.standard_normal((2, 3)), rng.standard_normal((4, 3)), rng.standard_normal((4, 2))
+
+    Q3, K3, V3 = rng.standard_normal((3, 3)), rng.standard_normal((3, 3)), rng.standard_normal((3, 2))
+
+    def make(axis=-1, scale=default_scale, transpose=True):
+        def attention(Q_, K_, V_):
+            S = Q_ @ (K_.T if transpose else K_) * scale(K_.shape[1])
+            return softmax(S, axis=axis) @ V_
+        return attention
+
+    wrong = {"planted": make(axis=0), "no scaling": make(scale=lambda d: 1.0),
+             "divided by d_k": make(scale=lambda d: 1.0 / d), "K not transposed": make(transpose=False),
+             "planted, K not transposed": make(axis=0, transpose=False)}
+
+    judge = judge_fix(make(), wrong, [(Q, K, V), (Q3, K3, V3)], "expected softmax(Q Kᵀ / √d_k) V, "
+                       "shape (2, 2) for 2 queries and 4 keys (and (3, 2) for 3 queries and 3 keys).")
+
+    return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, hinted(wrong, {
+        "planted": "still the planted bug. Print the weights' sums along each axis: which sums are "
+                   "1, and which should be? Each query's row must sum to 1.",
+        "no scaling": "the weights now sum to 1 per row, but you removed the division by √d_k.",
+        "divided by d_k": "you divide by d_k; the formula divides by its square root, √d_k.",
+        "K not transposed": "your scores are Q @ K: with 2 queries and 4 keys that fails, and with 3 "
+                            "and 3 it runs but mixes the wrong numbers. Score i, j is q_i · k_j: "
+                            "Q @ K.T.",
+        "planted, K not transposed": "two things: K is not transposed (the scores are Q @ K.T), and "
+                                     "the softmax still runs down the columns (axis=0).",
+    }))
+
+
+X24 = np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0]])   # exercise 02.4: fresh tokens
+Wq24 = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+V24 = np.array([[1.0, 0.0], [0.0, -1.0], [2.0, 1.0]])     # the values the student recovers
+
+
+SCALE24 = default_scale(3)                                # 02.4: d_k = 3
+
+
+def _weights_02_4(scale=SCALE24, axis=-1, transpose_K=True):
+    S = (X24 @ Wq24) @ (X24.T if transpose_K else X24) * scale          # W_k = I
+    E = np.exp(S - S.max(axis=axis, keepdims=True))
+    return E / E.sum(axis=axis, keepdims=True)
+
+
+def Y_of_02_4() -> np.ndarray:
+    """The output Y the exercise prints: the student recovers V from it and the weights."""
+    return _weights_02_4() @ V24
+
+
+def lesson02():
+    def V(left=True, **how):
+        A = _weights_02_4(**how)
+        return np.linalg.solve(A, Y_of_02_4()) if left else np.linalg.solve(A.T, Y_of_02_4())
+
+    return [
+        Choice("02.1", "Two tokens have identical rows in X. What do you see in A?", "c", {
+            "a": "equal columns is half of it: equal rows of X also give equal queries, and so equal "
+                 "rows of A.",
+            "b": "equal rows is half of it: equal rows of X also give equal keys, and every query "
+                 "scores them the same, so their columns are equal too.",
+            "d": "A is symmetric only in special cases (such as W_q = W_k and no softmax); "
+                 "the softmax normalises each row on its own."}),
+        _design_02(),
+        _debug_02(),
+        Exercise(
+            "02.4", "Fresh tokens: Y = softmax(Q Kᵀ / √3) V is printed; recover the values V (3 × 2).",
+            V, {
+                "no scaling": (lambda: V(scale=1.0), "your weights forgot to divide the scores by "
+                                                     "√d_k = √3."),
+                "divided by d_k": (lambda: V(scale=1 / 3),
+                                   "you divided the scores by d_k = 3; the formula divides by its "
+                                   "square root, √3."),
+                "wrong axis": (lambda: V(axis=0),
+                               "your softmax ran down the columns; each query's row of A must sum to 1."),
+                "K not transposed": (lambda: V(transpose_K=False),
+                                     "your scores are Q @ K, not Q @ K.T: row i of the scores must "
+                                     "hold q_i · k_j for every key j, so transpose K."),
+                "A transposed": (lambda: V(left=False),
+                                 "you solved Aᵀ V = Y; the outputs are Y = A V (row i of Y mixes the "
+                                 "values with row i of A): np.linalg.solve(A, Y)."),
+                "Y itself": (Y_of_02_4, "that is Y, the printed output; recover the values V it mixes."),
+            }),
+    ]

@@ -1,0 +1,189 @@
+"""Lesson 05's exercises (registered in exercises.EXERCISES): word order and decoding."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .checks import Choice, Exercise, Trial
+from .examples import cats_chase_mice
+from .judging import as_numbers, hinted, judge_fix
+from .masks import causal_mask
+from .matrix import default_scale, scaled_dot_product_attention, softmax
+from .positions import rope_unchecked
+
+
+def _design_05():
+    """05.2: a learned position table with which 'chase' listens to the word before it, and only that."""
+    ex = cats_chase_mice()
+    X = ex.X[[0, 1, 3]]                                  # cats chase mice
+    orders = (X, X[[2, 1, 0]])                           # and mice chase cats
+
+    def weights(table):                                  # (2 sentences, 3, 3)
+        scale = default_scale(ex.W_k.shape[1])
+        return np.array([softmax(((Xo + table) @ ex.W_q) @ ((Xo + table) @ ex.W_k).T * scale)
+                         for Xo in orders])
+
+    def boost(row, col, value=3.0):
+        T = np.zeros((3, 4))
+        T[row, col] = value
+        return T
+
+    before = weights(np.zeros((3, 4)))
+    wrong = {"last position": boost(2, 2), "not asked for": boost(0, 0), "too weak": boost(0, 2, 1.0),
+             "others changed": boost(0, 2) + boost(0, 0)}
+
+    def judge(answer):
+        T = as_numbers(answer, (3, 4), "a position table")
+        if isinstance(T, str):
+            return T
+        w = weights(T)
+        others_same = np.allclose(w[:, [0, 2]], before[:, [0, 2]], atol=1e-9)
+        chase_works = (w[:, 1, 0] >= 0.9).all()
+        if others_same and chase_works:
+            return None
+        for name, m in wrong.items():
+            if np.allclose(T, m):
+                return name
+        if not others_same and chase_works:
+            return "others changed"
+        if others_same and (w[:, 1].argmax(axis=1) == 0).all():
+            return "too weak"
+        chase = (f"chase's weights are {np.round(w[0, 1], 2)} (cats chase mice) and "
+                 f"{np.round(w[1, 1], 2)} (mice chase cats): position 0 (row 0 of the table) must get "
+                 "at least 0.9 in both")
+        if not others_same:
+            return (f"with your table, {chase}; and cats' or mice's weights changed too. Change only "
+                    "what chase's query asks about (column 2, 'animal').")
+        return f"with your table, {chase}."
+
+    return Trial("05.2", "Design a learned position table: chase listens to the word before it.", "design",
+                 lambda: boost(0, 2), judge, hinted(wrong, {
+        "last position": "chase now prefers the word after it (position 2, counting from 0); the "
+                         "subject stands before the verb, at position 0 (row 0 of the table).",
+        "not asked for": "chase's query asks only about the feature 'animal' (column 2): adding to "
+                         "'noun' does not help chase, and it changes what mice's query finds.",
+        "too weak": "position 0 wins, but with less than 0.9 of chase's weight: add more to its "
+                    "'animal' feature.",
+        "others changed": "chase listens to the subject now, but cats' or mice's weights changed too: "
+                          "mice's query asks "
+                          "'noun?' and reads the other features. Touch only what chase asks about.",
+    }))
+
+
+def _debug_05():
+    """05.3: decode(X, ...) uses the wrong query; the check compares with the masked computation."""
+    rng = np.random.default_rng(53)
+    X, W_q, W_k, W_v = (rng.standard_normal(s) for s in ((5, 4), (4, 4), (4, 4), (4, 3)))
+
+    def reference(X_, Wq, Wk, Wv):
+        return scaled_dot_product_attention(X_ @ Wq, X_ @ Wk, X_ @ Wv, mask=causal_mask(len(X_)))[0]
+
+    def cached(query_of, scale=default_scale):
+        def decode(X_, Wq, Wk, Wv):
+            K, V, Y = np.zeros((0, Wk.shape[1])), np.zeros((0, Wv.shape[1])), []
+            for t, x in enumerate(X_):
+                K, V = np.vstack([K, x @ Wk]), np.vstack([V, x @ Wv])
+                Y.append(softmax(K @ (query_of(X_, t) @ Wq) * scale(Wk.shape[1])) @ V)
+            return np.array(Y)
+        return decode
+
+    def inverted(package_softmax):                       # True taken as 'masked': each row sees its future
+        def decode(X_, Wq, Wk, Wv):
+            S = np.where(causal_mask(len(X_)), -np.inf, (X_ @ Wq) @ (X_ @ Wk).T * default_scale(Wk.shape[1]))
+            if package_softmax:                          # the last row has no key left: al.softmax raises
+                return softmax(S) @ (X_ @ Wv)
+            E = np.exp(S - S.max(axis=1, keepdims=True))  # plain NumPy: the last row becomes nan
+            return E / E.sum(axis=1, keepdims=True) @ (X_ @ Wv)
+        return decode
+
+    def unmasked(X_, Wq, Wk, Wv):
+        return softmax((X_ @ Wq) @ (X_ @ Wk).T * default_scale(Wk.shape[1])) @ (X_ @ Wv)
+
+    wrong = {"planted": cached(lambda X_, t: X_[-1]),
+             "no scaling": cached(lambda X_, t: X_[t], lambda d: 1.0),
+             "divided by d_k": cached(lambda X_, t: X_[t], lambda d: 1.0 / d),
+             "unmasked": unmasked,
+             "inverted mask": inverted(False), "inverted mask, al.softmax": inverted(True)}
+
+    judge = judge_fix(reference, wrong, [(X, W_q, W_k, W_v)], "expected (5, 3), the same as causal "
+                       "self-attention computed at once: row t uses tokens 0..t only.")
+
+    inverted_hint = ("your rows see the future and not the past: you took True as 'masked' (PyTorch's "
+                     "nn.MultiheadAttention convention). Here True means 'may look', and a decoder step "
+                     "sees only tokens 0..t.")
+    return Trial("05.3", "Fix decode: one line is wrong.", "debug", lambda: cached(lambda X_, t: X_[t]),
+                 judge, hinted(wrong, {
+        "planted": "still the planted bug: every step uses the query of the sequence's last token, "
+                   "which a decoder has not seen yet. Step t must ask with its own token's query.",
+        "no scaling": "the right query now, but the scores lost their division by √d_k.",
+        "divided by d_k": "the right query now, but you divide the scores by d_k = 4; the formula "
+                          "divides by its square root, √d_k = 2.",
+        "inverted mask": inverted_hint,
+        "inverted mask, al.softmax": inverted_hint + " (That is why al.softmax refused the last row: "
+                                     "with your mask it has no key left to look at.)",
+        "unmasked": "every row sees the whole sequence, future included: a decoder step sees only "
+                    "the cache, tokens 0..t.",
+    }))
+
+
+q54 = np.array([[1.0, 0.0, 0.0, 1.0]])       # exercise 05.4: a fresh query at position 2
+k54 = np.array([[0.0, 1.0, 1.0, 0.0]])       # and a fresh key at position 5
+
+
+def lesson05():
+    def score(pq=2, pk=5, base=100.0, w1=None):
+        if w1 is None:
+            q, k = rope_unchecked(q54, np.array([pq]), base), rope_unchecked(k54, np.array([pk]), base)
+            return (q @ k.T)[0, 0]
+        w = np.array([1.0, w1])                          # pair i turns by position * w_i
+
+        def turn(v, p):
+            c, s_ = np.cos(p * w), np.sin(p * w)
+            x, y = v[0, 0::2], v[0, 1::2]
+            return np.ravel(np.column_stack([c * x - s_ * y, s_ * x + c * y]))
+        return turn(q54, pq) @ turn(k54, pk)
+
+    def both(**how):
+        return np.array([score(2, 5, **how), score(5, 2, **how)])
+
+    return [
+        Choice("05.1", "A decoder without positions (causal mask) reads 'cats chase mice', then "
+                       "'mice chase cats'. Which words keep their own output?", "c", {
+            "a": "without the mask each output would move with its word; with it, a word sees only "
+                 "itself and the words before it, and reversing changes who those are: mice sees all "
+                 "three words when it is last, only itself when it is first.",
+            "b": "chase stays in the middle, but the word before it changes (cats, then mice), so its "
+                 "output changes too.",
+            "d": "cats and mice swap places, and with them the words they see: the first word sees "
+                 "only itself, the last sees all three."}),
+        _design_05(),
+        _debug_05(),
+        Exercise("05.4", "RoPE scores, base 100: q = (1, 0, 0, 1) at position 2 with k = (0, 1, 1, 0) at "
+                         "position 5, then q at 5 with k at 2.", lambda: both(), {
+            "no rotation": (lambda: np.zeros(2),
+                            "q · k without any rotation is 0: rotate each pair first."),
+            "unsigned offset": (lambda: np.array([score(2, 5), score(2, 5)]),
+                                "you gave the same score twice: the score depends on the signed offset "
+                                "(key position minus query position), 3 and then -3, and rotating the "
+                                "other way changes it."),
+            "signs flipped": (lambda: np.array([score(5, 2), score(2, 5)]),
+                              "your two scores have the wrong signs: either they are in the wrong order "
+                              "(first q at 2, k at 5), or your pairs turned the wrong way; a pair "
+                              "(x, y) turns to (x cos a - y sin a, x sin a + y cos a)."),
+            "w_1 = 1/100": (lambda: both(w1=0.01),
+                            "your second pair turned with w_1 = 1/100 (base 10000 gives that, and so "
+                            "does 100^(-1)); with base 100 and d = 4, w_1 = 100^(-2·1/4) = "
+                            "100^(-1/2) = 1/10."),
+            "one pair": (lambda: both(w1=0.0),
+                         "only your first pair turned: the second pair (entries 2 and 3) turns too, "
+                         "by the position times w_1 = 1/10."),
+            "one score, w_1 = 1/100": (lambda: score(w1=0.01),
+                                       "that is one score, computed with w_1 = 1/100. With base 100 "
+                                       "and d = 4, w_1 = 100^(-2·1/4) = 100^(-1/2) = 1/10 (1/100 "
+                                       "would be base 10000); and give both scores, q at 2 with k at "
+                                       "5, then q at 5 with k at 2."),
+            "one score": (lambda: score(),
+                          "that is the first score, right; give both: q at 2 with k at 5, then q at 5 "
+                          "with k at 2, as [first, second]."),
+        }),
+    ]

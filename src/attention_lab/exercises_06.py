@@ -1,0 +1,178 @@
+"""Lesson 06's exercises (registered in exercises.EXERCISES): attention learns."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .checks import Choice, Exercise, Trial
+from .judging import as_numbers, hinted, judge_fix
+from .masks import causal_mask
+from .matrix import default_scale, softmax
+
+
+def _design_06():
+    """06.2: position scores (8 × 8) with which attention rotates a sequence left by one place."""
+    n = 8
+    rng = np.random.default_rng(62)
+    fresh = rng.integers(0, 10, size=(20, n))                  # 20 fresh sequences of digits
+    places = np.arange(n)
+
+    def scores(pairs, big=8.0):
+        M = np.zeros((n, n))
+        M[places, pairs % n] = big
+        return M
+
+    wrong = {"rotate right": scores(places - 1), "reversal": scores(n - 1 - places),
+             "too weak": scores(places + 1, 3.0), "no wrap": scores(places + 1) * (places < n - 1)[:, None],
+             "weights for scores": scores(places + 1, 1.0)}
+
+    def judge(answer):
+        M = as_numbers(answer, (n, n), "position scores (query place, key place)")
+        if isinstance(M, str):
+            return M
+        A = softmax(M)                                         # (n, n) the same for every sequence
+        out = np.eye(10)[fresh].transpose(0, 2, 1) @ A.T      # (20, 10, n): attention reads one-hot tokens
+        moved = (out.argmax(axis=1) == np.roll(fresh, -1, axis=1)).all()
+        if moved and (A[places, (places + 1) % n] >= 0.9).all():
+            return None
+        for name, m in wrong.items():
+            if np.allclose(softmax(m), A, atol=0.05):
+                return name
+        right_keys = (M.argmax(axis=1) == (places + 1) % n).all()
+        if np.allclose(M.sum(axis=1), 1.0) and (M >= 0).all() and right_keys:
+            return "weights for scores"
+        if (A.argmax(axis=1) == (places + 1) % n).all():
+            return "too weak"
+        if (A[:-1].argmax(axis=1) == places[:-1] + 1).all():
+            return "no wrap"
+        wrong_rows = np.flatnonzero(A.argmax(axis=1) != (places + 1) % n)
+        i = int(wrong_rows[0])
+        return (f"with your scores, query place {i} gives its largest weight to key place "
+                f"{int(A[i].argmax())}: it must read place {(i + 1) % n}, and every place i must read "
+                "place i + 1 (the last one place 0).")
+
+    return Trial("06.2", "Design position scores that rotate a sequence left by one place.", "design",
+                 lambda: scores(places + 1), judge, hinted(wrong, {
+        "rotate right": "your model reads the place before, so it rotates right. Rows are queries "
+                        "(the place writing its output), columns are keys (the place it reads).",
+        "reversal": "that is the reversal the model learned in this lesson; here place i must read "
+                    "place i + 1.",
+        "too weak": "the right key wins, with less than 0.9 of the weight: against 7 other keys at 0, "
+                    "the winning score must be above ln(0.9 / 0.1 · 7) ≈ 4.1.",
+        "no wrap": "every place reads the next one, except the last: it must wrap around to place 0.",
+        "weights for scores": "your rows sum to 1: these are weights. The check takes your numbers as "
+                              "scores and applies the softmax, so a 1 against seven 0s gets only "
+                              "e / (e + 7) of the weight: give scores, large for the right key.",
+    }))
+
+
+def _grads_numeric(Q, K, V, dY, eps=1e-6):
+    """dQ, dK, dV of L = sum(Y * dY), Y causal attention, by central differences: what a student who
+    replaces the backward pass by finite differences hands in (plain NumPy, no package shortcut)."""
+    future = np.triu(np.ones((len(Q), len(K)), dtype=bool), k=1)
+
+    def L(Q_, K_, V_):
+        S = np.where(future, -np.inf, Q_ @ K_.T * default_scale(K_.shape[1]))
+        E = np.exp(S - S.max(axis=1, keepdims=True))
+        return float(((E / E.sum(axis=1, keepdims=True)) @ V_ * dY).sum())
+
+    grads = []
+    for i in range(3):
+        args, g = [np.array(a, dtype=float) for a in (Q, K, V)], np.zeros(np.shape((Q, K, V)[i]))
+        for idx in np.ndindex(g.shape):
+            old = args[i][idx]
+            args[i][idx] = old + eps
+            up = L(*args)
+            args[i][idx] = old - eps
+            g[idx] = (up - L(*args)) / (2 * eps)
+            args[i][idx] = old
+        grads.append(g)
+    return np.array(grads)
+
+
+def _debug_06():
+    """06.3: the backward pass of causal attention with one wrong line, caught by finite differences."""
+    rng = np.random.default_rng(63)
+    inputs = [tuple(rng.standard_normal((m, 3)) for _ in range(4)) for m in (4, 5)]
+    Q, K, V, dY = (rng.standard_normal((6, 3)) for _ in range(4))
+    inputs.append((4.0 * Q, 4.0 * K, V, dY))                  # steep softmax: finite differences drift
+
+    def backward(fix_softmax=True, scale_grads=True, transpose_dK=True, masked=True):
+        def grads(Q, K, V, dY):
+            s = default_scale(K.shape[1])
+            S = s * Q @ K.T
+            A = softmax(np.where(causal_mask(len(Q)), S, -np.inf) if masked else S)
+            dA = dY @ V.T
+            dS = A * (dA - (A * dA).sum(axis=1, keepdims=True)) if fix_softmax else A * dA
+            dS = s * dS if scale_grads else dS
+            return dS @ K, (dS.T if transpose_dK else dS) @ Q, A.T @ dY
+        return grads
+
+    def near(out, ref):                                      # within what finite differences can reach
+        return isinstance(out, np.ndarray) and out.shape == ref.shape and np.allclose(out, ref, atol=1e-4)
+
+    wrong = {"planted": backward(fix_softmax=False), "no scale": backward(scale_grads=False),
+             "dK not transposed": backward(transpose_dK=False), "unmasked": backward(masked=False),
+             "finite differences": (_grads_numeric, near)}
+
+    def exact(out, ref):                                     # a backward pass agrees to rounding
+        return isinstance(out, np.ndarray) and out.shape == ref.shape and \
+            np.abs(out - ref).max() <= 1e-10 * max(1.0, np.abs(ref).max())
+
+    judge = judge_fix(backward(), wrong, inputs, "expected (dQ, dK, dV), each of the shape of Q, K "
+                       "and V: the exact gradients of causal attention, as the finite-difference check "
+                       "estimates them.", close=exact, atol=1e-9)
+
+    return Trial("06.3", "Fix causal_attention_grads: one line is wrong.", "debug", lambda: backward(),
+                 judge, hinted(wrong, {
+        "planted": "still the planted bug: A * dA is only half of the softmax's derivative. "
+                   "Every weight of a row depends on every score of it, so subtract the row's sum "
+                   "of A * dA first.",
+        "no scale": "the softmax is right now, but the scores were multiplied by 1/√d_k on the way "
+                    "in, so their gradient must be multiplied by it on the way back.",
+        "dK not transposed": "dK uses dS as if key j were query j: row j of dK collects column j of "
+                             "dS (dSᵀ Q).",
+        "unmasked": "these are the gradients of attention without the mask (al.attention_backward): "
+                    "the causal mask is part of the forward pass, so the backward pass must use the "
+                    "masked weights.",
+        "finite differences": "these are finite differences: close to the gradients, but not exact "
+                              "(the check compares to the last digits, on scores where the softmax is "
+                              "steep). Finite differences check a backward pass; they are not one. "
+                              "Fix the line of the formula instead.",
+    }))
+
+
+s64 = np.array([2.0, 0.0, 1.0])                  # 06.4: one query's (scaled) scores over 3 keys,
+V64 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])   # the 3 values,
+g64 = np.array([1.0, -1.0])                      # and dL/dy, the gradient of the loss at its output
+
+
+def lesson06():
+    def ds(subtract=True, weights=True):
+        a = softmax(s64) if weights else s64
+        da = V64 @ g64                                  # dL/da_j = v_j · g
+        return a * (da - a @ da) if subtract else a * da
+
+    return [
+        Choice("06.1", "Task 'copy' (target i = token i), attention removed: held-out accuracy?", "a", {
+            "b": "reversing needs attention, because output i needs another place's token. Copying "
+                 "needs only the token at the same place, and the residual path brings it there.",
+            "c": "about 0.3 is the no-position model on reversal, guessing the commonest token. Here the "
+                 "right token is the model's own input.",
+            "d": "it trains fine: the embeddings, the positions and W_u still learn; only attention "
+                 "is gone."}),
+        _design_06(),
+        _debug_06(),
+        Exercise("06.4", "dL/ds for scores s = (2, 0, 1), values (1, 0), (0, 1), (1, 1) and dL/dy = (1, -1).",
+                 ds, {
+            "no subtraction": (lambda: ds(subtract=False),
+                               "you used a * dL/da, the diagonal of the softmax's derivative only: "
+                               "subtract a · dL/da from every entry first."),
+            "softmax skipped": (lambda: V64 @ g64,
+                                "that is dL/da, the gradient with respect to the weights; go one step "
+                                "further back, through the softmax."),
+            "scores for weights": (lambda: ds(weights=False),
+                                   "you used the scores s where the softmax's derivative needs the "
+                                   "weights a = softmax(s)."),
+        }),
+    ]

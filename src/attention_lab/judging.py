@@ -1,0 +1,100 @@
+"""The judges' shared tools (every lesson): read a student's numbers, run their function with the
+package's shortcuts switched off, and name the wrong version a fixed function agrees with."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .checks import TOLERANCE, ShortcutLocked, differences, switched_off
+
+
+def as_numbers(answer, shape: tuple[int, ...], what: str) -> np.ndarray | str:
+    """The student's answer as a finite float array of `shape`, or a message saying what was expected."""
+    try:
+        got = np.array(answer, dtype=float)
+    except (TypeError, ValueError):
+        return f"expected {what} of shape {shape}, got {type(answer).__name__}."
+    if got.shape != shape:
+        return f"expected {what} of shape {shape}, got shape {got.shape}."
+    if not np.isfinite(got).all():
+        return f"your {what} has the right shape {shape}, but contains NaN or inf: use finite numbers."
+    return got
+
+
+SHORTCUTS = ("attend_one", "scaled_dot_product_attention", "self_attention", "multi_head_attention",
+             "cross_attention", "decoder_step", "decode_with_cache", "generate", "transformer_block",
+             "rope", "sinusoidal_positions", "numerical_gradient", "attention_backward", "loss_and_grads")
+"""Package functions that would do a debug exercise in one call: switched off while a judge runs the
+student's function (an exercise may switch off more, e.g. `softmax` where the bug is in the softmax)."""
+
+
+def run_student(fn, *args, locked: tuple[str, ...] = SHORTCUTS) -> np.ndarray | str:
+    """Call a student's function on copies of fresh inputs, with the `locked` package functions switched
+    off: its result as an array, or a message."""
+    if not callable(fn):
+        return f"expected your fixed function itself (no brackets), got {type(fn).__name__}."
+    try:
+        with np.errstate(all="ignore"), switched_off(fn, locked):
+            return np.asarray(fn(*(np.array(a) for a in args)), dtype=float)
+    except ShortcutLocked as exc:
+        return f"{exc} (the check switches it off while it runs your function)."
+    except Exception as exc:     # a student's function may fail in any way: report it, never crash
+        return f"your function raised {type(exc).__name__}: {exc}"
+
+
+def same_numbers(a, b) -> bool:
+    """Whether a student's result `a` is an array of b's shape, equal to b by np.allclose (rtol 1e-5)."""
+    return isinstance(a, np.ndarray) and a.shape == np.shape(b) and np.allclose(a, b, equal_nan=True)
+
+
+def hinted(wrong: dict, hints: dict[str, str]) -> dict:
+    """A Trial's known mistakes: each wrong answer (by name) with its hint."""
+    answers = {name: w[0] if isinstance(w, tuple) else w for name, w in wrong.items()}
+    return {name: (lambda answer=answers[name]: answer, hint) for name, hint in hints.items()}
+
+
+def outcome_of(f, args):
+    """What a reference or wrong version gives on `args`: an array, or 'raised <Error>'."""
+    try:
+        with np.errstate(all="ignore"):
+            return np.asarray(f(*(np.array(a) for a in args)), dtype=float)
+    except Exception as exc:     # a wrong version (like a student's) may fail on some inputs
+        return f"raised {type(exc).__name__}"
+
+
+def judge_fix(reference, wrong: dict, inputs: list[tuple], expected: str,
+               locked: tuple[str, ...] = SHORTCUTS, close=same_numbers, atol: float = TOLERANCE):
+    """The judge of a debug exercise: run the student's function on every fresh input (with the `locked`
+    package functions switched off); right if it agrees with `reference` on all of them (by `close`),
+    else the name of the wrong version it agrees with (the same numbers, or an error on the same
+    inputs), else a message saying what differs."""
+    def agrees(outs, f, same=close):
+        for out, args in zip(outs, inputs):
+            theirs = outcome_of(f, args)
+            if isinstance(theirs, str):
+                if not (isinstance(out, str) and out.startswith(f"your function {theirs}")):
+                    return False
+            elif isinstance(out, str) or not same(out, theirs):
+                return False
+        return True
+
+    def judge(fn):
+        outs = [run_student(fn, *args, locked=locked) for args in inputs]
+        if not any(isinstance(out, str) for out in outs) and agrees(outs, reference):
+            return None
+        named = [name for name, f in wrong.items()
+                 if agrees(outs, *(f if isinstance(f, tuple) else (f, same_numbers)))]
+        if named:
+            return named[0]
+        failed = [out for out in outs if isinstance(out, str)]
+        if failed:
+            return failed[0]
+        for out, args in zip(outs, inputs):
+            ref = outcome_of(reference, args)
+            if out.shape != ref.shape:
+                return f"on fresh inputs your function returns shape {out.shape}, not {ref.shape}: {expected}"
+            if not close(out, ref):
+                return (f"on fresh inputs your function returns the right shape {out.shape}, but "
+                        f"{differences(out, ref, atol)}: {expected}")
+        return f"on fresh inputs your function does not agree with the reference: {expected}"
+    return judge
