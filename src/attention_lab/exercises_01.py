@@ -7,7 +7,7 @@ import numpy as np
 from .checks import Choice, Exercise, Trial
 from .examples import cats_chase_mice
 from .judging import judge_fix
-from .matrix import default_scale, softmax
+from .matrix import default_scale, softmax, softmax_unchecked
 
 # fresh sentences for 01.3 (features: noun, verb, animal, small): in each, the last word is the only
 # one that is a noun and small; a distractor has as many features as it (or more) without being both
@@ -150,19 +150,14 @@ Wq5 = np.array([[1.0, 1.0], [0.0, 1.0]])                 # in a column-vector te
 V5 = np.array([[0.0, 2.0], [1.0, 0.0], [-1.0, 1.0]])     # the values; the text prints only v_1, v_2
 
 
-def _softmax_1d(s):
-    e = np.exp(s - s.max())
-    return e / e.sum()
-
-
 def y1_of_01_5() -> np.ndarray:
     """The output y_1 the text prints (its v_3 is smudged): the student recovers v_3 from it."""
-    return _softmax_1d(X5 @ (Wq5 @ X5[0])) @ V5
+    return softmax_unchecked(X5 @ (Wq5 @ X5[0])) @ V5
 
 
 def _missing_value(q_of=lambda x: Wq5 @ x, who=0, scale=1.0, divide=True):
     """v_3 recovered from y_1 = sum_j w_1j v_j, with the weights computed one way or another."""
-    w = _softmax_1d(X5 @ q_of(X5[who]) * scale)
+    w = softmax_unchecked(X5 @ q_of(X5[who]) * scale)
     rest = y1_of_01_5() - w[0] * V5[0] - w[1] * V5[1]
     return rest / w[2] if divide else rest
 

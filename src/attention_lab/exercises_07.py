@@ -10,6 +10,7 @@ import numpy as np
 
 from .checks import Choice, Exercise, Trial
 from .judging import SHORTCUTS, judge_fix
+from .matrix import softmax_unchecked
 
 # ---------------------------------------------------------------- 07.2 · design a QK circuit for induction
 V72, N72, S72 = 8, 10, 3          # tokens, places, segment length of the fresh sequences
@@ -50,8 +51,7 @@ def weights_72(M: np.ndarray, ids: np.ndarray) -> np.ndarray:
     R = stream_72(ids)
     S = R @ M @ R.T                                                 # (n, n) no scaling
     S = np.where(np.triu(np.ones((len(ids),) * 2, dtype=bool), 1), -np.inf, S)
-    A = np.exp(S - S.max(axis=1, keepdims=True))
-    return A / A.sum(axis=1, keepdims=True)
+    return softmax_unchecked(S)                                     # (n, n) causal weights
 
 
 def _design_07():
@@ -146,8 +146,7 @@ def stream_backward(skip1=True, skip2=True, transpose_A=True, transpose_W=True, 
 
 def _causal_weights(rng, n):
     S = np.where(np.tril(np.ones((n, n), dtype=bool)), rng.standard_normal((n, n)), -np.inf)
-    A = np.exp(S - S.max(axis=1, keepdims=True))
-    return A / A.sum(axis=1, keepdims=True)
+    return softmax_unchecked(S)                                     # (n, n) causal weights
 
 
 def _debug_07():

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import Choice, Exercise, ShortcutLocked, Trial, differences, switched_off
+from .checks import Choice, Exercise, Trial, differences
+from .judging import run_student
+from .matrix import default_scale, softmax_unchecked
 from .positions import rope
 
 LOCKED = ("grouped_attention", "scaled_dot_product_attention", "self_attention", "multi_head_attention",
@@ -25,9 +27,7 @@ def rope_weights(pair: np.ndarray) -> np.ndarray:
     for p in QUERY_POSITIONS:
         qr = rope(q, [p], base=100.0)                                           # (1, 4)
         kr = np.vstack([rope(k, [p - int(d)], base=100.0) for d in DISTANCES])  # (6, 4)
-        s = (kr @ qr[0]) / 2.0                                                  # scaled by 1/sqrt(4)
-        e = np.exp(s - s.max())
-        out.append(e / e.sum())
+        out.append(softmax_unchecked(default_scale(4) * (kr @ qr[0])))         # (6,)
     return np.array(out)
 
 
@@ -87,8 +87,7 @@ def _design_08():
 def _causal_softmax(s):
     n = s.shape[-1]
     s = np.where(np.tril(np.ones((s.shape[-2], n), bool)), s, -np.inf)
-    e = np.exp(s - s.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+    return softmax_unchecked(s)
 
 
 def _gqa(share, scale=True, mask=True, values_tiled=False):
@@ -122,19 +121,8 @@ def _debug_08():
     wrong = {"planted": _gqa(tile), "values still tiled": _gqa(repeat, values_tiled=True),
              "no mask": _gqa(repeat, mask=False), "no scaling": _gqa(repeat, scale=False)}
 
-    def run(fn, args):
-        if not callable(fn):
-            return f"expected your fixed function itself (no brackets), got {type(fn).__name__}."
-        try:
-            with np.errstate(all="ignore"), switched_off(fn, LOCKED):
-                return np.asarray(fn(*(a.copy() for a in args)), dtype=float)
-        except ShortcutLocked as exc:
-            return f"{exc} (the check switches it off while it runs your function)."
-        except Exception as exc:     # a student's function may fail in any way: report it, never crash
-            return f"your function raised {type(exc).__name__}: {exc}"
-
     def judge(fn):
-        outs = [run(fn, args) for args in inputs]
+        outs = [run_student(fn, *args, locked=LOCKED) for args in inputs]
         failed = [o for o in outs if isinstance(o, str)]
         if failed:
             return failed[0]

@@ -44,7 +44,9 @@ from ._validate import (
 )
 from .blas import on_one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
-from .matrix import default_scale
+from .heads import concat_heads_unchecked, split_heads_unchecked
+from .masks import causal_mask_unchecked
+from .matrix import attention_unchecked, default_scale
 from .training import adam_step, keep_snapshot
 
 
@@ -90,36 +92,23 @@ def init_induction(cfg: InductionConfig, seed: int = 0) -> dict[str, np.ndarray]
     return p
 
 
-def _split(M, h):
-    B, n, d = M.shape
-    return M.reshape(B, n, h, d // h).transpose(0, 2, 1, 3)           # (B, h, n, d_k)
-
-
-def _concat(M):
-    B, h, n, d_k = M.shape
-    return M.transpose(0, 2, 1, 3).reshape(B, n, h * d_k)             # (B, n, d)
-
-
 def forward_unchecked(p, ids, cfg, knock=(), keys_from_tokens=False):
     """Logits (B, n, vocab) and the cache of every layer. `knock`: (layer, head) pairs whose output is
     zeroed; `keys_from_tokens`: layers above 1 compute their keys from X0 (what layer 1 wrote is unseen)."""
     n, h = ids.shape[1], cfg.n_heads
     X0 = p["E"][ids] + p["P"][:n]                                     # (B, n, d)
-    future = np.triu(np.ones((n, n), dtype=bool), k=1)                # (n, n) True above the diagonal
+    mask = causal_mask_unchecked(n)                                   # (n, n) True: may attend
     X, layers = X0, []
     for layer in range(1, cfg.n_layers + 1):
         Xk = X0 if keys_from_tokens and layer > 1 else X
-        Q = _split(X @ p[f"W_q{layer}"], h)                           # (B, h, n, d_k)
-        K = _split(Xk @ p[f"W_k{layer}"], h)                          # (B, h, n, d_k)
-        V = _split(X @ p[f"W_v{layer}"], h)                           # (B, h, n, d_k)
-        S = np.where(future, -np.inf, cfg.scale * Q @ np.swapaxes(K, -1, -2))   # (B, h, n, n)
-        A = np.exp(S - S.max(axis=-1, keepdims=True))
-        A /= A.sum(axis=-1, keepdims=True)                            # (B, h, n, n) causal weights
-        Y = A @ V                                                     # (B, h, n, d_k)
+        Q = split_heads_unchecked(X @ p[f"W_q{layer}"], h)                           # (B, h, n, d_k)
+        K = split_heads_unchecked(Xk @ p[f"W_k{layer}"], h)                          # (B, h, n, d_k)
+        V = split_heads_unchecked(X @ p[f"W_v{layer}"], h)                           # (B, h, n, d_k)
+        Y, A = attention_unchecked(Q, K, V, mask, cfg.scale)          # (B, h, n, d_k), (B, h, n, n)
         for kl, kh in knock:
             if kl == layer:
                 Y[:, kh] = 0.0
-        C = _concat(Y)                                                # (B, n, d)
+        C = concat_heads_unchecked(Y)                                                # (B, n, d)
         layers.append({"X": X, "Xk": Xk, "Q": Q, "K": K, "V": V, "A": A, "C": C})
         X = X + C @ p[f"W_O{layer}"]                                  # (B, n, d) the residual stream
     return X @ p["W_u"], {"ids": ids, "layers": layers, "X_out": X}
@@ -154,13 +143,14 @@ def backward_unchecked(p, c, dlogits, cfg):
     for layer in range(cfg.n_layers, 0, -1):
         L = c["layers"][layer - 1]
         g[f"W_O{layer}"] = _wgrad(L["C"], dX)                # (d, d)
-        dY = _split(dX @ p[f"W_O{layer}"].T, cfg.n_heads)             # (B, h, n, d_k)
+        dY = split_heads_unchecked(dX @ p[f"W_O{layer}"].T, cfg.n_heads)             # (B, h, n, d_k)
         A = L["A"]
         dA = dY @ np.swapaxes(L["V"], -1, -2)                         # (B, h, n, n)
         dV = np.swapaxes(A, -1, -2) @ dY                              # (B, h, n, d_k)
         dS = cfg.scale * A * (dA - (A * dA).sum(axis=-1, keepdims=True))   # masked places: A = 0
-        dQ, dK = _concat(dS @ L["K"]), _concat(np.swapaxes(dS, -1, -2) @ L["Q"])   # (B, n, d)
-        dV = _concat(dV)
+        dQ = concat_heads_unchecked(dS @ L["K"])                      # (B, n, d)
+        dK = concat_heads_unchecked(np.swapaxes(dS, -1, -2) @ L["Q"])  # (B, n, d)
+        dV = concat_heads_unchecked(dV)
         g[f"W_q{layer}"] = _wgrad(L["X"], dQ)
         g[f"W_k{layer}"] = _wgrad(L["Xk"], dK)
         g[f"W_v{layer}"] = _wgrad(L["X"], dV)

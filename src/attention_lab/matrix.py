@@ -1,7 +1,8 @@
 """Lesson 02: attention for all tokens at once, in matrix form (row convention: Q = X @ W_q).
 
 `scaled_dot_product_attention` is the one kernel of the collection: every other form of
-attention (one head, many heads, masked, cross, batched) calls its private twin `attention_unchecked`.
+attention (one head, many heads, masked, cross, batched) calls its trusting twin
+`attention_unchecked` (inputs checked at the door).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def attention_unchecked(Q, K, V, mask, scale):
     """softmax(scale Q Kᵀ, masked) V on trusted float arrays (..., m, d_k), (..., n, d_k), (..., n, d_v)."""
     scores = attention_scores(Q, K, scale)               # (..., m, n)
     if mask is None:
-        weights = softmax_unchecked(scores)                       # (..., m, n), rows sum to 1
+        weights = softmax_unchecked(scores)              # (..., m, n), rows sum to 1
     else:
         empty = ~mask.any(axis=-1, keepdims=True)        # (..., m, 1) queries with no key at all
         scores = np.where(mask, scores, -np.inf)         # masked keys: exp(-inf) = 0
