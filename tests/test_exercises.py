@@ -155,6 +155,10 @@ def test_wrong_answers_get_a_useful_message(answer, fragment):
 def test_unknown_exercise():
     with pytest.raises(ValueError, match=r"no exercise '9.9'.*01.1"):
         al.check("9.9", 1)
+    with pytest.raises(TypeError, match=r"exercise key is a float: expected a string such as '01.2'"):
+        al.check(1.2, 1)                 # was a silent "no exercise 1.2"
+    with pytest.raises(TypeError, match=r"exercise key is a list"):
+        al.check(["01.2"], 1)            # was a bare "unhashable type" TypeError
 
 
 def test_every_lesson_ends_with_at_least_three_checked_exercises():

@@ -854,3 +854,21 @@ def printout_rows(scores, weights) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"scores have shape {shape_of(S)} and weights {shape_of(W)}: expected the "
                          "same shape, one row (n,) or rows (m, n)")
     return S, W
+
+
+# --- names: an exercise, the sliders of an explorer ---
+def exercise_key(key, known) -> str:
+    """`key` if it names one of the `known` exercises ('01.2'): TypeError or ValueError otherwise."""
+    if not isinstance(key, str):
+        raise TypeError(f"the exercise key is a {type(key).__name__}: expected a string such as '01.2'")
+    if key not in known:
+        raise ValueError(f"no exercise {key!r}: the exercises are {sorted(known)}")
+    return key
+
+
+def slider_names(values: dict, sliders) -> dict:
+    """`values` if every name in it is one of the `sliders`: ValueError naming the unknown ones otherwise."""
+    unknown = set(values) - set(sliders)
+    if unknown:
+        raise ValueError(f"no slider called {sorted(unknown)}: the sliders are {list(sliders)}")
+    return values

@@ -17,6 +17,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ._validate import slider_names
+
 # Unhinted glyphs draw about a third faster, and at these sizes they look the same.
 _FAST_TEXT = {"text.hinting": "none"}
 
@@ -390,9 +392,7 @@ class Explorer:
 
     def set(self, **values) -> None:
         """Move several sliders at once, then redraw once."""
-        unknown = set(values) - set(self.sliders)
-        if unknown:
-            raise ValueError(f"no slider called {sorted(unknown)}: the sliders are {list(self.sliders)}")
+        slider_names(values, self.sliders)
         self._holding = True
         try:
             for c in self.controls:          # in the order of the sliders, keeping them consistent
