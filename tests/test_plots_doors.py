@@ -90,7 +90,7 @@ def test_plot_heads_wants_one_word_per_row():
 def test_plot_model_flow_draws_one_sequence_of_a_model_with_attention():
     cfg = al.ModelConfig()
     params = al.init_params(cfg, seed=0)
-    ids = np.arange(cfg.n) % cfg.vocab
+    ids = np.arange(cfg.n) % cfg.vocab_size
     with pytest.raises(ValueError, match=rf"ids has shape \(2, {cfg.n}\) for a model with attention=True: "
                                          r"expected one sequence \(n,\)"):
         al.plot_model_flow(params, cfg, np.stack([ids, ids]))
