@@ -226,3 +226,76 @@ def test_judge_fix_uses_its_closeness_and_its_lock():
     locked = judge(locked=("softmax",))(lambda s: al.softmax(s))
     assert "softmax" in locked and "switches it off" in locked
     assert judge()(lambda s: al.softmax(s)) is None
+
+
+# ---------------------------------------------------------------- lesson 06-07 baselines, by hand
+
+F = np.array([[0.5, 1.0]])      # not token ids
+I2 = np.array([[0, 1]])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: training.counting_baseline(F, I2, I2, I2), r"^train_ids has dtype float64"),
+    (lambda: training.counting_baseline(I2, F, I2, I2), r"^train_targets has dtype float64"),
+    (lambda: training.counting_baseline(I2, I2, F, I2), r"^test_ids has dtype float64"),
+    (lambda: training.counting_baseline(I2, I2, I2, F), r"^test_targets has dtype float64"),
+    (lambda: training.commonest_token_baseline(F, I2), r"^ids has dtype float64"),
+    (lambda: training.commonest_token_baseline(I2, F), r"^targets has dtype float64"),
+    (lambda: training.commonest_other_baseline(F, I2), r"^ids has dtype float64"),
+    (lambda: training.commonest_other_baseline(I2, F), r"^targets has dtype float64"),
+    (lambda: training.commonest_of_others(F), r"^ids has dtype float64"),
+])
+def test_each_baseline_names_its_bad_argument(call, message):
+    with pytest.raises(TypeError, match=message):
+        call()
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: training.counting_baseline(I2, I2, I2, np.array([[0, 1, 1]])),
+     r"expected training ids and targets of one shape \(B, n\), "
+     r"test ids and targets of one shape \(B', n\)$"),
+    (lambda: training.commonest_token_baseline(I2, np.array([[0, 1, 1]])),
+     r"expected two arrays of token ids \(whole numbers >= 0\) of one shape \(B, n\)$"),
+    (lambda: training.commonest_other_baseline(I2, np.array([[0, 1, 1]])),
+     r"expected two arrays of token ids \(whole numbers >= 0\) of one shape \(B, n\)$"),
+    (lambda: training.commonest_of_others(np.array([[1]])), r"of shape \(B, n\) with n >= 2$"),
+    (lambda: training.commonest_of_others(np.array([[0, 3]]), vocab=3), r"^vocab is 3"),
+])
+def test_each_baseline_says_which_shapes_it_expects(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_counting_baseline_by_hand():
+    # (position 0, token 0) was followed by target 1 twice; (position 1, token 1) by target 0 twice
+    a, b = np.array([[0, 1], [0, 1], [1, 0]]), np.array([[1, 0], [1, 0], [0, 1]])
+    c, d = np.array([[0, 1], [1, 0]]), np.array([[1, 0], [0, 0]])
+    assert training.counting_baseline(a, b, c, d) == 0.75   # guesses 1, 0, 0, 1: three of four hit
+
+
+@pytest.mark.parametrize("a, b, c, d, accuracy", [
+    ([[2, 1]], [[1, 0]], [[0, 1]], [[0, 0]], 1.0),   # the largest id only among the training ids
+    ([[0, 1]], [[2, 0]], [[0, 1]], [[2, 0]], 1.0),   # ... only among the training targets
+    ([[0, 1]], [[1, 0]], [[2, 1]], [[0, 0]], 1.0),   # ... only among the test ids (an unseen pair: guess 0)
+])
+def test_counting_baseline_counts_every_token_id(a, b, c, d, accuracy):
+    assert training.counting_baseline(*map(np.array, (a, b, c, d))) == accuracy
+
+
+def test_commonest_token_baseline_by_hand():
+    # row 0: commonest 0, targets 0, 1, 0 -> 2 of 3; row 1: commonest 1, targets 1, 1, 2 -> 2 of 3
+    assert training.commonest_token_baseline(np.array([[0, 0, 1], [2, 1, 1]]),
+                                             np.array([[0, 1, 0], [1, 1, 2]])) == pytest.approx(2 / 3)
+    assert training.commonest_token_baseline(np.array([[0, 1]]), np.array([[1, 1]])) == 0.5   # a tie
+
+
+def test_commonest_of_others_by_hand():
+    np.testing.assert_array_equal(training.commonest_of_others(np.array([[0, 2, 2]])),
+                                  [[[False, False, True], [True, False, True], [True, False, True]]])
+
+
+def test_commonest_other_baseline_by_hand():
+    # places 0 and 1: the others are {0, 1}, a tie (1/2 for target 0); place 2: the others are {0, 0},
+    # target 2 missed. The target 2 is larger than every id.
+    assert training.commonest_other_baseline(np.array([[0, 0, 1]]), np.array([[0, 0, 2]])) == \
+        pytest.approx(1 / 3)
