@@ -275,7 +275,7 @@ def test_counting_baseline_by_hand():
 
 @pytest.mark.parametrize("a, b, c, d, accuracy", [
     ([[2, 1]], [[1, 0]], [[0, 1]], [[0, 0]], 1.0),   # the largest id only among the training ids
-    ([[0, 1]], [[2, 0]], [[0, 1]], [[2, 0]], 1.0),   # ... only among the training targets
+    ([[0, 1]], [[2, 0]], [[0, 1]], [[0, 0]], 0.5),   # ... only among the training targets (guess 2: miss)
     ([[0, 1]], [[1, 0]], [[2, 1]], [[0, 0]], 1.0),   # ... only among the test ids (an unseen pair: guess 0)
 ])
 def test_counting_baseline_counts_every_token_id(a, b, c, d, accuracy):
@@ -299,3 +299,13 @@ def test_commonest_other_baseline_by_hand():
     # target 2 missed. The target 2 is larger than every id.
     assert training.commonest_other_baseline(np.array([[0, 0, 1]]), np.array([[0, 0, 2]])) == \
         pytest.approx(1 / 3)
+
+
+def test_cross_entropy_by_hand_on_far_apart_rows():
+    # each row's logits differ by 1 in favour of its target: loss log(1 + e^-1) per place; one row sits
+    # near 1000, the other near 0 (a shift by the largest logit of all would underflow the second row)
+    logits = np.array([[[1000.0, 999.0], [0.0, 1.0]]])             # (B=1, n=2, vocab=2)
+    loss, grad = training.cross_entropy_unchecked(logits, np.array([[0, 1]]))
+    assert loss == pytest.approx(np.log1p(np.exp(-1.0)))
+    p = 1 / (1 + np.e)                                             # the softmax weight of the other token
+    np.testing.assert_allclose(grad, [[[-p / 2, p / 2], [p / 2, -p / 2]]])   # (softmax - one_hot) / 2 places
