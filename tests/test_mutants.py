@@ -309,3 +309,14 @@ def test_cross_entropy_by_hand_on_far_apart_rows():
     assert loss == pytest.approx(np.log1p(np.exp(-1.0)))
     p = 1 / (1 + np.e)                                             # the softmax weight of the other token
     np.testing.assert_allclose(grad, [[[-p / 2, p / 2], [p / 2, -p / 2]]])   # (softmax - one_hot) / 2 places
+
+
+def test_decoder_step_switches_each_mask_off():
+    from attention_lab.examples import translation
+    ex = translation()
+    n = len(ex.X_enc)
+    assert ex.enc_length < n                        # the example has padding to switch off
+    on = masks.decoder_step(ex)
+    assert (np.triu(on.self_weights, 1) == 0).all() and (on.cross_weights[:, ex.enc_length:] == 0).all()
+    off = masks.decoder_step(ex, causal=False, padding=False)
+    assert (off.self_weights > 0).all() and (off.cross_weights > 0).all()   # softmax weights, nothing masked
