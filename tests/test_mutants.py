@@ -320,3 +320,40 @@ def test_decoder_step_switches_each_mask_off():
     assert (np.triu(on.self_weights, 1) == 0).all() and (on.cross_weights[:, ex.enc_length:] == 0).all()
     off = masks.decoder_step(ex, causal=False, padding=False)
     assert (off.self_weights > 0).all() and (off.cross_weights > 0).all()   # softmax weights, nothing masked
+
+
+def test_attention_backward_uses_the_scale_it_is_given():
+    rng = np.random.default_rng(7)
+    Q, K, V, dY = rng.standard_normal((3, 2)), rng.standard_normal((4, 2)), rng.standard_normal((4, 2)), \
+        rng.standard_normal((3, 2))
+
+    def loss(Q_, K_, V_, scale=3.0):                 # L = Σ dY ⊙ softmax(scale Q Kᵀ) V, written out
+        s = scale * Q_ @ K_.T
+        w = np.exp(s - s.max(axis=1, keepdims=True))
+        return float(((w / w.sum(axis=1, keepdims=True)) @ V_ * dY).sum())
+
+    dQ, dK, dV = training.attention_backward(Q, K, V, dY, scale=3.0)
+    np.testing.assert_allclose(dQ, training.numerical_gradient(lambda q: loss(q, K, V), Q), atol=1e-6)
+    np.testing.assert_allclose(dK, training.numerical_gradient(lambda k: loss(Q, k, V), K), atol=1e-6)
+    np.testing.assert_allclose(dV, training.numerical_gradient(lambda v: loss(Q, K, v), V), atol=1e-6)
+
+
+def test_model_config_vocab_needs_two_tokens():
+    with pytest.raises(ValueError, match=r"^ModelConfig\.vocab is 1: expected a whole number >= 2"):
+        training.init_params(training.ModelConfig(vocab=1))
+    assert training.init_params(training.ModelConfig(vocab=2))["E"].shape == (2, 32)   # 2 tokens, d = 32
+
+
+def test_a_sequence_longer_than_the_model_is_refused_by_name():
+    cfg = training.ModelConfig()                     # n = 8
+    p = training.init_params(cfg)
+    with pytest.raises(ValueError, match=r"^ids has shape \(1, 9\): expected \(B, n\) with 1 <= n <= 8$"):
+        training.predict(p, np.zeros((1, 9), int), cfg)
+
+
+def test_generate_fills_the_circle_of_12_positions():
+    from attention_lab.examples import pattern_decoder
+    tokens, _ = decoding.generate(pattern_decoder(), ["a", "b"], 10)    # 2 + 10 = 12: exactly room
+    assert len(tokens) == 12
+    with pytest.raises(ValueError, match=r"= 13: this decoder's circle of positions has room for at most 12"):
+        decoding.generate(pattern_decoder(), ["a", "b"], 11)
