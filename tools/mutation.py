@@ -1,0 +1,114 @@
+"""Mutation testing of the lesson kernels and the judges, a contributor tool (not run in CI).
+
+    pip install -e ".[mutation]"            # once: mutmut, pinned in pyproject.toml
+    python tools/mutation.py                # every mutant, then the table below
+    python tools/mutation.py --survivors    # re-test only the survivors (after adding a test)
+    python tools/mutation.py --report       # the table of the last run, running nothing
+
+mutmut (configured in pyproject.toml's [tool.mutmut]) copies the package to mutants/, plants one
+small bug at a time (a changed operator, constant, argument...) and runs the quick lane (the fast
+unit tests named there, one process, no nbval, no browser) on it. A mutant is *killed* when a test
+fails, *survived* when every test still passes. This script installs nothing; it runs mutmut over
+the modules below and prints killed / survived / timeout / total and the kill rate per module.
+Inspect a survivor with `mutmut show <name>`; see docs/mutation-testing.md.
+"""
+
+import argparse
+import fnmatch
+import json
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = "attention_lab"
+
+# The judging helpers of exercises.py (the rest of that file is exercise data and lesson-specific judges).
+JUDGES = ("_as_numbers", "_run", "_same", "_hinted", "_outcome", "_judge_fix", "check")
+
+# module -> mutmut name patterns (mutmut names a mutant `attention_lab.<module>.x_<function>__mutmut_<n>`,
+# or `...xǁ<Class>ǁ<method>__mutmut_<n>` for a method).
+TARGETS = {
+    "loop": ["attention_lab.loop.*"],
+    "matrix": ["attention_lab.matrix.*"],
+    "heads": ["attention_lab.heads.*"],
+    "masks": ["attention_lab.masks.*"],
+    "positions": ["attention_lab.positions.*"],
+    "decoding": ["attention_lab.decoding.*"],
+    "training": ["attention_lab.training.*"],
+    "checks": ["attention_lab.checks.*"],
+    "exercises (judges)": [f"attention_lab.exercises.x_{name}__mutmut_*" for name in JUDGES],
+}
+
+# mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
+STATUS = {1: "killed", 3: "killed", 0: "survived", 36: "timeout", 24: "timeout", -24: "timeout",
+          152: "timeout", 255: "timeout", 33: "no tests", 5: "no tests", None: "not checked"}
+
+
+def results() -> dict[str, dict[str, str]]:
+    """{module: {mutant name: status}} from mutmut's files in mutants/."""
+    found = {module: {} for module in TARGETS}
+    for meta in (ROOT / "mutants" / "src" / PACKAGE).glob("*.py.meta"):
+        codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+        for name, code in codes.items():
+            for module, patterns in TARGETS.items():
+                if any(fnmatch.fnmatchcase(name, p) for p in patterns):
+                    found[module][name] = STATUS.get(code, "other")
+    return found
+
+
+def report(found: dict[str, dict[str, str]]) -> list[str]:
+    """Print the table; return the survivors' names."""
+    columns = ("killed", "timeout", "survived", "other")
+    print(f"\n{'module':<20}" + "".join(f"{c:>10}" for c in (*columns, "total")) + f"{'caught':>9}")
+    overall = Counter()
+    for module, statuses in found.items():
+        count = Counter(s if s in columns[:3] else "other" for s in statuses.values())
+        overall += count
+        total = len(statuses)
+        rate = f"{(count['killed'] + count['timeout']) / total:.1%}" if total else "-"
+        print(f"{module:<20}" + "".join(f"{count[c]:>10}" for c in columns) + f"{total:>10}{rate:>9}")
+    total = sum(overall.values())
+    rate = f"{(overall['killed'] + overall['timeout']) / total:.1%}" if total else "-"
+    print(f"{'all':<20}" + "".join(f"{overall[c]:>10}" for c in columns) + f"{total:>10}{rate:>9}")
+    print("caught = (killed + timeout) / total; 'other' = not checked, no tests or suspicious.")
+    survivors = sorted(n for statuses in found.values() for n, s in statuses.items() if s == "survived")
+    if survivors:
+        print(f"\n{len(survivors)} survivors (`mutmut show <name>` prints the change):")
+        print("\n".join(f"  {n}" for n in survivors))
+    return survivors
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--survivors", action="store_true", help="re-test only the last run's survivors")
+    parser.add_argument("--report", action="store_true", help="print the last run's table, run nothing")
+    parser.add_argument("--max-children", type=int, default=None, help="parallel workers (default: cores)")
+    args = parser.parse_args(argv)
+    try:
+        import mutmut  # noqa: F401  (only to say how to get it)
+    except ImportError:
+        print('mutmut is not installed: pip install -e ".[mutation]"', file=sys.stderr)
+        return 2
+    if not args.report:
+        if args.survivors:
+            names = report(results())
+            if not names:
+                print("no survivors to re-test")
+                return 0
+        else:
+            names = [p for patterns in TARGETS.values() for p in patterns]
+        command = [sys.executable, "-m", "mutmut", "run", *names]
+        if args.max_children:
+            command[4:4] = ["--max-children", str(args.max_children)]
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=ROOT)
+        print(f"\nmutmut ran for {time.perf_counter() - start:.0f} s (exit code {done.returncode})")
+    report(results())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
