@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import attention_lab as al
-from attention_lab import checks, decoding, exercises, heads, masks, positions, training
+from attention_lab import checks, decoding, heads, judging, masks, positions, training
 
 # ---------------------------------------------------------------- each check names its argument
 
@@ -83,7 +83,7 @@ def test_numerical_gradient_of_a_square_by_hand():
 def test_task_batch_draws_token_zero_too():
     cfg = training.ModelConfig()
     ids, _ = training.task_batch(np.random.default_rng(1), 64, cfg)
-    assert set(np.unique(ids)) == set(range(cfg.vocab))
+    assert set(np.unique(ids)) == set(range(cfg.vocab_size))
 
 
 def test_decoding_cost_counts_tokens_from_one():
@@ -165,7 +165,7 @@ def test_differences_by_hand():
     assert checks.differences(np.array(np.inf), np.array(0.0)) == "1 of its 1 numbers are nan or inf"
 
 
-# ---------------------------------------------------------------- the debug judge (exercises.judge_fix)
+# ---------------------------------------------------------------- the debug judge (judging.judge_fix)
 
 RNG = np.random.default_rng(2026)
 SCORES = (RNG.standard_normal(4), RNG.standard_normal(3))      # two fresh inputs of different lengths
@@ -188,7 +188,7 @@ def loose(a, b):
 def judge(**how):
     wrong = {"no exp": lambda s: s / s.sum(), "halved": halved, "crashes": lambda s: s[10],
              "shifted": (lambda s: by_logsumexp(s) + 1.0, loose)}
-    return exercises.judge_fix(by_logsumexp, wrong, [(s,) for s in SCORES], "a softmax.", **how)
+    return judging.judge_fix(by_logsumexp, wrong, [(s,) for s in SCORES], "a softmax.", **how)
 
 
 def test_judge_fix_accepts_a_right_fix():
@@ -259,7 +259,7 @@ def test_each_baseline_names_its_bad_argument(call, message):
     (lambda: training.commonest_other_baseline(I2, np.array([[0, 1, 1]])),
      r"expected two arrays of token ids \(whole numbers >= 0\) of one shape \(B, n\)$"),
     (lambda: training.commonest_of_others(np.array([[1]])), r"of shape \(B, n\) with n >= 2$"),
-    (lambda: training.commonest_of_others(np.array([[0, 3]]), vocab=3), r"^vocab is 3"),
+    (lambda: training.commonest_of_others(np.array([[0, 3]]), vocab_size=3), r"^vocab_size is 3"),
 ])
 def test_each_baseline_says_which_shapes_it_expects(call, message):
     with pytest.raises(ValueError, match=message):
@@ -338,10 +338,10 @@ def test_attention_backward_uses_the_scale_it_is_given():
     np.testing.assert_allclose(dV, training.numerical_gradient(lambda v: loss(Q, K, v), V), atol=1e-6)
 
 
-def test_model_config_vocab_needs_two_tokens():
-    with pytest.raises(ValueError, match=r"^ModelConfig\.vocab is 1: expected a whole number >= 2"):
-        training.init_params(training.ModelConfig(vocab=1))
-    assert training.init_params(training.ModelConfig(vocab=2))["E"].shape == (2, 32)   # 2 tokens, d = 32
+def test_model_config_vocab_size_needs_two_tokens():
+    with pytest.raises(ValueError, match=r"^ModelConfig\.vocab_size is 1: expected a whole number >= 2"):
+        training.init_params(training.ModelConfig(vocab_size=1))
+    assert training.init_params(training.ModelConfig(vocab_size=2))["E"].shape == (2, 32)   # 2 tokens, d = 32
 
 
 def test_a_sequence_longer_than_the_model_is_refused_by_name():

@@ -25,9 +25,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "attention_lab"
 
-# The judging helpers of exercises.py (the rest of that file is exercise data and lesson-specific judges).
-JUDGES = ("_as_numbers", "_run", "_same", "_hinted", "_outcome", "_judge_fix", "check")
-
 # module -> mutmut name patterns (mutmut names a mutant `attention_lab.<module>.x_<function>__mutmut_<n>`,
 # or `...xǁ<Class>ǁ<method>__mutmut_<n>` for a method).
 TARGETS = {
@@ -39,7 +36,8 @@ TARGETS = {
     "decoding": ["attention_lab.decoding.*"],
     "training": ["attention_lab.training.*"],
     "checks": ["attention_lab.checks.*"],
-    "exercises (judges)": [f"attention_lab.exercises.x_{name}__mutmut_*" for name in JUDGES],
+    # the judges' shared tools, and the registry's check (the exercise files are data and their own judges)
+    "judging": ["attention_lab.judging.*", "attention_lab.exercises.x_check__mutmut_*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
