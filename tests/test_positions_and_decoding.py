@@ -223,3 +223,25 @@ def test_position_explorer_counts_places_from_0():
     assert [p.row_labels for p in e.panels] == [["pos 0", "pos 1", "pos 2"]] * 3
     assert e.sliders["swap"].description == "swap words 0 and 2"
     assert "positions 0..2" in e.summary() and "row 1 (chase)" in e.summary()
+
+
+def test_embed_rows_by_hand():
+    """'b a' on the 16-step circle: the one-hot token, then (cos, sin) of 0 and of 2π/16."""
+    dec = al.pattern_decoder()
+    step = 2 * np.pi / 16
+    expected = np.array([[0, 1, 0, 0, 1.0, 0.0],
+                         [1, 0, 0, 0, np.cos(step), np.sin(step)]])
+    np.testing.assert_allclose(al.embed(dec, ["b", "a"]), expected, rtol=0, atol=1e-15)
+
+
+def test_generate_weights_are_each_steps_softmax_over_the_tokens_so_far():
+    """Step t's weights, recomputed without the cache from the tokens written: softmax over keys 0..t of
+    (x_t W_q) · (x_j W_k), scale 1; one step per token read (the last new token is never read back)."""
+    dec = al.pattern_decoder()
+    tokens, weights = al.generate(dec, ["a", "b", "c"], 4)
+    assert len(tokens) == 7 and len(weights) == 6
+    X = al.embed(dec, tokens)                                   # (7, 6)
+    for t, w in enumerate(weights):
+        s = X[: t + 1] @ dec.W_k @ (X[t] @ dec.W_q)             # (t + 1,) scores, unscaled
+        e = np.exp(s - s.max())
+        np.testing.assert_allclose(w, e / e.sum(), rtol=1e-12, atol=1e-15, err_msg=f"step {t}")

@@ -288,3 +288,18 @@ def test_bad_input_is_refused_with_a_message(call, error, fragment):
     with pytest.raises(error) as info:
         call()
     assert fragment in str(info.value)
+
+
+def test_gradients_of_sequences_shorter_than_the_position_table():
+    """3 tokens with a table of n = 5 positions (d = 4): only P's first 3 rows get a gradient, as by
+    finite differences (a slice by d instead of by the sequence's length gives other rows)."""
+    cfg = al.ModelConfig(vocab_size=5, n=5, d=4, n_heads=2)
+    p = random_params(cfg, 2)
+    ids = np.random.default_rng(4).integers(0, 5, size=(2, 3))
+    targets = ids[:, ::-1]
+    _, grads = al.loss_and_grads(p, ids, targets, cfg)
+    for name in ("P", "W_q", "E"):
+        numeric = al.numerical_gradient(lambda w, name=name: al.loss_of(p | {name: w}, ids, targets, cfg),
+                                        p[name])
+        assert al.relative_error(grads[name], numeric) <= 1e-6, name
+    assert grads["P"][:3].any() and not grads["P"][3:].any()
