@@ -245,3 +245,9 @@ def test_generate_weights_are_each_steps_softmax_over_the_tokens_so_far():
         s = X[: t + 1] @ dec.W_k @ (X[t] @ dec.W_q)             # (t + 1,) scores, unscaled
         e = np.exp(s - s.max())
         np.testing.assert_allclose(w, e / e.sum(), rtol=1e-12, atol=1e-15, err_msg=f"step {t}")
+
+
+def test_generate_with_nothing_new_reads_the_whole_prompt():
+    """n_new = 0: every prompt token is read, one step each (step t sees t + 1 tokens)."""
+    tokens, weights = al.generate(al.pattern_decoder(), ["a", "b", "c"], 0)
+    assert tokens == ["a", "b", "c"] and [len(w) for w in weights] == [1, 2, 3]
