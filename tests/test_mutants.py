@@ -357,3 +357,42 @@ def test_generate_fills_the_circle_of_12_positions():
     assert len(tokens) == 12
     with pytest.raises(ValueError, match=r"= 13: this decoder's circle of positions has room for at most 12"):
         decoding.generate(pattern_decoder(), ["a", "b"], 11)
+
+
+# ---------------------------------------------------------------- survivors of the final run (see docs)
+def test_a_weight_of_the_wrong_shape_names_the_config():
+    cfg = al.ModelConfig(vocab_size=5, n=4, d=4, n_heads=2)
+    p = al.init_params(cfg) | {"W_q": np.zeros((4, 3))}
+    with pytest.raises(ValueError, match=r"^W_q has shape \(4, 3\): expected \(4, 4\) for ModelConfig\("):
+        al.loss_and_grads(p, np.zeros((1, 4), int), np.zeros((1, 4), int), cfg)
+
+
+def test_bad_targets_are_called_targets():
+    cfg = al.ModelConfig(vocab_size=5, n=4, d=4, n_heads=2)
+    with pytest.raises(TypeError, match=r"^targets must be whole numbers"):
+        al.loss_and_grads(al.init_params(cfg), np.zeros((1, 4), int), np.zeros((1, 4)), cfg)
+
+
+def test_generate_names_n_new():
+    with pytest.raises(ValueError, match=r"^n_new is -1"):
+        al.generate(al.pattern_decoder(), ["a"], -1)
+
+
+def test_predict_without_attention_has_no_heads_of_weights():
+    cfg = al.ModelConfig(vocab_size=5, n=4, d=4, attention=False, task="copy")
+    said, weights = al.predict(al.init_params(cfg), np.zeros((3, 4), int), cfg)
+    assert said.shape == (3, 4) and isinstance(weights, np.ndarray) and weights.shape == (3, 0, 4, 4)
+
+
+def test_the_judges_name_the_type_they_got():
+    assert judging.run_student(3).endswith("got int.")
+    assert judging.as_numbers("three", (2,), "a row").endswith("got str.")
+
+
+def test_judge_fix_says_where_the_numbers_differ():
+    """One entry off by 1 on the first input: 'exp(s - max) / sum', with 1 added to entry 0, by hand."""
+    def off_by_one(s):
+        e = np.exp(s - s.max())
+        return e / e.sum() + (np.arange(len(s)) == 0)
+    message = judge()(off_by_one)
+    assert f"1 of its {len(SCORES[0])} numbers differ, the largest by 1 at index [0]: a softmax." in message
