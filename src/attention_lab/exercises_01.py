@@ -6,7 +6,7 @@ import numpy as np
 
 from .checks import Choice, Exercise, Trial
 from .examples import cats_chase_mice
-from .judging import judge_fix
+from .judging import as_numbers, judge_fix
 from .matrix import default_scale, softmax, softmax_unchecked
 
 # fresh sentences for 01.3 (features: noun, verb, animal, small): in each, the last word is the only
@@ -36,15 +36,9 @@ def _design_01():
         return int(np.flatnonzero((X_ == [0, 0, 0, 1]).all(axis=1))[0])
 
     def judge(answer):
-        try:
-            W = np.array(answer, dtype=float)
-        except (TypeError, ValueError):
-            return f"expected a 4 × 4 matrix of numbers, got {type(answer).__name__}."
-        if W.shape != (4, 4):
-            return (f"expected a 4 × 4 matrix (rows: features of x, columns: what the query "
-                    f"asks for), got shape {W.shape}.")
-        if not np.isfinite(W).all():
-            return "your W_q has the right shape (4, 4), but contains NaN or inf: use finite numbers."
+        W = as_numbers(answer, (4, 4), "W_q (rows: features of x, columns: what the query asks for)")
+        if isinstance(W, str):
+            return W
         if np.array_equal(W, ex.W_q):
             return "lesson's W_q"
         w = weights(W)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .checks import Choice, Exercise, Trial
-from .judging import SHORTCUTS, judge_fix
+from .judging import SHORTCUTS, as_numbers, judge_fix
 from .matrix import softmax_unchecked
 
 # ---------------------------------------------------------------- 07.2 · design a QK circuit for induction
@@ -74,16 +74,9 @@ def _design_07():
         return np.array(got)
 
     def judge(answer):
-        try:
-            M = np.array(answer, dtype=float)
-        except (TypeError, ValueError):
-            return f"expected a {2 * V72} × {2 * V72} matrix of numbers, got {type(answer).__name__}."
-        if M.shape != (2 * V72, 2 * V72):
-            return (f"expected a {2 * V72} × {2 * V72} matrix (rows: the query's stream, columns: "
-                    f"the key's stream), got shape {M.shape}.")
-        if not np.isfinite(M).all():
-            return (f"your matrix has the right shape {M.shape}, but {int((~np.isfinite(M)).sum())} of its "
-                    "entries are NaN or inf: every entry must be a finite number.")
+        M = as_numbers(answer, (2 * V72, 2 * V72), "M (rows: the query's stream, columns: the key's stream)")
+        if isinstance(M, str):
+            return M
         got = targets(M)
         if (got[:, 0] >= 0.9).all():
             return None

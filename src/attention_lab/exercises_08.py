@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .checks import Choice, Exercise, Trial, differences
-from .judging import run_student
+from .judging import as_numbers, run_student
 from .matrix import default_scale, softmax_unchecked
 from .positions import rope
 
@@ -35,15 +35,9 @@ def _design_08():
     right = np.array([[4.0, 0.0, 0.0, 0.0], [4 * np.cos(1.0), 4 * np.sin(1.0), 0.0, 0.0]])
 
     def judge(answer):
-        try:
-            pair = np.array(answer, dtype=float)
-        except (TypeError, ValueError):
-            return f"expected a (2, 4) array: row 0 the query, row 1 the key; got {type(answer).__name__}."
-        if pair.shape != (2, 4):
-            return f"expected a (2, 4) array: row 0 the query, row 1 the key; got shape {pair.shape}."
-        if not np.isfinite(pair).all():
-            return (f"your array has the right shape (2, 4), but {int((~np.isfinite(pair)).sum())} of its "
-                    "entries are NaN or inf: every entry must be a finite number.")
+        pair = as_numbers(answer, (2, 4), "pair (row 0 the query, row 1 the key)")
+        if isinstance(pair, str):
+            return pair
         w = rope_weights(pair)
         if (w[:, 1] >= 0.8).all():
             return None
