@@ -141,7 +141,7 @@ def _block(X, p, causal):
     mask = causal_mask_unchecked(n) if causal else None
     H = _layer_norm(X)                                                     # (n, d)
     attn, weights = multi_head_unchecked(H, H, p.W_q, p.W_k, p.W_v, p.W_O, p.n_heads, mask,
-                                default_scale(X.shape[1] // p.n_heads))   # (n, d), (h, n, n)
+                                         default_scale(X.shape[1] // p.n_heads))   # (n, d), (h, n, n)
     Z = X + attn                                                           # residual 1
     return Z + _feed_forward(_layer_norm(Z), p.W_1, p.W_2), weights        # residual 2: (n, d)
 

@@ -139,7 +139,7 @@ def stream_backward(skip1=True, skip2=True, transpose_A=True, transpose_W=True, 
 
 def _causal_weights(rng, n):
     S = np.where(np.tril(np.ones((n, n), dtype=bool)), rng.standard_normal((n, n)), -np.inf)
-    return softmax_unchecked(S)                                     # (n, n) causal weights
+    return softmax_unchecked(S)  # (n, n) causal weights
 
 
 def _debug_07():

@@ -278,9 +278,9 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
         p = int(values["shift"]) + np.arange(n)                        # (n,) positions
         none = self_attention_unchecked(Xo, W_q, W_k, W_v, None, scale)[1]
         added = self_attention_unchecked(Xo + values["strength"] * sinusoidal_unchecked(p, X.shape[1], base),
-                                W_q, W_k, W_v, None, scale)[1]
+                                         W_q, W_k, W_v, None, scale)[1]
         Q, K = rope_unchecked(Xo @ W_q, p, base), rope_unchecked(Xo @ W_k, p, base)   # (n, d_k) each, rotated
-        rotary = attention_unchecked(Q, K, Xo @ W_v, None, scale)[1]         # (n, n) the same kernel
+        rotary = attention_unchecked(Q, K, Xo @ W_v, None, scale)[1]  # (n, n) the same kernel
         return {"none": none, "added": added, "rope": rotary, "words": [tokens[i] for i in order],
                 "p": p}
 

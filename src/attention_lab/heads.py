@@ -57,7 +57,7 @@ def multi_head_parts(Xq, Xc, W_q, W_k, W_v, W_O, n_heads, mask, scale) -> MultiH
     """The four steps of lesson 03 on trusted arrays, keeping every part (inner API: no checks)."""
     Q, K, V = Xq @ W_q, Xc @ W_k, Xc @ W_v               # (m, d_model), (n, d_model), (n, d_model)
     Qh, Kh, Vh = (split_heads_unchecked(M, n_heads) for M in (Q, K, V))   # 1. split: (h, m, d_k), (h, n, d_k)
-    heads, weights = attention_unchecked(Qh, Kh, Vh, mask, scale)    # 2. attend: (h, m, d_k), (h, m, n)
+    heads, weights = attention_unchecked(Qh, Kh, Vh, mask, scale)  # 2. attend: (h, m, d_k), (h, m, n)
     concat = concat_heads_unchecked(heads)                        # 3. concat:  (m, d_model)
     return MultiHeadParts(Q, K, V, heads, weights, concat, concat @ W_O)   # 4. project: (m, d_model)
 

@@ -101,14 +101,14 @@ def forward_unchecked(p, ids, cfg, knock=(), keys_from_tokens=False):
     X, layers = X0, []
     for layer in range(1, cfg.n_layers + 1):
         Xk = X0 if keys_from_tokens and layer > 1 else X
-        Q = split_heads_unchecked(X @ p[f"W_q{layer}"], h)                           # (B, h, n, d_k)
-        K = split_heads_unchecked(Xk @ p[f"W_k{layer}"], h)                          # (B, h, n, d_k)
-        V = split_heads_unchecked(X @ p[f"W_v{layer}"], h)                           # (B, h, n, d_k)
+        Q = split_heads_unchecked(X @ p[f"W_q{layer}"], h)            # (B, h, n, d_k)
+        K = split_heads_unchecked(Xk @ p[f"W_k{layer}"], h)           # (B, h, n, d_k)
+        V = split_heads_unchecked(X @ p[f"W_v{layer}"], h)            # (B, h, n, d_k)
         Y, A = attention_unchecked(Q, K, V, mask, cfg.scale)          # (B, h, n, d_k), (B, h, n, n)
         for kl, kh in knock:
             if kl == layer:
                 Y[:, kh] = 0.0
-        C = concat_heads_unchecked(Y)                                                # (B, n, d)
+        C = concat_heads_unchecked(Y)                                 # (B, n, d)
         layers.append({"X": X, "Xk": Xk, "Q": Q, "K": K, "V": V, "A": A, "C": C})
         X = X + C @ p[f"W_O{layer}"]                                  # (B, n, d) the residual stream
     return X @ p["W_u"], {"ids": ids, "layers": layers, "X_out": X}
@@ -143,7 +143,7 @@ def backward_unchecked(p, c, dlogits, cfg):
     for layer in range(cfg.n_layers, 0, -1):
         L = c["layers"][layer - 1]
         g[f"W_O{layer}"] = _wgrad(L["C"], dX)                # (d, d)
-        dY = split_heads_unchecked(dX @ p[f"W_O{layer}"].T, cfg.n_heads)             # (B, h, n, d_k)
+        dY = split_heads_unchecked(dX @ p[f"W_O{layer}"].T, cfg.n_heads)  # (B, h, n, d_k)
         A = L["A"]
         dA = dY @ np.swapaxes(L["V"], -1, -2)                         # (B, h, n, n)
         dV = np.swapaxes(A, -1, -2) @ dY                              # (B, h, n, d_k)

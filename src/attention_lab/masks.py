@@ -60,11 +60,11 @@ def decoder_step_unchecked(ex: Translation, causal: bool, padding: bool) -> Deco
     """Masked self-attention (with its residual), then cross-attention, on a trusted example."""
     m, n = len(ex.X_dec), len(ex.X_enc)
     z, w_self = self_attention_unchecked(ex.X_dec, ex.self_W_q, ex.self_W_k, ex.self_W_v,
-                                causal_mask_unchecked(m) if causal else None)          # (m, d), (m, m)
+                                         causal_mask_unchecked(m) if causal else None)  # (m, d), (m, m)
     Z = ex.X_dec + z                                     # residual: each word keeps its own meaning
-    keys = padding_mask_unchecked([ex.enc_length], n) if padding else None     # (1, n): same for all rows
+    keys = padding_mask_unchecked([ex.enc_length], n) if padding else None  # (1, n): same for all rows
     out, w_cross = cross_attention_unchecked(Z, ex.X_enc, ex.cross_W_q, ex.cross_W_k, ex.cross_W_v, keys,
-                                    default_scale(ex.cross_W_q.shape[1]))  # (m, d_v), (m, n)
+                                             default_scale(ex.cross_W_q.shape[1]))  # (m, d_v), (m, n)
     return DecoderStep(w_self, Z, w_cross, out)
 
 

@@ -74,7 +74,7 @@ def plot_flow(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, toke
     scale = as_scale(scale, W_q.shape[1])
     Q, K, V = project_unchecked(X, X, W_q, W_k, W_v)                      # (n, d_k), (n, d_k), (n, d_v)
     S = attention_scores(Q, K, scale)                                     # (n, n) drawn before softmax
-    Y, A = attention_unchecked(Q, K, V, None, scale)                               # (n, d_v), (n, n)
+    Y, A = attention_unchecked(Q, K, V, None, scale)                      # (n, d_v), (n, n)
     cols = [str(c + 1) for c in range(W_q.shape[1])]
     vcols = list(features) if W_v.shape[1] == len(features) else [str(c + 1) for c in range(W_v.shape[1])]
     panels = [(X, "input", "X (tokens)", list(features)), (Q, "query", "Q = X W_q", cols),
@@ -130,7 +130,7 @@ def plot_shapes(Q: ArrayLike, K: ArrayLike, V: ArrayLike, scale: float | None = 
     """QKᵀ and AV as blocks whose sizes are the arrays' shapes (one square per number)."""
     Q, K, V, _, scale = attention_inputs(Q, K, V, None, scale)
     Q = one_sequence(Q, "plot_shapes")
-    Y, A = attention_unchecked(Q, K, V, None, scale)                              # (m, d_v), (m, n)
+    Y, A = attention_unchecked(Q, K, V, None, scale)  # (m, d_v), (m, n)
     rows = [[(Q, "query", "Q"), "@", (K.T, "key", "Kᵀ"), "=", (Q @ K.T, "scores", "scores Q Kᵀ")],
             [(A, "weights", "A = softmax(scores·scale)"), "@", (V, "value", "V"), "=",
              (Y, "value", "Y = A V")]]

@@ -23,7 +23,7 @@ def sinusoidal_positions(n: int, d: int, base: float = 10000.0) -> np.ndarray:
     """(n, d): row p holds sin(p w_i), cos(p w_i) in components 2i, 2i+1, with w_i = base^(-2i/d)."""
     n, d = as_count(n, "n (number of positions)"), as_count(d, "d (width)")
     return sinusoidal_unchecked(np.arange(n), even_width(d, "the position encoding"),
-                       as_positive(base, "base", "10000.0"))
+                                as_positive(base, "base", "10000.0"))
 
 
 def add_positions(X: ArrayLike, table: ArrayLike) -> np.ndarray:

@@ -63,7 +63,7 @@ def attention_backward_unchecked(Q, K, V, A, dY, scale):
     """Gradients of Y = softmax(scale Q Kᵀ) V with respect to Q, K and V, given dL/dY."""
     dA = dY @ np.swapaxes(V, -1, -2)                 # (..., m, n)   Y = A V  ->  dA = dY Vᵀ
     dV = np.swapaxes(A, -1, -2) @ dY                 # (..., n, d_v)             dV = Aᵀ dY
-    dS = scale * softmax_backward_unchecked(A, dA)            # (..., m, n)   through softmax and the scale
+    dS = scale * softmax_backward_unchecked(A, dA)   # (..., m, n)   through softmax and the scale
     return dS @ K, np.swapaxes(dS, -1, -2) @ Q, dV   # dQ (..., m, d_k), dK (..., n, d_k), dV
 
 
@@ -152,11 +152,11 @@ def forward_unchecked(p, ids, cfg):
     H = X
     if cfg.attention:
         h = cfg.n_heads
-        Q = split_heads_unchecked(X @ p["W_q"], h)                           # (B, h, n, d_k)
-        K = split_heads_unchecked(X @ p["W_k"], h)                           # (B, h, n, d_k)
-        V = split_heads_unchecked(X @ p["W_v"], h)                           # (B, h, n, d_k)
-        Y, A = attention_unchecked(Q, K, V, None, cfg.scale)                 # (B, h, n, d_k), (B, h, n, n)
-        C = concat_heads_unchecked(Y)                                        # (B, n, d)
+        Q = split_heads_unchecked(X @ p["W_q"], h)                  # (B, h, n, d_k)
+        K = split_heads_unchecked(X @ p["W_k"], h)                  # (B, h, n, d_k)
+        V = split_heads_unchecked(X @ p["W_v"], h)                  # (B, h, n, d_k)
+        Y, A = attention_unchecked(Q, K, V, None, cfg.scale)        # (B, h, n, d_k), (B, h, n, n)
+        C = concat_heads_unchecked(Y)                               # (B, n, d)
         H = X + C @ p["W_O"]                                        # (B, n, d) residual
         c |= {"Q": Q, "K": K, "V": V, "A": A, "C": C}
     c["H"] = H
@@ -186,7 +186,7 @@ def backward_unchecked(p, c, dlogits, cfg):
         g[name] = np.zeros_like(p[name])
     if cfg.attention:
         g["W_O"] = _flat(c["C"]).T @ _flat(dH)                      # (d, d)
-        dY = split_heads_unchecked(dH @ p["W_O"].T, cfg.n_heads)             # (B, h, n, d_k)
+        dY = split_heads_unchecked(dH @ p["W_O"].T, cfg.n_heads)    # (B, h, n, d_k)
         dQ, dK, dV = attention_backward_unchecked(c["Q"], c["K"], c["V"], c["A"], dY, cfg.scale)
         dQ, dK, dV = (concat_heads_unchecked(M) for M in (dQ, dK, dV))   # (B, n, d) each
         X = _flat(c["X"])
@@ -297,9 +297,9 @@ def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003
         if t == steps:
             break
         ids, targets = task_batch(rng, batch, cfg)
-        logits, c = forward_unchecked(p, ids, cfg)                  # forward
+        logits, c = forward_unchecked(p, ids, cfg)             # forward
         run.losses[t], dlogits = cross_entropy_unchecked(logits, targets)
-        g = backward_unchecked(p, c, dlogits, cfg)                  # backward, by hand
+        g = backward_unchecked(p, c, dlogits, cfg)             # backward, by hand
         adam_step(p, g, state, t + 1, lr)                      # update
     return run
 

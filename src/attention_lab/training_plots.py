@@ -21,7 +21,7 @@ def plot_model_flow(params: dict, cfg: ModelConfig, ids: ArrayLike, title: str =
     cfg, params, ids, _ = batch_inputs(cfg, params, ids, None)
     ids = one_sequence_with_attention(ids, cfg.attention)
     logits, c = forward_unchecked(params, ids, cfg)
-    probs = softmax_unchecked(logits[0])                                             # (n, vocab)
+    probs = softmax_unchecked(logits[0])  # (n, vocab)
     words, d = [str(t) for t in ids[0]], cfg.d
     dims = [str(j) if j % 8 == 0 else "" for j in range(d)]
     panels = [(c["X"][0], "input", "X = E[token] + P", dims, d / 3),
