@@ -21,7 +21,7 @@ from .exercises_09 import lesson09
 
 EXERCISES = {e.key: e for e in (*lesson00(), *lesson01(), *lesson02(), *lesson03(), *lesson04(),
                                 *lesson05(), *lesson06(), *lesson09(), *lesson07(), *lesson08())}
-"""Every exercise by its key ('01.2'), lessons 00-06 and 09, then 07 and 08 (the order of old)."""
+"""Every exercise by its key ('01.2'): lessons 00-06 and 09, then 07 and 08 (the order they were written)."""
 
 
 def check(key: str, answer: object) -> None:
