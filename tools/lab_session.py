@@ -151,11 +151,24 @@ def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 120,
         try:
             page.wait_for_function(done, timeout=timeout_s * 1000)
             break
-        except PlaywrightTimeout:
+        except PlaywrightTimeout as stuck:
             if attempt:
                 raise
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / f"{notebook.removesuffix('.ipynb')}-stuck.png"))
+            # Once (offline CI, JupyterLab 4.4.10, lesson 05) the cells stayed queued while the kernel
+            # showed idle: their requests never reached it, and a second Run All queued behind them.
+            # Restart the kernel (no dialog), which drops that queue, before running all again.
+            page.evaluate("""() => { window.__al_restarted = null;
+                window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart().then(
+                    () => { window.__al_restarted = 'ok'; },
+                    e => { window.__al_restarted = 'failed: ' + e; }); }""")
+            page.wait_for_function("() => window.__al_restarted !== null && window.jupyterapp.shell"
+                                   ".currentWidget.sessionContext.session.kernel.status === 'idle'",
+                                   timeout=timeout_s * 1000)
+            restarted = page.evaluate("() => window.__al_restarted")
+            if restarted != "ok":
+                raise RuntimeError(f"the stuck kernel could not be restarted: {restarted}") from stuck
     # the command's own verdict, if it has come (all cells ran; a pending promise is not a failure)
     _wait_quietly(page, "() => window.__al_ran !== null", None, timeout_ms=5_000)
     ran = page.evaluate("() => window.__al_ran")
