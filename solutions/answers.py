@@ -33,9 +33,10 @@ def answer_00_3():
 # 01 · one output by hand
 def answer_01_1():
     X = al.cats_chase_mice().X
-    scores = [X[2] @ X[j] for j in range(len(X))]          # x_3 . x_j
+    scores = [X[2] @ X[j] for j in range(len(X))]          # x_3 . x_j: 0, 0, 1, 1 (small ties with mice)
     exps = [np.exp(s - max(scores)) for s in scores]
-    return [e / sum(exps) for e in exps]
+    weights = [e / sum(exps) for e in exps]
+    return [scores, weights]                               # two rows: the scores, then the weights
 
 
 def answer_01_2():
@@ -126,8 +127,14 @@ def answer_03_4():
     W_q = np.array([[2.0, 0.0, 0.0, 1.0], [0.0, 2.0, 1.0, 0.0], [1.0, 0.0, 2.0, 0.0], [0.0, 1.0, 0.0, 2.0]])
     W_O = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, -1.0], [1.0, 0.0, -1.0, 0.0]])
     Q, K, V = X @ W_q, X, X                                  # W_k = W_v = I
-    head_1 = rows_softmax(Q[:, :2] @ K[:, :2].T / np.sqrt(2)) @ V[:, :2]    # (3, 2), columns 0-1
-    return head_1 @ W_O[:2]          # Concat(head_1, 0) @ W_O: head 1 meets only rows 0-1 of W_O
+    parts = []
+    for i in range(2):                                       # head i: columns 2i, 2i+1
+        c = slice(2 * i, 2 * i + 2)
+        head = rows_softmax(Q[:, c] @ K[:, c].T / np.sqrt(2)) @ V[:, c]   # (3, 2), scaled by 1/√d_k
+        parts.append(head @ W_O[c])                          # head i meets only its rows of W_O
+    assert np.allclose(sum(parts), np.hstack([rows_softmax(Q[:, c] @ K[:, c].T / np.sqrt(2)) @ V[:, c]
+                                              for c in (slice(0, 2), slice(2, 4))]) @ W_O)
+    return np.stack(parts)           # (2, 3, 4): head 1's contribution, then head 2's
 
 
 # 04 · masks and cross-attention

@@ -63,7 +63,7 @@ def test_typical_mistakes_by_hand():
     w = np.exp([4.0, 2.0, 0.0]) / np.exp([4.0, 2.0, 0.0]).sum()
     y1 = np.array([-0.10143419, 1.85093709])
     v3 = (y1 - w[0] * np.array([0.0, 2.0]) - w[1] * np.array([1.0, 0.0])) / w[2]
-    assert "x @ W.T" in al.EXERCISES["01.5"].evaluate(v3).message
+    assert "x @ M.T" in al.EXERCISES["01.5"].evaluate(v3).message
     # 01.3 with the lesson's own W_q handed in: small asks only 'noun?', so cats and mice tie
     assert al.EXERCISES["01.3"].evaluate(al.cats_chase_mice().W_q).mistake == "lesson's W_q"
 
@@ -71,8 +71,10 @@ def test_typical_mistakes_by_hand():
 def test_design_and_debug_checks_run_the_students_work():
     design, debug = al.EXERCISES["01.3"], al.EXERCISES["01.4"]
     W = np.zeros((4, 4))
-    W[3, 1], W[3, 2], W[3, 3] = -1.0, 3.0, 3.0        # another valid design: animal & small, not verb
+    W[3, 0], W[3, 1], W[3, 3] = 3.0, -1.0, 3.0        # another valid design: noun & small, not verb
     assert design.evaluate(W).status == "correct"
+    W[3, 0], W[3, 2] = 0.0, 3.0                        # animal & small: refused, the small noun need
+    assert design.evaluate(W).status != "correct"      # not be an animal (a fresh sentence shows it)
     assert "shape (3, 3)" in design.evaluate(np.zeros((3, 3))).message
     assert design.evaluate(lambda q, K: q).status == "wrong"
     assert "raised ZeroDivisionError" in debug.evaluate(lambda q, K: 1 / 0).message
@@ -143,10 +145,10 @@ def test_the_predictions_are_true():
 
 
 @pytest.mark.parametrize("answer, fragment", [
-    ([1, 2], "expected shape (4,)"),
+    ([1, 2], "expected shape (2, 4)"),
     ("a string", "expected numbers"),
-    ([np.nan] * 4, "NaN or inf"),
-    ([0.1, 0.2, 0.3, 0.4], "Not right yet"),
+    ([[np.nan] * 4] * 2, "NaN or inf"),
+    ([[0.1, 0.2, 0.3, 0.4], [0.4, 0.3, 0.2, 0.1]], "Not right yet"),
 ])
 def test_wrong_answers_get_a_useful_message(answer, fragment):
     assert fragment in al.EXERCISES["01.1"].evaluate(answer).message

@@ -6,7 +6,7 @@ import numpy as np
 
 from .checks import Choice, Exercise, Trial
 from .examples import cats_chase_mice
-from .judging import as_numbers, judge_fix
+from .judging import SHORTCUTS, as_numbers, judge_fix
 from .matrix import default_scale, softmax, softmax_unchecked
 
 # fresh sentences for 01.3 (features: noun, verb, animal, small): in each, the last word is the only
@@ -15,7 +15,10 @@ FRESH_013 = (
     np.array([[1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0]]),   # hunts-like noun
     np.array([[0.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 1.0, 0.0],
               [1.0, 0.0, 1.0, 1.0]]),                                              # a small non-noun
-)
+    np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0]]),   # the small noun is
+)                                                                                  # no animal; cats is
+
+LOCKED_014 = (*SHORTCUTS, "softmax", "softmax_unchecked")   # 01.4's bug is in the softmax: write it out
 
 
 def _design_01():
@@ -35,6 +38,12 @@ def _design_01():
     def small_of(X_):
         return int(np.flatnonzero((X_ == [0, 0, 0, 1]).all(axis=1))[0])
 
+    def passes_fresh(W):
+        """For each fresh sentence: does small listen most to its last word, the small noun?"""
+        for X_ in FRESH_013:
+            wf = weights(W, X_, small_of(X_))
+            yield bool(np.argmax(wf) == len(X_) - 1 and wf[-1] - np.sort(wf)[-2] > 1e-9)
+
     def judge(answer):
         W = as_numbers(answer, (4, 4), "W_q (rows: features of x, columns: what the query asks for)")
         if isinstance(W, str):
@@ -44,11 +53,14 @@ def _design_01():
         w = weights(W)
         wins = np.argmax(w) == 3 and w[3] - np.sort(w)[-2] > 1e-9
         if wins and w[3] > 0.7:
-            for X_ in FRESH_013:
-                wf = weights(W, X_, small_of(X_))
-                if not (np.argmax(wf) == len(X_) - 1 and wf[-1] - np.sort(wf)[-2] > 1e-9):
-                    return "more features"
-            return None
+            if all(passes_fresh(W)):
+                return None
+            no_animal = W.copy()
+            no_animal[:, 2] = 0.0                          # the same questions without 'animal?'
+            w_na = weights(no_animal)
+            if W[3, 2] > 0 and w_na[3] > 0.7 and all(passes_fresh(no_animal)):
+                return "asks animal"
+            return "more features"
         wt = weights(W.T)
         if np.argmax(wt) == 3 and wt[3] > 0.7 and wt[3] - np.sort(wt)[-2] > 1e-9:
             return "transposed"
@@ -94,6 +106,10 @@ def _design_01():
                           "a word that is not a small noun: your query rewards features that other "
                           "words have too. Ask for exactly what makes mice the target: noun and "
                           "small."),
+        "asks animal": (lambda: np.array([[0.0] * 4] * 3 + [[2.0, 0.0, 2.0, 2.0]]),
+                        "mice wins here, but your query also asks 'animal?'. On a fresh sentence "
+                        "whose small noun is not an animal, an animal noun (cats) scores as high as "
+                        "the small noun: small's question must be only 'noun? and small?'."),
     })
 
 
@@ -124,7 +140,7 @@ def _debug_01():
 
     judge = judge_fix(reference, {"planted": planted, "no exp": no_exp, "no max": no_max},
                        [(q, K), (big, K)], "expected 5 weights, positive and summing to 1 (a softmax "
-                       "of the scores K @ q), also for very large scores.")
+                       "of the scores K @ q), also for very large scores.", locked=LOCKED_014)
 
     return Trial("01.4", "Fix weights_of: one line is wrong.", "debug", lambda: reference, judge, {
         "planted": (lambda: planted,
@@ -140,7 +156,7 @@ def _debug_01():
 
 
 X5 = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])    # exercise 01.5: fresh tokens, as rows
-Wq5 = np.array([[1.0, 1.0], [0.0, 1.0]])                 # in a column-vector text: q = Wq5 x
+Wq5 = np.array([[1.0, 1.0], [0.0, 1.0]])                 # the text's M, column vectors: q = M x
 V5 = np.array([[0.0, 2.0], [1.0, 0.0], [-1.0, 1.0]])     # the values; the text prints only v_1, v_2
 
 
@@ -157,22 +173,58 @@ def _missing_value(q_of=lambda x: Wq5 @ x, who=0, scale=1.0, divide=True):
 
 
 def lesson01():
-    X = cats_chase_mice().X
+    ex = cats_chase_mice()
+    X = ex.X
+
+    def steps_01_1(who=2, scale=1.0, W=False):
+        """(2, 4) exercise 01.1: token `who`'s scores over every token, then their softmax."""
+        s = (X @ ex.W_k) @ (X[who] @ ex.W_q) if W else X @ X[who]
+        return np.vstack([s * scale, softmax(s * scale)])
     return [
         Exercise(
-            "01.1", "Without any W matrices, compute the weights w₃ⱼ of token 3 ('small').",
-            lambda: softmax(X @ X[2]),
-            {"raw scores": (lambda: X @ X[2],
-                            "these are the scores x₃·xⱼ; turn them into weights with softmax."),
-             "off by one (x₂)": (lambda: softmax(X @ X[1]),
-                                 "these are the weights of token 2; Python counts from 0, so "
-                                 "token 3 is X[2]."),
-             "off by one (x₄)": (lambda: softmax(X @ X[3]),
-                                 "these are the weights of token 4; Python counts from 0, so "
-                                 "token 3 is X[2], not X[3]."),
-             "no exp": (lambda: (X @ X[2]) / (X @ X[2]).sum(),
+            "01.1", "Without any W matrices, compute the scores s₃ⱼ and the weights w₃ⱼ of token 3 "
+                    "('small'), as two rows: the scores first, then the weights.",
+            lambda: steps_01_1(), {
+             "weights only": (lambda: softmax(X @ X[2]),
+                              "these are the weights alone; give two rows: the scores s₃ⱼ = x₃·xⱼ "
+                              "first, then the weights."),
+             "raw scores": (lambda: X @ X[2],
+                             "these are the scores x₃·xⱼ alone; add a second row, the weights: their "
+                             "softmax."),
+             "scores twice": (lambda: np.vstack([X @ X[2], X @ X[2]]),
+                              "your second row is the scores again: turn them into weights with "
+                              "softmax."),
+             "rows swapped": (lambda: steps_01_1()[::-1],
+                              "the right numbers in the wrong order: the scores first, then the "
+                              "weights."),
+             "off by one (x₂)": (lambda: steps_01_1(1),
+                                 "these are the scores and weights of token 2; Python counts from 0, "
+                                 "so token 3 is X[2]."),
+             "off by one (x₄)": (lambda: steps_01_1(3),
+                                 "these are the scores and weights of token 4; Python counts from 0, "
+                                 "so token 3 is X[2], not X[3]."),
+             "no exp": (lambda: np.vstack([X @ X[2], (X @ X[2]) / (X @ X[2]).sum()]),
                         "you divided the scores by their sum; softmax takes exp of each score "
-                        "first, then divides by the sum of the exps.")}),
+                        "first, then divides by the sum of the exps."),
+             "exp not divided": (lambda: np.vstack([X @ X[2], np.exp(X @ X[2])]),
+                                 "your second row is exp of each score; divide it by the sum of the "
+                                 "exps, so that the weights sum to 1."),
+             "exp minus max not divided": (lambda: np.vstack([X @ X[2], np.exp(X @ X[2] - 1.0)]),
+                                           "your second row is exp(score - max); divide it by its "
+                                           "sum, so that the weights sum to 1."),
+             "scaled": (lambda: steps_01_1(scale=0.5),
+                        "you divided the scores by √d_k = 2; this lesson does not scale yet "
+                        "(lesson 02 adds ÷√d_k)."),
+             "weights scaled": (lambda: np.vstack([X @ X[2], softmax(X @ X[2] / 2.0)]),
+                                "your weights come from the scores divided by √d_k = 2; this lesson "
+                                "does not scale yet (lesson 02 adds ÷√d_k)."),
+             "output and weights": (lambda: np.vstack([softmax(X @ X[2]) @ X, softmax(X @ X[2])]),
+                                    "your first row is small's output y₃ = Σⱼ w₃ⱼ xⱼ, not its scores: "
+                                    "the scores are the dot products x₃·xⱼ."),
+             "with the lesson's W": (lambda: steps_01_1(W=True),
+                                     "you used the lesson's W_q and W_k; this exercise has none: the "
+                                     "score is x₃·xⱼ, as in steps 2–3."),
+            }),
         Choice("01.2", "Double every entry of W_q. What happens to chase's weights?", "b", {
             "a": "the scores q·k double too, and the softmax of doubled scores is not the same: "
                  "it is sharper (try the temperature slider of lesson 00).",
@@ -186,8 +238,9 @@ def lesson01():
             "01.5", "Column-convention text: recover the smudged value v_3 from the printed y_1 "
                     "(no scaling).", _missing_value, {
              "no transpose": (lambda: _missing_value(q_of=lambda x: x @ Wq5),
-                              "your weights come from q = x @ W_q. The text writes q = W x with column "
-                              "vectors; for our rows that is x @ W.T (al.from_column_convention(W))."),
+                              "your weights come from q = x @ M, the text's matrix used as ours. The "
+                              "text writes q = M x with column vectors; for our rows that is x @ M.T "
+                              "(al.from_column_convention(M))."),
              "weights of token 2": (lambda: _missing_value(who=1),
                                     "you used the weights of token 2; y_1 is the output of x_1, X[0] "
                                     "in Python."),

@@ -53,15 +53,17 @@ def _debug_02():
 
     Q3, K3, V3 = rng.standard_normal((3, 3)), rng.standard_normal((3, 3)), rng.standard_normal((3, 2))
 
-    def make(axis=-1, scale=default_scale, transpose=True):
+    def make(axis=-1, scale=default_scale, transpose=True, width=lambda Q_, K_: K_.shape[1]):
         def attention(Q_, K_, V_):
-            S = Q_ @ (K_.T if transpose else K_) * scale(K_.shape[1])
+            S = Q_ @ (K_.T if transpose else K_) * scale(width(Q_, K_))
             return softmax(S, axis=axis) @ V_
         return attention
 
     wrong = {"planted": make(axis=0), "no scaling": make(scale=lambda d: 1.0),
              "divided by d_k": make(scale=lambda d: 1.0 / d), "K not transposed": make(transpose=False),
-             "planted, K not transposed": make(axis=0, transpose=False)}
+             "planted, K not transposed": make(axis=0, transpose=False),
+             "divided by √n": make(width=lambda Q_, K_: K_.shape[0]),
+             "divided by √m": make(width=lambda Q_, K_: Q_.shape[0])}
 
     judge = judge_fix(make(), wrong, [(Q, K, V), (Q3, K3, V3)], "expected softmax(Q Kᵀ / √d_k) V, "
                        "shape (2, 2) for 2 queries and 4 keys (and (3, 2) for 3 queries and 3 keys).")
@@ -76,6 +78,11 @@ def _debug_02():
                             "Q @ K.T.",
         "planted, K not transposed": "two things: K is not transposed (the scores are Q @ K.T), and "
                                      "the softmax still runs down the columns (axis=0).",
+        "divided by √n": "you divide by the square root of the number of keys, K.shape[0]; the formula "
+                         "divides by √d_k, the width of a key: K.shape[1]. (With 3 keys of width 3 the "
+                         "two agree, which hides the slip.)",
+        "divided by √m": "you divide by the square root of the number of queries, Q.shape[0]; the "
+                         "formula divides by √d_k, the width of a key: K.shape[1].",
     }))
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import Choice, Exercise, Trial
+from .checks import Choice, Exercise, Trial, switched_off
 from .examples import the_cat_sat
 from .heads import multi_head_unchecked
-from .judging import as_numbers, judge_fix
+from .judging import SHORTCUTS, as_numbers, judge_fix
 from .matrix import default_scale, softmax
 
 
@@ -44,6 +44,10 @@ def _design_03():
             return "previous" if np.allclose(W, ex.W_q) else "still previous"
         if (np.argmax(w[0][:5], axis=1) == np.arange(1, 6)).all():
             return "next"
+        if (np.argmax(w[0][:4], axis=1) == np.arange(2, 6)).all():
+            return "two forward"
+        if (np.argmax(w[0], axis=1) == np.arange(6)).all():
+            return "itself"
         return (f"head 1's weights two tokens back are {np.round(w[0][queries, queries - 2], 2)} "
                 "(for sat, on, the, mat): each must be the largest in its row, at least 0.5.")
 
@@ -60,6 +64,14 @@ def _design_03():
         "next": (lambda: ex.W_q.T,
                  "head 1 now finds the next token: transposing a rotation turns it the other way. "
                  "You need two steps back, a turn by 2θ."),
+        "two forward": (lambda: with_head1(8.0 * two_back.T),
+                        "head 1 now looks two tokens forward: your block turns each position forward "
+                        "by 2θ (a rotation written for column vectors, R(2θ)ᵀ, or the angle -2θ). In "
+                        "our row form, x @ R(θ) turns a position back by θ (section 3): turn back by "
+                        "2θ instead."),
+        "itself": (lambda: with_head1(8.0 * np.eye(2)),
+                   "head 1 now finds each token itself: your block does not turn the position at all "
+                   "(a turn back by θ and one forward by θ cancel). Turn back by 2θ."),
         "too weak": (lambda: with_head1(two_back),
                      "the right token wins, but with less than 0.5: multiply head 1's block by a "
                      "larger number (the lesson used 8) to make the softmax decide."),
@@ -73,6 +85,9 @@ def _design_03():
                  "head 1 does not look two tokens back yet. Head 1 owns columns 0-1 of W_q; the rows "
                  "are the input features (position in rows 0-1)."),
     })
+
+
+LOCKED_033 = (*SHORTCUTS, "split_heads", "split_weights", "split_heads_unchecked")   # 03.3: write the split
 
 
 def _debug_03():
@@ -98,13 +113,24 @@ def _debug_03():
 
     wrong = {"planted": planted, "no transpose": no_transpose, "interleaved": interleaved}
 
-    judge = judge_fix(right, wrong, [(M1, 3), (M2, 2)], "expected (3, 5, 2) for a (5, 6) array and "
-                       "h = 3, head i holding columns 2i and 2i+1 of every token.")
+    fixed = judge_fix(right, wrong, [(M1, 3), (M2, 2)], "expected (3, 5, 2) for a (5, 6) array and "
+                      "h = 3, split(M, h)[i] holding columns 2i and 2i+1 of every token.", locked=())
+
+    def judge(fn):
+        """judge_fix hands every input over as an array; h reaches the student as a plain int, and the
+        package's own split is switched off (in the student's namespace too) while their function runs."""
+        if not callable(fn):
+            return fixed(fn)
+
+        def with_int_h(M, h):
+            with switched_off(fn, LOCKED_033):
+                return fn(M, int(h))
+        return fixed(with_int_h)
 
     return Trial("03.3", "Fix split(M, h): one line is wrong.", "debug", lambda: right, judge, {
         "planted": (lambda: planted,
                     "still the planted bug: the shape is right, but the numbers are not. Compare "
-                    "split(M, h)[0] with M[:, :d // h], head 0's d_k columns, for a small M = "
+                    "split(M, h)[0] with M[:, :d // h], the first head's d_k columns, for a small M = "
                     "np.arange(12).reshape(3, 4)."),
         "no transpose": (lambda: no_transpose,
                          "the blocks are right but in shape (n, h, d_k); the heads' axis must come first: "
@@ -139,9 +165,13 @@ def lesson03():
         concat[:, 2 * slot:2 * slot + 2] = H[keep]
         return concat @ W_O
 
-    def one_head_part():
+    def parts(**how):                                # (2, 3, 4): head 1's contribution, then head 2's
+        return np.stack([part(keep=0, **how), part(keep=1, **how)])
+
+    def one_head_parts():
         Y = softmax((X34 @ Wq34) @ X34.T * default_scale(4)) @ X34   # one head of width 4
-        return np.hstack([Y[:, :2], np.zeros((3, 2))]) @ Wo34
+        return np.stack([np.hstack([Y[:, :2], np.zeros((3, 2))]) @ Wo34,
+                         np.hstack([np.zeros((3, 2)), Y[:, 2:]]) @ Wo34])
 
     return [
         Choice("03.1", "Same W_q, W_k, W_v, W_O; 4 heads instead of 2. What changes?", "b", {
@@ -154,29 +184,46 @@ def lesson03():
         _design_03(),
         _debug_03(),
         Exercise(
-            "03.4", "Fresh tokens: 2 heads, W_k = W_v = I, the given W_q and W_O; compute head 1's "
-                    "contribution to the output (head 2's part of the concatenation set to 0).",
-            lambda: part(), {
-                "both heads": (lambda: out(),
-                               "that is the whole output, both heads' contributions added: keep only "
-                               "head 1's, Concat(head_1, 0) @ W_O."),
-                "head 2's part": (lambda: part(keep=1),
-                                  "that is head 2's contribution: head 1 is the first head, columns 0-1 "
-                                  "of Q, K and V."),
-                "heads in the wrong order": (lambda: part(order=(1, 0)),
+            "03.4", "Fresh tokens: 2 heads, W_k = W_v = I, the given W_q and W_O; compute each head's "
+                    "contribution to the output, head_i W_O^(i), stacked: shape (2, 3, 4).",
+            lambda: parts(), {
+                "whole output": (lambda: out(),
+                                 "that is the whole output, both heads' contributions added: give each "
+                                 "head's on its own, stacked, shape (2, 3, 4)."),
+                "whole output twice": (lambda: np.stack([out(), out()]),
+                                       "both layers of your stack are the whole output; layer i must "
+                                       "hold head i's contribution alone (the other head's part of the "
+                                       "concatenation set to 0)."),
+                "head 1 only": (lambda: part(),
+                                "that is head 1's contribution; stack head 2's after it: shape (2, 3, 4)."),
+                "head 2 only": (lambda: part(keep=1),
+                                "that is head 2's contribution alone; stack head 1's (columns 0-1) "
+                                "first, then head 2's: shape (2, 3, 4)."),
+                "heads stacked in the wrong order": (lambda: parts()[::-1],
+                                                     "the right contributions, in the wrong order: head "
+                                                     "1's (from columns 0-1) first, then head 2's."),
+                "heads in the wrong order": (lambda: parts(order=(1, 0)),
                                              "you concatenated the heads in the wrong order: head 1's "
                                              "output fills columns 0-1 of the concatenation, so it meets "
-                                             "rows 0-1 of W_O."),
-                "forgot W_O": (lambda: part(W_O=I4),
-                               "this is Concat(head_1, 0) itself; finish with @ W_O."),
-                "transposed W_O": (lambda: part(W_O=Wo34.T),
+                                             "rows 0-1 of W_O (and head 2 rows 2-3)."),
+                "forgot W_O": (lambda: parts(W_O=I4),
+                               "these are Concat(head_1, 0) and Concat(0, head_2) themselves; finish "
+                               "each with @ W_O."),
+                "head outputs": (lambda: heads(),
+                                 "these are the heads' outputs, (3, 2) each; each contribution is the "
+                                 "head's output times its block of rows of W_O: head_1 @ W_O[:2], "
+                                 "head_2 @ W_O[2:]."),
+                "transposed W_O": (lambda: parts(W_O=Wo34.T),
                                    "you used W_O.T; in the row convention it is Concat(heads) @ W_O."),
-                "one head": (lambda: one_head_part(),
-                             "that is one head of width 4 with its first two columns kept: split Q, K "
-                             "and V into two heads of width 2 first, each with its own softmax, scaled "
-                             "by 1/√2."),
-                "scaled by 1/2": (lambda: part(scale=0.5),
+                "one head": (lambda: one_head_parts(),
+                             "that is one head of width 4, its output cut in two: split Q, K and V "
+                             "into two heads of width 2 first, each with its own softmax, scaled by "
+                             "1/√2."),
+                "scaled by 1/2": (lambda: parts(scale=0.5),
                                   "each head is scaled by 1/√d_k with d_k = 2, its own width: 1/√2, "
                                   "not 1/2 (that would be 1/d_k, or 1/√d_model)."),
+                "no scaling": (lambda: parts(scale=1.0),
+                               "each head divides its scores by √d_k = √2 (its own width) before the "
+                               "softmax; you left the scaling out."),
             }),
     ]

@@ -38,6 +38,8 @@ from .matrix import attention_unchecked, default_scale, self_attention_unchecked
 from .positions import rope_unchecked, sinusoidal_unchecked
 from .training import Run, batch_inputs, cross_entropy_unchecked, forward_unchecked
 
+TIE = 0.005   # two weights closer than this print the same to two decimals (or nearly): a tie
+
 
 def _fmt(v) -> str:
     return np.array2string(np.asarray(v), precision=4, floatmode="fixed", suppress_small=True)
@@ -172,7 +174,7 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
     # every concatenated entry averages values, so |output_c| <= Σ_r bound_r |W_O[r, c]|
     limit = _colour_limit(_value_bound(X, W_v, edit, low, high) @ np.abs(W_O))
     s = subscript(edit + 1)
-    out_labels = [str(c + 1) for c in range(d_model)]
+    out_labels = [str(c) for c in range(d_model)]         # output columns from 0, as the lesson counts
 
     def adjust(explorer):
         explorer.sliders["head"].max = explorer.sliders["n_heads"].value   # clamps 'head' too
@@ -203,10 +205,17 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
     def describe(values, r):
         h, shown = values["n_heads"], min(values["head"], values["n_heads"])
         w = r[f"head{shown - 1}"]
-        best = ", ".join(f"{tokens[q]}→{tokens[int(np.argmax(w[q]))]}" for q in range(len(tokens)))
+        best = ", ".join(f"{tokens[q]}→{strongest(w[q])}" for q in range(len(tokens)))
         return (f"x{s} = {_fmt(r['x'])}\n"
-                f"h = {h} heads of width d_k = d_model/h = {d_model // h}\n"
+                f"h = {h} head{'s' if h > 1 else ''} of width d_k = d_model/h = {d_model // h}\n"
                 f"head {shown}: each query's strongest key\n  {best}")
+
+    def strongest(row):
+        """The key a row of weights favours; '(flat)' if no key stands out, 'a/b (tie)' if several do."""
+        if np.ptp(row) < TIE:
+            return "(flat)"
+        top = np.flatnonzero(row >= row.max() - TIE)
+        return "/".join(tokens[k] for k in top) + (" (tie)" if len(top) > 1 else "")
 
     # positions on a circle (cos, sin) are not on a 0.1 grid, and a slider starts on its grid: each
     # feature's grid is anchored at the lesson's value to the 3 decimals it prints (start - k * 0.1), so
