@@ -420,3 +420,68 @@ def test_03_one_notation_for_the_weights():
     assert upper == ["s9"], upper                                      # only where the source's is named
     assert "d_{model} = 512" in cells["s9"]
     assert "layer's **inputs**" in cells["s9-note"]
+
+
+# ---------- the review's exercise tables: typical mistakes that got only a generic reply -----------------
+
+def softmax_fixes():
+    """01.4's wrong fixes, as a student types them."""
+    def by_count(q, K):
+        e = np.exp(K @ q - (K @ q).max())
+        return e / len(e)
+
+    def by_score_sum(q, K):
+        e = np.exp(K @ q - (K @ q).max())
+        return e / (K @ q).sum()
+
+    def min_shift(q, K):
+        e = np.exp(K @ q - (K @ q).min())
+        return e / e.sum()
+    return by_count, by_score_sum, min_shift
+
+
+def attention_slips():
+    """02.3's wrong fixes: one softmax over the whole matrix, and Aᵀ V."""
+    def whole(Q, K, V):
+        S = Q @ K.T / np.sqrt(K.shape[1])
+        E = np.exp(S - S.max())
+        return E / E.sum() @ V
+
+    def transposed(Q, K, V):
+        return sm(Q @ K.T / np.sqrt(K.shape[1])).T @ V
+    return whole, transposed
+
+
+X24 = np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0]])          # typed from 02.4
+WQ24 = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+Y24 = np.array([[1.0, 0.0], [0.51582795, -0.48417205], [0.74767601, -0.25232399]])
+
+
+def contributions(W_q):
+    Q = X34 @ W_q
+    return [sm(Q[:, c] @ X34[:, c].T / np.sqrt(2)) @ X34[:, c] @ WO34[c] for c in (slice(0, 2), slice(2, 4))]
+
+
+@pytest.mark.parametrize("key, answer, mistake, phrase", [
+    ("00.1", 49, "number of entries", "[rows, columns]"),
+    ("00.1", [7, 7, 16], "three axes", "two axes"),
+    ("00.2", [[3, 6], [2, 5], [1, 4]], "rows reversed", "reverse order"),
+    ("00.2", np.linalg.pinv([[1.0, 2, 3], [4, 5, 6]]), "inverse", "transpose only"),
+    ("00.3", -1, "counted from the end", "last token"),
+    ("01.4", softmax_fixes()[0], "by count", "number of keys"),
+    ("01.4", softmax_fixes()[1], "by score sum", "sum of the scores"),
+    ("01.4", softmax_fixes()[2], "min shift", "smallest score"),
+    ("02.3", attention_slips()[0], "whole matrix", "whole matrix"),
+    ("02.3", attention_slips()[1], "weights transposed", "Aᵀ V"),
+    ("02.4", np.linalg.solve(sm(X24 @ X24.T / np.sqrt(3)), Y24), "forgot W_q", "X @ W_q"),
+    ("02.4", np.linalg.solve(sm(X24 @ WQ24.T @ X24.T / np.sqrt(3)), Y24), "W_q transposed", "W_q.T"),
+    ("02.4", np.linalg.solve(np.round(sm(X24 @ WQ24 @ X24.T / np.sqrt(3)), 2), Y24), "weights rounded",
+     "rounded"),
+    ("03.3", lambda M, h: M.reshape(M.shape[0], h, -1).transpose(1, 2, 0), "axes mixed", "(h, d_k, n)"),
+    ("03.4", contributions(I4), "forgot W_q", "X @ W_q"),
+    ("03.4", contributions(WQ34.T), "W_q transposed", "W_q.T"),
+])
+def test_typical_mistake_gets_a_named_hint(key, answer, mistake, phrase):
+    result = status(key, answer)
+    assert result.mistake == mistake, result.message
+    assert phrase in result.message, result.message

@@ -21,7 +21,13 @@ def lesson00():
                                     "query."),
              "shape of K.T": (lambda: np.array([16, 7]),
                               "(16, 7) is the shape of Kᵀ, the right factor; the product keeps the rows "
-                              "of Q (7) and the columns of Kᵀ (7).")}),
+                              "of Q (7) and the columns of Kᵀ (7)."),
+             "number of entries": (lambda: np.array(49),
+                                   "49 = 7 × 7 is the number of scores; give the shape itself, "
+                                   "[rows, columns]."),
+             "three axes": (lambda: np.array([7, 7, 16]),
+                            "Q Kᵀ has two axes, one row per query and one column per key: the d_k = 16 "
+                            "products of each pair are summed into one score.")}),
         Exercise(
             "00.2", "nn.Linear(3, 2) stores weight = [[1, 2, 3], [4, 5, 6]]. Give our W (3 × 2).",
             lambda: W_t.T,
@@ -33,12 +39,21 @@ def lesson00():
                           "weight.T (or al.from_torch_linear)."),
              "columns swapped": (lambda: W_t.T[:, ::-1],
                                  "the transpose puts weight's row 0, (1, 2, 3), in column 0 of W: "
-                                 "W[i, j] = weight[j, i].")}),
+                                 "W[i, j] = weight[j, i]."),
+             "rows reversed": (lambda: W_t.T[::-1],
+                               "your rows are in reverse order: row i of W is column i of weight, "
+                               "W[i, j] = weight[j, i], so W's row 0 holds weight's column 0."),
+             "inverse": (lambda: np.linalg.pinv(W_t),
+                         "that is an inverse (pinv); the layouts differ by a transpose only, which "
+                         "swaps rows and columns: weight.T.")}),
         Exercise(
             "00.3", "Which row of X (a Python index) holds the token x₃?",
             lambda: np.array(2),
             {"counted from 1": (lambda: np.array(3),
                                 "maths counts tokens from 1, Python from 0: x₃ is X[2]."),
              "one too few": (lambda: np.array(1),
-                             "X[1] is x₂; x₃ is one further, X[2].")}),
+                             "X[1] is x₂; x₃ is one further, X[2]."),
+             "counted from the end": (lambda: np.array(-1),
+                                      "X[-1] is the last token, whatever n is; x₃ is the third from "
+                                      "the start, X[2].")}),
     ]

@@ -138,7 +138,25 @@ def _debug_01():
         s = K_ @ q_
         return s / s.sum()
 
-    judge = judge_fix(reference, {"planted": planted, "no exp": no_exp, "no max": no_max},
+    def by_count(q_, K_):                     # divides by the number of keys
+        s = K_ @ q_
+        e = np.exp(s - s.max())
+        return e / len(e)
+
+    def by_score_sum(q_, K_):                 # divides by the sum of the scores, not of the exps
+        s = K_ @ q_
+        e = np.exp(s - s.max())
+        return e / s.sum()
+
+    def min_shift(q_, K_):                    # subtracts the smallest score: exp overflows
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = K_ @ q_
+            e = np.exp(s - s.min())
+            return e / e.sum()
+
+    judge = judge_fix(reference, {"planted": planted, "no exp": no_exp, "no max": no_max,
+                                  "by count": by_count, "by score sum": by_score_sum,
+                                  "min shift": min_shift},
                        [(q, K), (big, K)], "expected 5 weights, positive and summing to 1 (a softmax "
                        "of the scores K @ q), also for very large scores.", locked=LOCKED_014)
 
@@ -152,6 +170,14 @@ def _debug_01():
         "no exp": (lambda: no_exp,
                    "the scores divided by their sum can be negative and do not follow the softmax: "
                    "take exp of each score first."),
+        "by count": (lambda: by_count,
+                     "you divided by the number of keys; divide by the sum of the exps, so that the "
+                     "weights sum to 1."),
+        "by score sum": (lambda: by_score_sum,
+                         "you divided by the sum of the scores; divide by the sum of the exps, e.sum()."),
+        "min shift": (lambda: min_shift,
+                      "you subtracted the smallest score: on scores near 1000 exp still overflows. "
+                      "Subtract the largest, so that the largest exponent is exp(0) = 1."),
     })
 
 

@@ -53,17 +53,22 @@ def _debug_02():
 
     Q3, K3, V3 = rng.standard_normal((3, 3)), rng.standard_normal((3, 3)), rng.standard_normal((3, 2))
 
-    def make(axis=-1, scale=default_scale, transpose=True, width=lambda Q_, K_: K_.shape[1]):
+    def make(axis=-1, scale=default_scale, transpose=True, width=lambda Q_, K_: K_.shape[1], mix=False):
         def attention(Q_, K_, V_):
             S = Q_ @ (K_.T if transpose else K_) * scale(width(Q_, K_))
-            return softmax(S, axis=axis) @ V_
+            if axis is None:                          # one softmax over every entry of the matrix
+                E = np.exp(S - S.max())
+                return E / E.sum() @ V_
+            A = softmax(S, axis=axis)
+            return (A.T if mix else A) @ V_
         return attention
 
     wrong = {"planted": make(axis=0), "no scaling": make(scale=lambda d: 1.0),
              "divided by d_k": make(scale=lambda d: 1.0 / d), "K not transposed": make(transpose=False),
              "planted, K not transposed": make(axis=0, transpose=False),
              "divided by √n": make(width=lambda Q_, K_: K_.shape[0]),
-             "divided by √m": make(width=lambda Q_, K_: Q_.shape[0])}
+             "divided by √m": make(width=lambda Q_, K_: Q_.shape[0]),
+             "whole matrix": make(axis=None), "weights transposed": make(mix=True)}
 
     judge = judge_fix(make(), wrong, [(Q, K, V), (Q3, K3, V3)], "expected softmax(Q Kᵀ / √d_k) V, "
                        "shape (2, 2) for 2 queries and 4 keys (and (3, 2) for 3 queries and 3 keys).")
@@ -83,6 +88,10 @@ def _debug_02():
                          "two agree, which hides the slip.)",
         "divided by √m": "you divide by the square root of the number of queries, Q.shape[0]; the "
                          "formula divides by √d_k, the width of a key: K.shape[1].",
+        "whole matrix": "your softmax normalises the whole matrix at once, so all the weights together "
+                        "sum to 1; each query's row must sum to 1 on its own (axis=-1).",
+        "weights transposed": "you multiply Aᵀ V; the output is A V (row i of A mixes the values for "
+                              "query i). With 2 queries and 4 keys Aᵀ V fails; with 3 and 3 it runs.",
     }))
 
 
@@ -94,10 +103,11 @@ V24 = np.array([[1.0, 0.0], [0.0, -1.0], [2.0, 1.0]])     # the values the stude
 SCALE24 = default_scale(3)                                # 02.4: d_k = 3
 
 
-def _weights_02_4(scale=SCALE24, axis=-1, transpose_K=True):
-    S = (X24 @ Wq24) @ (X24.T if transpose_K else X24) * scale          # W_k = I
+def _weights_02_4(scale=SCALE24, axis=-1, transpose_K=True, W_q=Wq24, decimals=None):
+    S = (X24 @ W_q) @ (X24.T if transpose_K else X24) * scale           # W_k = I
     E = np.exp(S - S.max(axis=axis, keepdims=True))
-    return E / E.sum(axis=axis, keepdims=True)
+    A = E / E.sum(axis=axis, keepdims=True)
+    return A if decimals is None else np.round(A, decimals)
 
 
 def Y_of_02_4() -> np.ndarray:
@@ -137,5 +147,15 @@ def lesson02():
                                  "you solved Aᵀ V = Y; the outputs are Y = A V (row i of Y mixes the "
                                  "values with row i of A): np.linalg.solve(A, Y)."),
                 "Y itself": (Y_of_02_4, "that is Y, the printed output; recover the values V it mixes."),
+                "forgot W_q": (lambda: V(W_q=np.eye(3)),
+                               "your queries are the tokens themselves; they are Q = X @ W_q (W_q is "
+                               "given; only W_k = I)."),
+                "W_q transposed": (lambda: V(W_q=Wq24.T),
+                                   "you used W_q.T, the column reading; in our rows Q = X @ W_q, with "
+                                   "W_q as printed."),
+                "weights rounded": (lambda: V(decimals=2),
+                                    "your method is right, but you rounded the weights to 2 decimals; "
+                                    "solving for V magnifies that error. Keep A unrounded (at least 4 "
+                                    "decimals)."),
             }),
     ]

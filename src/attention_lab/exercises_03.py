@@ -111,7 +111,12 @@ def _debug_03():
         n, d = M.shape
         return M.reshape(n, d // h, h).transpose(2, 0, 1)
 
-    wrong = {"planted": planted, "no transpose": no_transpose, "interleaved": interleaved}
+    def axes_mixed(M, h):
+        n, d = M.shape
+        return M.reshape(n, h, d // h).transpose(1, 2, 0)
+
+    wrong = {"planted": planted, "no transpose": no_transpose, "interleaved": interleaved,
+             "axes mixed": axes_mixed}
 
     fixed = judge_fix(right, wrong, [(M1, 3), (M2, 2)], "expected (3, 5, 2) for a (5, 6) array and "
                       "h = 3, split(M, h)[i] holding columns 2i and 2i+1 of every token.", locked=())
@@ -135,6 +140,9 @@ def _debug_03():
         "no transpose": (lambda: no_transpose,
                          "the blocks are right but in shape (n, h, d_k); the heads' axis must come first: "
                          "move it with .transpose(1, 0, 2)."),
+        "axes mixed": (lambda: axes_mixed,
+                       "your result has shape (h, d_k, n): the heads' axis comes first, but the tokens "
+                       "and the columns are swapped. Move only the heads' axis: .transpose(1, 0, 2)."),
         "interleaved": (lambda: interleaved,
                         "your head i takes every h-th column; a head takes d_k neighbouring columns, "
                         "i*d_k to (i+1)*d_k: reshape to (n, h, d_k) first."),
@@ -153,13 +161,13 @@ def lesson03():
     def out(h=2, W_O=Wo34, scale=SCALE34):
         return multi_head_unchecked(X34, X34, Wq34, I4, I4, W_O, h, None, scale)[0]
 
-    def heads(scale=SCALE34):                                     # (2, 3, 2) each head's output
-        Q = X34 @ Wq34
+    def heads(scale=SCALE34, W_q=Wq34):                           # (2, 3, 2) each head's output
+        Q = X34 @ W_q
         return np.array([softmax(Q[:, c] @ X34[:, c].T * scale) @ X34[:, c]
                          for c in (slice(0, 2), slice(2, 4))])
 
-    def part(keep=0, order=(0, 1), W_O=Wo34, scale=SCALE34):     # one head's part of the output
-        H = heads(scale)
+    def part(keep=0, order=(0, 1), W_O=Wo34, scale=SCALE34, W_q=Wq34):   # one head's part of the output
+        H = heads(scale, W_q)
         concat = np.zeros((3, 4))
         slot = order.index(keep)                                     # where that head was put
         concat[:, 2 * slot:2 * slot + 2] = H[keep]
@@ -222,6 +230,12 @@ def lesson03():
                 "scaled by 1/2": (lambda: parts(scale=0.5),
                                   "each head is scaled by 1/√d_k with d_k = 2, its own width: 1/√2, "
                                   "not 1/2 (that would be 1/d_k, or 1/√d_model)."),
+                "forgot W_q": (lambda: parts(W_q=I4),
+                               "your queries are the tokens themselves; they are Q = X @ W_q with the "
+                               "given W_q (only W_k and W_v are I)."),
+                "W_q transposed": (lambda: parts(W_q=Wq34.T),
+                                   "you used W_q.T, the column reading; in our rows Q = X @ W_q, with "
+                                   "W_q as printed."),
                 "no scaling": (lambda: parts(scale=1.0),
                                "each head divides its scores by √d_k = √2 (its own width) before the "
                                "softmax; you left the scaling out."),
