@@ -485,3 +485,9 @@ def test_typical_mistake_gets_a_named_hint(key, answer, mistake, phrase):
     result = status(key, answer)
     assert result.mistake == mistake, result.message
     assert phrase in result.message, result.message
+
+
+def test_03_3_the_package_split_handed_in_as_is_is_refused():
+    for fn in (al.split_heads, al.split_weights, heads_module.split_heads_unchecked):
+        result = status("03.3", fn)
+        assert result.status != "correct" and "switched off" in result.message, result.message

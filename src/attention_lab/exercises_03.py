@@ -127,6 +127,10 @@ def _debug_03():
         if not callable(fn):
             return fixed(fn)
 
+        name = getattr(fn, "__name__", "")
+        if name in LOCKED_033 and getattr(fn, "__module__", "").startswith(__package__):
+            return f"al.{name} is switched off in this exercise: do this step yourself."   # handed in as is
+
         def with_int_h(M, h):
             with switched_off(fn, LOCKED_033):
                 return fn(M, int(h))
