@@ -229,9 +229,9 @@ def answer_06_3():
 
 
 def answer_06_4():
-    q = np.array([1.5, 0.5])
+    q = np.array([2.0, 1.0])
     K = np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]])
-    s = K @ q / np.sqrt(2)                             # the scores: (2, 1, 3)/√2 = (1.414, 0.707, 2.121)
+    s = K @ q / np.sqrt(2)                             # the scores: (3, 2, 4)/√2 = (2.121, 1.414, 2.828)
     a = np.exp(s) / np.exp(s).sum()                    # (0.284, 0.140, 0.576)
     da = np.array([1.0 - 0.0, 0.0 - 1.0, 1.0 - 1.0])   # dL/da_j = v_j · (1, -1)
     return a * (da - a @ da)                           # the softmax's Jacobian applied to da

@@ -234,7 +234,7 @@ def grads_with_the_package(Q, K, V, dY):
 
 # ---------- the cases: (key, answer, mistake's name, key phrase of its hint) ----------
 def _ds64(use_weights=True, subtract=True, scale=2 ** -0.5):
-    s = scale * np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]]) @ np.array([1.5, 0.5])   # q Kᵀ/√2
+    s = scale * np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]]) @ np.array([2.0, 1.0])   # q Kᵀ/√2
     a = sm(s) if use_weights else s
     g = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]) @ np.array([1.0, -1.0])   # dL/da = (1, -1, 0)
     return a * (g - (a @ g if subtract else 0.0))

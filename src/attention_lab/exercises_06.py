@@ -155,7 +155,7 @@ def _debug_06():
     }))
 
 
-q64 = np.array([1.5, 0.5])                       # 06.4: one query (d_k = 2), three keys,
+q64 = np.array([2.0, 1.0])                       # 06.4: one query (d_k = 2), three keys,
 K64 = np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]])
 V64 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])   # their values,
 g64 = np.array([1.0, -1.0])                      # and dL/dy, the gradient of the loss at the output y
@@ -179,7 +179,7 @@ def lesson06():
                  "is gone."}),
         _design_06(),
         _debug_06(),
-        Exercise("06.4", "One query q = (1.5, 0.5), keys (1, 1), (0, 2), (2, 0), values (1, 0), (0, 1), "
+        Exercise("06.4", "One query q = (2, 1), keys (1, 1), (0, 2), (2, 0), values (1, 0), (0, 1), "
                          "(1, 1), d_k = 2, dL/dy = (1, -1): compute dL/ds for the scores s = q Kᵀ/√2.",
                  ds, {
             "no subtraction": (lambda: ds(subtract=False),
