@@ -236,8 +236,10 @@ def answer_06_3():
 
 
 def answer_06_4():
-    s = np.array([2.0, 0.0, 1.0])
-    a = np.exp(s) / np.exp(s).sum()                    # (0.665, 0.090, 0.245)
+    q = np.array([2.0, 1.0])
+    K = np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]])
+    s = K @ q / np.sqrt(2)                             # the scores: (3, 2, 4)/√2 = (2.121, 1.414, 2.828)
+    a = np.exp(s) / np.exp(s).sum()                    # (0.284, 0.140, 0.576)
     da = np.array([1.0 - 0.0, 0.0 - 1.0, 1.0 - 1.0])   # dL/da_j = v_j · (1, -1)
     return a * (da - a @ da)                           # the softmax's Jacobian applied to da
 
@@ -255,9 +257,12 @@ def answer_09_2():
 
 
 def answer_09_3():
-    X = al.source_004().X                    # identity weights: Q = K = V = X
-    right = rows_softmax(X @ X.T / np.sqrt(2)) @ X
-    return al.source_004().printed["self_output"] - right
+    # w_j / w_0 = exp(s_j - s_0): a row of weights gives back its score differences as ln(w_j / w_0)
+    s4 = al.source_004()
+    w = s4.printed["self_weights"]                           # (3, 3) as the source printed them
+    implied = np.log(w[:, 1:] / w[:, :1])                    # (3, 2): s_1 - s_0, s_2 - s_0
+    S = s4.X @ s4.X.T / np.sqrt(2)                           # the real scores (identity weights)
+    return implied - (S[:, 1:] - S[:, :1])                   # row 0: [-0.298, -0.456]; 0 if consistent
 
 
 # 07 · attention learns to look things up

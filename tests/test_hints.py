@@ -233,8 +233,8 @@ def grads_with_the_package(Q, K, V, dY):
 
 
 # ---------- the cases: (key, answer, mistake's name, key phrase of its hint) ----------
-def _ds64(use_weights=True, subtract=True):
-    s = np.array([2.0, 0.0, 1.0])
+def _ds64(use_weights=True, subtract=True, scale=2 ** -0.5):
+    s = scale * np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]]) @ np.array([2.0, 1.0])   # q Kᵀ/√2
     a = sm(s) if use_weights else s
     g = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]) @ np.array([1.0, -1.0])   # dL/da = (1, -1, 0)
     return a * (g - (a @ g if subtract else 0.0))
@@ -242,8 +242,10 @@ def _ds64(use_weights=True, subtract=True):
 
 W13 = np.zeros((4, 4))
 _X4 = al.source_004().X
-_RIGHT93 = sm(_X4 @ _X4.T / np.sqrt(2)) @ _X4
-_PRINTED93 = al.source_004().printed["self_output"]
+_W93 = al.source_004().printed["self_weights"]                    # 09.3: the printed weights, read back
+_S93 = _X4 @ _X4.T / np.sqrt(2)
+_IMPLIED93 = np.log(_W93[:, 1:] / _W93[:, :1])
+_REAL93 = _S93[:, 1:] - _S93[:, :1]
 _q92, _k92 = np.array([1.371, -3.702, 2.628]), np.array([4.041, 1.368, -2.358])
 _t = al.the_cat_sat().theta
 _WQ32 = al.the_cat_sat().W_q
@@ -353,6 +355,11 @@ CASES = [
     ("04.4", cross(decoder_Y1() @ XD44, pad="none"), "no padding mask", "padding"),
     ("04.4", cross(decoder_Y1() @ XD44, pad="inverted"), "inverted padding mask", "nn.MultiheadAttention"),
     ("04.4", cross(decoder_Y1(scale=1 / 3) @ XD44, scale=1 / 3), "divided by 3", "square root"),
+    ("04.4", cross(XD44 + decoder_Y1() @ XD44), "residual after the self-attention", "no residual"),
+    ("04.4", decoder_Y1() @ XD44 + cross(decoder_Y1() @ XD44), "residual around the cross-attention",
+     "has none"),
+    ("04.4", XD44 + decoder_Y1() @ XD44 + cross(XD44 + decoder_Y1() @ XD44), "residual on both sub-layers",
+     "both sub-layers"),
     ("04.4", sm((2 * XE44[:3]) @ (decoder_Y1() @ XD44).T / np.sqrt(3)) @ (decoder_Y1() @ XD44),
      "queries and keys swapped", "queries come from the decoder"),
     ("05.1", "a", "a", "mice sees all three"),
@@ -361,7 +368,10 @@ CASES = [
     ("05.2", table((2, 2, 3.0)), "last position", "position 2, counting from 0"),
     ("05.2", table((0, 0, 3.0)), "not asked for", "'animal'"),
     ("05.2", table((0, 2, 1.0)), "too weak", "0.9"),
-    ("05.2", table((0, 2, 3.0), (0, 0, 3.0)), "others changed", "chase listens to the subject now"),
+    ("05.2", table((0, 2, 3.0), (0, 0, 3.0)), "others changed: noun", "reads only the keys' 'noun'"),
+    ("05.2", table((0, 2, 3.0), (0, 3, 3.0)), "others changed: small", "'small' feature (W_q row 3)"),
+    ("05.2", table((0, 2, 3.0), (2, 3, 1.0)), "others changed: small", "'small' feature (W_q row 3)"),
+    ("05.2", table((0, 2, 4.0), (2, 1, 2.0)), "others changed: verb", "chase's question"),
     ("05.3", decode_last_query, "planted", "planted bug"),
     ("05.3", decode_by_dk, "divided by d_k", "square root"),
     ("05.3", decode_pytorch_mask, "inverted mask", "nn.MultiheadAttention"),
@@ -375,7 +385,7 @@ CASES = [
     ("05.4", rope_score(2, 5, 0.01), "one score, w_1 = 1/100", "both scores"),
     ("05.4", [rope_score(2, 5, 0.0), rope_score(5, 2, 0.0)], "one pair", "second pair"),
     ("06.1", "b", "b", "residual path"),
-    ("06.1", "c", "c", "commonest token"),
+    ("06.1", "c", "c", "commonest of the other seven"),
     ("06.1", "d", "d", "trains fine"),
     ("06.2", place_scores(np.arange(8) - 1), "rotate right", "rotates right"),
     ("06.2", place_scores(7 - np.arange(8)), "reversal", "read place i + 1"),
@@ -391,6 +401,10 @@ CASES = [
     ("06.4", _ds64(subtract=False), "no subtraction", "subtract"),
     ("06.4", np.array([1.0, -1.0, 0.0]), "softmax skipped", "through the softmax"),
     ("06.4", _ds64(use_weights=False), "scores for weights", "weights a = softmax(s)"),
+    ("06.4", _ds64(scale=1.0), "unscaled scores", "√d_k = √2"),
+    ("06.4", _ds64(scale=0.5), "scores divided by 2", "square root"),
+    ("06.4", _ds64() / np.sqrt(2), "through the scale", "unscaled products"),
+    ("06.4", _ds64() @ np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]]) / np.sqrt(2), "dL/dq", "dL/dq"),
     ("09.1", "b", "b", "equal weights"),
     ("09.1", "c", "c", "sums to 1"),
     ("09.1", "d", "d", "order"),
@@ -399,10 +413,16 @@ CASES = [
     ("09.2", (np.floor(np.abs(_q92) * 100) / 100 * np.sign(_q92))
      @ (np.floor(np.abs(_k92) * 100) / 100 * np.sign(_k92)),
      "cut off", "rounds them"),
-    ("09.3", _RIGHT93, "the right output", "printed minus right"),
-    ("09.3", _RIGHT93 - _PRINTED93, "right minus printed", "signs are flipped"),
-    ("09.3", _PRINTED93 - sm(_X4 @ _X4.T) @ _X4, "no scaling", "√d_k"),
-    ("09.3", _PRINTED93 - sm(_X4 @ _X4.T / 2) @ _X4, "divided by 2", "square root"),
+    ("09.3", _IMPLIED93, "implied only", "subtract"),
+    ("09.3", _REAL93, "real only", "minus these"),
+    ("09.3", _REAL93 - _IMPLIED93, "signs flipped", "signs are flipped"),
+    ("09.3", np.log(_W93[:, :1] / _W93[:, 1:]) - _REAL93, "ratios inverted", "other way"),
+    ("09.3", _W93[:, 1:] / _W93[:, :1] - _REAL93, "no logarithm", "logarithm"),
+    ("09.3", _W93[:, 1:] - _W93[:, :1] - _REAL93, "weight differences", "ratio"),
+    ("09.3", np.log10(_W93[:, 1:] / _W93[:, :1]) - _REAL93, "base-10 logarithm", "np.log10"),
+    ("09.3", _IMPLIED93 - (_X4 @ _X4.T)[:, 1:] + (_X4 @ _X4.T)[:, :1], "no scaling", "√d_k"),
+    ("09.3", _IMPLIED93 - (_S93[:, 1:] - _S93[:, :1]) * np.sqrt(2) / 2, "divided by 2", "square root"),
+    ("09.3", np.zeros((3, 2)), "recomputed weights", "printed"),
 ]
 
 

@@ -198,21 +198,45 @@ def test_train_from_given_weights():
 
 def test_saturation_experiment_starts_as_it_says():
     """Shrinking W_q and W_k by 32^(1/4) each gives the scaled model's step-0 weights without the
-    scale (and enlarging them the unscaled model's): checked on predict() directly."""
+    scale (and enlarging them the unscaled model's): checked on predict() directly. The score gradient
+    after step 1 is checked by finite differences through the scores, and the score move by hand."""
     cfg = al.ModelConfig()
-    held, _ = al.task_batch(np.random.default_rng(6), 40, cfg)
-    t = al.saturation_experiment(held, seeds=(0,), steps=2)
-    assert t["losses"].shape == (4, 1, 2) and t["reach"].tolist() == [[-1]] * 4
+    held, _ = al.task_batch(np.random.default_rng(6), 10, cfg)
+    t = al.saturation_experiment(held, seeds=(0,), steps=6)
+    assert t["losses"].shape == (4, 1, 6) and t["reach"].tolist() == [[-1]] * 4
+    for key in ("max_weight", "mirror_below_001", "grad_S", "score_move"):
+        assert t[key].shape == (4, 1)
     names = list(t["names"])
     p = al.init_params(cfg, 0)
     for name, scaled in (("scaled", True), ("unscaled", False)):
         A = al.predict(p, held, al.ModelConfig(scaled=scaled))[1]
-        assert np.isclose(t["max_weight"][names.index(name)], A.max(axis=-1).mean())
+        assert np.isclose(t["max_weight"][names.index(name), 0], A.max(axis=-1).mean())
     assert np.allclose(t["max_weight"][[0, 1]], t["max_weight"][[2, 3]])   # resized: the other's start
-    assert t["max_weight"][1] > t["max_weight"][0]
-    one = al.train(al.ModelConfig(scaled=False), steps=1, seed=0).params     # the plain unscaled run
-    g = al.loss_and_grads(one, held, held[:, ::-1], al.ModelConfig(scaled=False))[1]["W_q"]
-    assert np.isclose(t["grad_W_q"][names.index("unscaled")], np.linalg.norm(g))
+    assert t["max_weight"][1, 0] > t["max_weight"][0, 0]
+    # dL/dS of the plain unscaled run after one step, by central differences on the scores themselves
+    c = al.ModelConfig(scaled=False)
+    one = al.train(c, steps=1, seed=0).params
+    X = one["E"][held] + one["P"]                                      # (B, n, d)
+    S = (X @ one["W_q"]) @ np.swapaxes(X @ one["W_k"], -1, -2)          # (B, n, n) unscaled scores
+
+    def loss(S_):
+        E_ = np.exp(S_ - S_.max(axis=-1, keepdims=True))
+        H = X + (E_ / E_.sum(axis=-1, keepdims=True)) @ (X @ one["W_v"]) @ one["W_O"]
+        z = H @ one["W_u"]
+        z = z - z.max(axis=-1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+        return -np.take_along_axis(logp, held[:, ::-1, None], axis=-1).mean()
+    dS = np.zeros_like(S)
+    for idx in np.ndindex(S.shape):                                    # every score, one at a time
+        up, down = S.copy(), S.copy()
+        up[idx] += 1e-5
+        down[idx] -= 1e-5
+        dS[idx] = (loss(up) - loss(down)) / 2e-5
+    assert np.isclose(t["grad_S"][names.index("unscaled"), 0], np.linalg.norm(dS), rtol=1e-4)
+    later = al.train(c, steps=6, seed=0).params
+    X6 = later["E"][held] + later["P"]
+    S6 = (X6 @ later["W_q"]) @ np.swapaxes(X6 @ later["W_k"], -1, -2)
+    assert np.isclose(t["score_move"][names.index("unscaled"), 0], np.abs(S6 - S).mean())
     with pytest.raises(ValueError, match="threshold"):
         al.saturation_experiment(held, threshold=0)
 

@@ -60,12 +60,14 @@ def decode_with_cache(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
 
 
 def decoding_cost(n: int, d: int, d_k: int) -> dict[str, np.ndarray]:
-    """Multiply-adds of step t = 1..n, one head of width d_k, recomputing vs. a KV cache (no W_O, no FFN)."""
+    """Multiply-adds of step t = 1..n, one head of width d_k, recomputing vs. a KV cache (no W_O, no FFN).
+    The table also keeps the widths it counted with, 'd' and 'd_k' (for the picture's title)."""
     n, d, d_k = as_count(n, "n"), as_count(d, "d"), as_count(d_k, "d_k")
     t = np.arange(1, n + 1)
     return {"t": t,
             "no_cache": 3 * t * d * d_k + 2 * t * t * d_k,   # project all t tokens; all t x t scores, A V
-            "cache": 3 * d * d_k + 2 * t * d_k}               # project the new token; one row of scores, A V
+            "cache": 3 * d * d_k + 2 * t * d_k,               # project the new token; one row of scores, A V
+            "d": d, "d_k": d_k}
 
 
 def _embed(dec: PatternDecoder, ids, start: int = 0) -> np.ndarray:

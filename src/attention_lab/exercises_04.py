@@ -74,7 +74,8 @@ def _debug_04():
 
     wrong = {"planted": lambda S_, m: softmax(S_ * m),
              "after softmax": lambda S_, m: softmax(S_) * m,
-             "inverted": lambda S_, m: softmax(np.where(m, -np.inf, S_))}
+             "inverted": lambda S_, m: softmax(np.where(m, -np.inf, S_)),
+             "wrong axis": lambda S_, m: softmax(np.where(m, S_, -np.inf), axis=0)}
 
     judge = judge_fix(right, wrong, [(S, mask)], "expected weights that are 0 on masked keys and sum "
                        "to 1 in every row (a softmax over the allowed keys).")
@@ -88,6 +89,8 @@ def _debug_04():
         "inverted": "you hid the allowed keys and kept the masked ones: here True means 'may look'. "
                     "(PyTorch's nn.MultiheadAttention takes the opposite, True = masked: convert with "
                     "~mask.)",
+        "wrong axis": "the mask is right, but your softmax runs down the columns: each query's row of "
+                      "weights must sum to 1 (axis=-1).",
     }))
 
 
@@ -99,17 +102,22 @@ Xe44 = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0
 def lesson04():
     keys = np.arange(4) < 3                                  # the encoder's real tokens; <pad> is last
 
-    def layer(causal="tril", pad="mask", scale=SCALE44, first=True):
-        """Causal self-attention of the decoder (W = I), then cross-attention to the encoder."""
+    def layer(causal="tril", pad="mask", scale=SCALE44, first=True, residual="", w_q=2.0):
+        """Causal self-attention of the decoder (W = I), then cross-attention to the encoder; with
+        `residual` "self", "cross" or "both", the residual connections of lesson 04's decoder step added
+        (the exercise has none)."""
         Y1 = Xd44
         if first:
             S = Xd44 @ Xd44.T * scale
             if causal == "tril":
                 S = np.where(np.tril(np.ones((2, 2), dtype=bool)), S, -np.inf)
             Y1 = softmax(S) @ Xd44                           # (2, 3)
-        S = (Y1 @ (2 * np.eye(3))) @ Xe44.T * scale          # (2, 4)
+        if residual in ("self", "both"):
+            Y1 = Xd44 + Y1                                   # Z_self = X_dec + self-attention
+        S = (Y1 @ (w_q * np.eye(3))) @ Xe44.T * scale        # (2, 4)
         allowed = {"mask": keys, "none": np.ones(4, dtype=bool), "inverted": ~keys}[pad]
-        return softmax(np.where(allowed, S, -np.inf)) @ Xe44
+        out = softmax(np.where(allowed, S, -np.inf)) @ Xe44
+        return Y1 + out if residual in ("cross", "both") else out
 
     def swapped():
         """The encoder's real tokens as queries (W_q = 2I), Y_1 as keys and values: (3, 3)."""
@@ -131,7 +139,8 @@ def lesson04():
         Exercise(
             "04.4", "A decoder layer: causal self-attention of the 2 decoder tokens (W = I), then "
                     "cross-attention from its output (W_q = 2I) to 3 encoder tokens + <pad> "
-                    "(W_k = W_v = I), every score divided by √3; compute the output (2 × 3).",
+                    "(W_k = W_v = I), every score divided by √3, no residual connections; compute the "
+                    "output (2 × 3).",
             layer, {
                 "skipped the self-attention": (
                     lambda: layer(first=False),
@@ -151,6 +160,26 @@ def lesson04():
                 "divided by 3": (lambda: layer(scale=1 / 3),
                                  "you divided the scores by d_k = 3; divide by its square root, √3."),
                 "no scaling": (lambda: layer(scale=1.0), "divide every score by √d_k = √3."),
+                "residual after the self-attention": (
+                    lambda: layer(residual="self"),
+                    "you added the residual connection of section 4 (X_dec + Y_1) before the "
+                    "cross-attention. This exercise has no residual connections: the queries come from "
+                    "Y_1 itself."),
+                "residual around the cross-attention": (
+                    lambda: layer(residual="cross"),
+                    "you added Y_1 to the cross-attention's output, a residual connection. This "
+                    "exercise has none: the layer's output is the cross-attention's output itself."),
+                "residual on both sub-layers": (
+                    lambda: layer(residual="both"),
+                    "you added a residual connection around both sub-layers (X_dec + Y_1, then its sum "
+                    "with the cross-attention's output), as real layers do. This exercise has none: "
+                    "Y_1 is the queries' input, and the cross-attention's output is the answer."),
+                "cross W_q = I": (lambda: layer(w_q=1.0),
+                                  "the cross-attention's W_q is 2I, not I: its queries are 2 Y_1."),
+                "Y_1 only": (lambda: softmax(np.where(np.tril(np.ones((2, 2), dtype=bool)),
+                                                      Xd44 @ Xd44.T * SCALE44, -np.inf)) @ Xd44,
+                             "that is Y_1, the output of the causal self-attention: the layer goes on, "
+                             "with cross-attention from Y_1 to the encoder."),
                 "queries and keys swapped": (
                     lambda: swapped(),
                     "your rows are encoder tokens: in cross-attention the queries come from the "

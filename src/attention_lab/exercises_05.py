@@ -30,7 +30,17 @@ def _design_05():
 
     before = weights(np.zeros((3, 4)))
     wrong = {"last position": boost(2, 2), "not asked for": boost(0, 0), "too weak": boost(0, 2, 1.0),
-             "others changed": boost(0, 2) + boost(0, 0)}
+             "others changed: noun": boost(0, 2) + boost(0, 0)}
+
+    def changed_because(T):
+        """The mistake that moved cats' or mice's weights: the first table column that no query but
+        chase's may touch ('small' and 'verb' make a question, 'noun' answers mice's)."""
+        for name, col, rows in (("others changed: small", 3, [0, 1, 2]),
+                                ("others changed: noun", 0, [0, 1, 2]), ("others changed: verb", 1, [0, 2])):
+            if np.any(T[rows, col] != 0):
+                return name
+        return ("chase listens to the subject now, but cats' or mice's weights changed too: touch only "
+                "'animal' (column 2), the feature chase's query asks about.")   # not reached: see above
 
     def judge(answer):
         T = as_numbers(answer, (3, 4), "a position table")
@@ -45,16 +55,40 @@ def _design_05():
             if np.allclose(T, m):
                 return name
         if not others_same and chase_works:
-            return "others changed"
-        if others_same and (w[:, 1].argmax(axis=1) == 0).all():
+            return changed_because(T)
+        lead = w[:, 1, 0] - np.maximum(w[:, 1, 1], w[:, 1, 2])     # (2,) position 0 against the best other
+        if others_same and (lead > 1e-9).all():                    # a strict lead in both sentences
             return "too weak"
         chase = (f"chase's weights are {np.round(w[0, 1], 2)} (cats chase mice) and "
                  f"{np.round(w[1, 1], 2)} (mice chase cats): position 0 (row 0 of the table) must get "
                  "at least 0.9 in both")
+        tie = [int(j) for j in (1, 2) if np.any(np.abs(w[:, 1, 0] - w[:, 1, j]) <= 1e-9)]
+        if tie:
+            chase += f", and it ties with position {tie[0]}: it must win"
         if not others_same:
-            return (f"with your table, {chase}; and cats' or mice's weights changed too. Change only "
-                    "what chase's query asks about (column 2, 'animal').")
-        return f"with your table, {chase}."
+            cause = changed_because(T)
+            return (f"with your table, {chase}; and cats' or mice's weights changed too: "
+                    + self_hints.get(cause, cause).split("too: ", 1)[1])
+        return (f"with your table, {chase}. Add to the feature chase's query asks about, 'animal' "
+                "(column 2), in row 0.")
+
+    self_hints = {
+        "others changed: small": "chase listens to the subject now, but cats' or mice's weights changed "
+                                 "too: a word's query comes from its 'small' feature (W_q row 3) and "
+                                 "asks 'noun?', so adding to 'small' (column 3) gives the word at that "
+                                 "position a new question. Touch only 'animal' (column 2), the feature "
+                                 "chase's query asks about.",
+        "others changed: noun": "chase listens to the subject now, but mice's weights changed too: "
+                                "mice's query asks 'noun?' and reads only the keys' 'noun' feature "
+                                "(column 0), to which your table adds. Touch only 'animal' (column 2), "
+                                "the feature chase's query asks about.",
+        "others changed: verb": "chase listens to the subject now, but cats' or mice's weights changed "
+                                "too: adding to 'verb' (column 1) outside chase's row gives the word at "
+                                "that position chase's question, 'animal?'. Touch only 'animal' "
+                                "(column 2), the feature chase's query asks about.",
+    }
+    wrong |= {name: boost(0, 2) + extra for name, extra in (
+        ("others changed: small", boost(2, 3)), ("others changed: verb", boost(2, 1)))}
 
     return Trial("05.2", "Design a learned position table: chase listens to the word before it.", "design",
                  lambda: boost(0, 2), judge, hinted(wrong, {
@@ -64,10 +98,7 @@ def _design_05():
                          "'noun' does not help chase, and it changes what mice's query finds.",
         "too weak": "position 0 wins, but with less than 0.9 of chase's weight: add more to its "
                     "'animal' feature.",
-        "others changed": "chase listens to the subject now, but cats' or mice's weights changed too: "
-                          "mice's query asks "
-                          "'noun?' and reads the other features. Touch only what chase asks about.",
-    }))
+    } | self_hints))
 
 
 def _debug_05():
@@ -131,17 +162,17 @@ k54 = np.array([[0.0, 1.0, 1.0, 0.0]])       # and a fresh key at position 5
 
 
 def lesson05():
-    def score(pq=2, pk=5, base=100.0, w1=None):
-        if w1 is None:
+    def score(pq=2, pk=5, base=100.0, w1=None, unit=1.0, turn_q=True, turn_k=True):
+        if w1 is None and unit == 1.0 and turn_q and turn_k:
             q, k = rope_unchecked(q54, np.array([pq]), base), rope_unchecked(k54, np.array([pk]), base)
             return (q @ k.T)[0, 0]
-        w = np.array([1.0, w1])                          # pair i turns by position * w_i
+        w = np.array([1.0, 0.1 if w1 is None else w1]) * unit     # pair i turns by position * w_i
 
-        def turn(v, p):
-            c, s_ = np.cos(p * w), np.sin(p * w)
+        def turn(v, p, on=True):
+            c, s_ = np.cos(p * w * on), np.sin(p * w * on)
             x, y = v[0, 0::2], v[0, 1::2]
             return np.ravel(np.column_stack([c * x - s_ * y, s_ * x + c * y]))
-        return turn(q54, pq) @ turn(k54, pk)
+        return turn(q54, pq, turn_q) @ turn(k54, pk, turn_k)
 
     def both(**how):
         return np.array([score(2, 5, **how), score(5, 2, **how)])
@@ -182,6 +213,16 @@ def lesson05():
                                        "and d = 4, w_1 = 100^(-2·1/4) = 100^(-1/2) = 1/10 (1/100 "
                                        "would be base 10000); and give both scores, q at 2 with k at "
                                        "5, then q at 5 with k at 2."),
+            "degrees": (lambda: both(unit=np.pi / 180),
+                        "your angles were taken as degrees: p · w_i is in radians (np.cos and np.sin "
+                        "take radians)."),
+            "only q turned": (lambda: both(turn_k=False),
+                              "only q turned: RoPE turns the key too, k by its own position."),
+            "only k turned": (lambda: both(turn_q=False),
+                              "only k turned: RoPE turns the query too, q by its own position."),
+            "divided by 2": (lambda: both() / 2,
+                             "you divided by √d = 2, as attention does with its scores; the question "
+                             "asks for the plain dot product q · k."),
             "one score": (lambda: score(),
                           "that is the first score, right; give both: q at 2 with k at 5, then q at 5 "
                           "with k at 2, as [first, second]."),

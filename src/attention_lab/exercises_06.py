@@ -60,9 +60,10 @@ def _design_06():
         "too weak": "the right key wins, with less than 0.9 of the weight: against 7 other keys at 0, "
                     "the winning score must be above ln(0.9 / 0.1 · 7) ≈ 4.1.",
         "no wrap": "every place reads the next one, except the last: it must wrap around to place 0.",
-        "weights for scores": "your rows sum to 1: these are weights. The check takes your numbers as "
-                              "scores and applies the softmax, so a 1 against seven 0s gets only "
-                              "e / (e + 7) of the weight: give scores, large for the right key.",
+        "weights for scores": "your rows sum to 1, like weights (or scores of 1 against 0). The check "
+                              "takes your numbers as scores and applies the softmax, so a 1 against "
+                              "seven 0s gets only e / (e + 7) of the weight: give scores, large for "
+                              "the right key.",
     }))
 
 
@@ -97,15 +98,17 @@ def _debug_06():
     Q, K, V, dY = (rng.standard_normal((6, 3)) for _ in range(4))
     inputs.append((4.0 * Q, 4.0 * K, V, dY))                  # steep softmax: finite differences drift
 
-    def backward(fix_softmax=True, scale_grads=True, transpose_dK=True, masked=True):
+    def backward(fix_softmax=True, scale_grads=True, transpose_dK=True, masked=True, axis=1, keepdims=True,
+                 times=1, swap=False):
         def grads(Q, K, V, dY):
             s = default_scale(K.shape[1])
             S = s * Q @ K.T
             A = softmax(np.where(causal_mask(len(Q)), S, -np.inf) if masked else S)
             dA = dY @ V.T
-            dS = A * (dA - (A * dA).sum(axis=1, keepdims=True)) if fix_softmax else A * dA
-            dS = s * dS if scale_grads else dS
-            return dS @ K, (dS.T if transpose_dK else dS) @ Q, A.T @ dY
+            dS = A * (dA - (A * dA).sum(axis=axis, keepdims=keepdims)) if fix_softmax else A * dA
+            dS = s ** times * dS if scale_grads else dS
+            dQ, dK = dS @ K, (dS.T if transpose_dK else dS) @ Q
+            return (dK, dQ, A.T @ dY) if swap else (dQ, dK, A.T @ dY)
         return grads
 
     def near(out, ref):                                      # within what finite differences can reach
@@ -113,6 +116,8 @@ def _debug_06():
 
     wrong = {"planted": backward(fix_softmax=False), "no scale": backward(scale_grads=False),
              "dK not transposed": backward(transpose_dK=False), "unmasked": backward(masked=False),
+             "sum over axis 0": backward(axis=0), "no keepdims": backward(keepdims=False),
+             "scaled twice": backward(times=2), "dQ and dK swapped": backward(swap=True),
              "finite differences": (_grads_numeric, near)}
 
     def exact(out, ref):                                     # a backward pass agrees to rounding
@@ -135,6 +140,14 @@ def _debug_06():
         "unmasked": "these are the gradients of attention without the mask (al.attention_backward): "
                     "the causal mask is part of the forward pass, so the backward pass must use the "
                     "masked weights.",
+        "sum over axis 0": "the row sum runs over the wrong axis: rowsum(A * dA) adds along each row "
+                           "(axis=1, a query's keys), one number per query.",
+        "no keepdims": "without keepdims=True, the (n,) row sums line up with the columns: query i's "
+                       "sum is subtracted from column i. Keep it as a column, (n, 1).",
+        "scaled twice": "the scale 1/√d_k is applied twice: once is enough, on the way back through "
+                        "the scores.",
+        "dQ and dK swapped": "your dQ is dK and your dK is dQ: dQ = dS K (a query's row collects its "
+                             "keys), dK = dSᵀ Q.",
         "finite differences": "these are finite differences: close to the gradients, but not exact "
                               "(the check compares to the last digits, on scores where the softmax is "
                               "steep). Finite differences check a backward pass; they are not one. "
@@ -142,28 +155,32 @@ def _debug_06():
     }))
 
 
-s64 = np.array([2.0, 0.0, 1.0])                  # 06.4: one query's (scaled) scores over 3 keys,
-V64 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])   # the 3 values,
-g64 = np.array([1.0, -1.0])                      # and dL/dy, the gradient of the loss at its output
+q64 = np.array([2.0, 1.0])                       # 06.4: one query (d_k = 2), three keys,
+K64 = np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]])
+V64 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])   # their values,
+g64 = np.array([1.0, -1.0])                      # and dL/dy, the gradient of the loss at the output y
 
 
 def lesson06():
-    def ds(subtract=True, weights=True):
-        a = softmax(s64) if weights else s64
+    def ds(subtract=True, weights=True, scale=None, back=1.0):
+        """dL/ds for the scaled scores s = scale q Kᵀ (the right answer with the defaults: 1/√2)."""
+        s_ = (default_scale(2) if scale is None else scale) * K64 @ q64     # (3,) the scores
+        a = softmax(s_) if weights else s_
         da = V64 @ g64                                  # dL/da_j = v_j · g
-        return a * (da - a @ da) if subtract else a * da
+        return back * (a * (da - a @ da) if subtract else a * da)
 
     return [
         Choice("06.1", "Task 'copy' (target i = token i), attention removed: held-out accuracy?", "a", {
             "b": "reversing needs attention, because output i needs another place's token. Copying "
                  "needs only the token at the same place, and the residual path brings it there.",
-            "c": "about 0.3 is the no-position model on reversal, guessing the commonest token. Here the "
-                 "right token is the model's own input.",
+            "c": "about 0.3 is the no-position model on reversal, guessing the commonest of the other "
+                 "seven digits. Here the right token is the model's own input.",
             "d": "it trains fine: the embeddings, the positions and W_u still learn; only attention "
                  "is gone."}),
         _design_06(),
         _debug_06(),
-        Exercise("06.4", "dL/ds for scores s = (2, 0, 1), values (1, 0), (0, 1), (1, 1) and dL/dy = (1, -1).",
+        Exercise("06.4", "One query q = (2, 1), keys (1, 1), (0, 2), (2, 0), values (1, 0), (0, 1), "
+                         "(1, 1), d_k = 2, dL/dy = (1, -1): compute dL/ds for the scores s = q Kᵀ/√2.",
                  ds, {
             "no subtraction": (lambda: ds(subtract=False),
                                "you used a * dL/da, the diagonal of the softmax's derivative only: "
@@ -174,5 +191,24 @@ def lesson06():
             "scores for weights": (lambda: ds(weights=False),
                                    "you used the scores s where the softmax's derivative needs the "
                                    "weights a = softmax(s)."),
+            "unscaled scores": (lambda: ds(scale=1.0),
+                                "your weights come from q · k without the division by √d_k = √2: "
+                                "s = q Kᵀ/√2, and a = softmax(s)."),
+            "scores divided by 2": (lambda: ds(scale=0.5),
+                                    "you divided q · k by d_k = 2; the scores divide by its square "
+                                    "root, √2."),
+            "through the scale": (lambda: ds(back=default_scale(2)),
+                                  "you multiplied by 1/√2 once more: that is the gradient with respect "
+                                  "to the unscaled products q · k. The question asks for dL/ds, the "
+                                  "scores after the division."),
+            "sign flipped": (lambda: -ds(),
+                             "your signs are flipped: dL/ds = a ⊙ (dL/da − a · dL/da), each weight's "
+                             "own gradient minus the weighted mean."),
+            "the weights": (lambda: softmax(default_scale(2) * K64 @ q64),
+                            "these are the weights a = softmax(s), the forward pass; now go back: "
+                            "dL/da = V g, then through the softmax."),
+            "dL/dq": (lambda: default_scale(2) * ds() @ K64,
+                      "that is dL/dq, two numbers (dQ = dS K/√d_k); the question stops one step "
+                      "earlier: dL/ds, one number per key."),
         }),
     ]

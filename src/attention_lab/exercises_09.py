@@ -16,10 +16,14 @@ k92 = np.array([4.041, 1.368, -2.358])            # store them, printed with two
 def lesson09():
     s4 = source_004()
     X4 = s4.X
-    printed = s4.printed["self_output"]
+    printed = s4.printed["self_weights"]                # (3, 3) the weights the source printed
 
-    def right(scale=SCALE93, axis=-1):                 # identity weights: Q = K = V = X
-        return softmax(X4 @ X4.T * scale, axis=axis) @ X4
+    def read_back(w=printed, log=np.log):              # (3, 2): s_j - s_0 that a row of weights implies
+        return log(w[:, 1:] / w[:, :1])
+
+    def real(scale=SCALE93):                           # (3, 2): s_j - s_0 of the real scores X Xᵀ/√2
+        S = X4 @ X4.T * scale
+        return S[:, 1:] - S[:, :1]
 
     return [
         Choice("09.1", "Scores [1.2, 1.2, 0.3]: which printed weight row can be right?", "a", {
@@ -36,24 +40,45 @@ def lesson09():
                                    "numbers as printed, rounded to 2 decimals first."),
                 "one decimal": (lambda: np.round(q92, 1) @ np.round(k92, 1),
                                 "you rounded to one decimal; the tutorial shows two."),
+                "one rounded": (lambda: np.round(q92, 2) @ k92,
+                                "you rounded q only; the tutorial shows both vectors with two "
+                                "decimals, and computes with both as shown."),
                 "cut off": (lambda: np.trunc(q92 * 100) / 100 @ (np.trunc(k92 * 100) / 100),
                             "you cut the digits off after two decimals; printing rounds them "
                             "(2.628 is shown as 2.63)."),
             }),
         Exercise(
-            "09.3", "Source 004's self-attention example: how far off is its printed output? "
-                    "Give printed minus right (3 × 2).", lambda: printed - right(), {
-                "the right output": (right,
-                                     "that is the right output A V; the question asks how far the "
-                                     "printout is from it: printed minus right."),
-                "right minus printed": (lambda: right() - printed,
-                                        "your signs are flipped: printed minus right, not right minus "
-                                        "printed."),
-                "no scaling": (lambda: printed - right(scale=1.0),
-                               "your right output forgot to divide the scores by √d_k = √2."),
-                "divided by 2": (lambda: printed - right(scale=0.5),
-                                 "you divided the scores by d_k = 2; divide by its square root, √2."),
-                "wrong axis": (lambda: printed - right(axis=0),
-                               "your softmax ran down the columns; it must run along each row."),
+            "09.3", "Source 004's printed weights, read back: the score differences s_j - s_0 (j = 1, 2) "
+                    "that each printed row implies, minus those of the real scores X Xᵀ/√2 (3 × 2).",
+            lambda: read_back() - real(), {
+                "implied only": (read_back,
+                                 "these are the differences the printed rows imply; subtract those of "
+                                 "the real scores, X Xᵀ/√2, to see how far off each is."),
+                "real only": (real,
+                              "these are the differences of the real scores; the question asks for "
+                              "the ones the printed weights imply, minus these."),
+                "signs flipped": (lambda: real() - read_back(),
+                                  "your signs are flipped: implied minus real, not real minus implied."),
+                "ratios inverted": (lambda: -read_back() - real(),
+                                    "ln(w_0 / w_j) is s_0 - s_j: the ratio goes the other way, "
+                                    "ln(w_j / w_0) = s_j - s_0."),
+                "no logarithm": (lambda: printed[:, 1:] / printed[:, :1] - real(),
+                                 "a ratio of weights is e to the power of a score difference: "
+                                 "w_j / w_0 = exp(s_j - s_0). Take the natural logarithm of it."),
+                "weight differences": (lambda: printed[:, 1:] - printed[:, :1] - real(),
+                                       "a difference of weights is not a difference of scores: the "
+                                       "softmax divides, so read the ratio, s_j - s_0 = ln(w_j / w_0)."),
+                "base-10 logarithm": (lambda: read_back(log=np.log10) - real(),
+                                      "the softmax uses e: take the natural logarithm (np.log), not "
+                                      "np.log10."),
+                "no scaling": (lambda: read_back() - real(scale=1.0),
+                               "your real scores forgot to divide by √d_k = √2."),
+                "divided by 2": (lambda: read_back() - real(scale=0.5),
+                                 "you divided the real scores by d_k = 2; divide by its square root, "
+                                 "√2."),
+                "recomputed weights": (lambda: read_back(softmax(X4 @ X4.T * SCALE93)) - real(),
+                                       "all zeros: you read back the recomputed weights, which agree "
+                                       "with the real scores by construction. Read back the printed "
+                                       "ones, s4.printed['self_weights']."),
             }),
     ]

@@ -8,10 +8,19 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._validate import as_count, as_positive
+from ._validate import as_count, as_positive, batch_ids
+from .heads import split_heads_unchecked
 from .loop import attend_one
 from .matrix import default_scale, self_attention, softmax
-from .training import ModelConfig, init_params, loss_and_grads, predict, train
+from .training import (
+    ModelConfig,
+    cross_entropy_unchecked,
+    forward_unchecked,
+    init_params,
+    predict,
+    softmax_backward_unchecked,
+    train,
+)
 
 
 def scaling_experiment(d_ks: Sequence[int] = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512), n_keys: int = 8,
@@ -85,39 +94,54 @@ def saturation_experiment(held_ids: np.ndarray, seeds: Sequence[int] = (0, 1, 2)
     each seed, scaled or not, with W_q and W_k multiplied by d_k^(-1/4) ("shrunk": the scores at step 0
     are the scaled model's) or by d_k^(1/4) ("enlarged": the unscaled model's).
 
-    Returns 'names' (4,), 'losses' (4, seeds, steps), 'reach' (4, seeds): the first step whose training
-    loss is below `threshold` (-1 if never), and at step 0 on `held_ids`: 'max_weight' (4,), the mean
-    largest weight of a row, and 'mirror_below_001' (4,), the fraction of weights on the key the task
-    needs (the mirror place) that are below 0.01; and 'grad_W_q' (4,), the mean size (Frobenius norm) of
-    dL/dW_q on `held_ids` after the first step (at step 0 it is zero: W_u = 0).
+    Returns 'names' (4,), 'losses' (4, seeds, steps), and per model and seed (4, seeds):
+    'reach', the first step whose training loss is below `threshold` (-1 if never); at step 0 on
+    `held_ids`, 'max_weight', the mean largest weight of a row, and 'mirror_below_001', the fraction of
+    weights on the key the task needs (the mirror place) that are below 0.01; after the first step
+    (at step 0 no gradient reaches the scores: W_u = 0), 'grad_S', the size (Frobenius norm) of the
+    score gradient dL/dS on `held_ids` (S = the scores the softmax takes, after any scale); and
+    'score_move', the mean |change| of a score of `held_ids` from step 1 to step 6 (the first five
+    steps that move W_q and W_k).
     """
     steps = as_count(steps, "steps")
     threshold = as_positive(threshold, "threshold", "0.1 (a loss)")
     cfg = ModelConfig()
+    held_ids = batch_ids(held_ids, "held_ids", cfg.vocab_size, cfg.n)
     n = cfg.n
     places = np.arange(n)
     d_k = cfg.d // cfg.n_heads
-    out = {"names": np.array([r[0] for r in SATURATION_RUNS]), "losses": [], "reach": [],
-           "max_weight": [], "mirror_below_001": [], "grad_W_q": []}
+    keys = ("reach", "max_weight", "mirror_below_001", "grad_S", "score_move")
+    out = {"names": np.array([r[0] for r in SATURATION_RUNS]), "losses": []} | {k: [] for k in keys}
     for _, scaled, resized in SATURATION_RUNS:
         c = ModelConfig(scaled=scaled)
         factor = d_k ** (0.25 if scaled else -0.25) if resized else 1.0   # scores scale by factor²
-        losses, top, low, grad = [], [], [], []
+        losses, row = [], {k: [] for k in keys[1:]}
         for seed in seeds:
             p = init_params(c, as_count(seed, "seed", minimum=0))
             p |= {"W_q": p["W_q"] * factor, "W_k": p["W_k"] * factor}
             A = predict(p, held_ids, c)[1][:, 0]                        # (B, n, n) at step 0
-            top.append(A.max(axis=-1).mean())
-            low.append((A[:, places, n - 1 - places] < 0.01).mean())
-            run = train(c, steps=steps, seed=seed, start=p, snapshots=(1,))
+            row["max_weight"].append(A.max(axis=-1).mean())
+            row["mirror_below_001"].append((A[:, places, n - 1 - places] < 0.01).mean())
+            run = train(c, steps=steps, seed=seed, start=p, snapshots=[t for t in (1, 6) if t <= steps])
             losses.append(run.losses)
-            g = loss_and_grads(run.snapshot_params[0], held_ids, held_ids[:, ::-1], c)[1]["W_q"]   # reversal
-            grad.append(np.linalg.norm(g))
+            S1, dS = _score_gradient(run.snapshot_params[0], held_ids, c)
+            row["grad_S"].append(np.linalg.norm(dS))
+            S6 = _score_gradient(run.snapshot_params[-1], held_ids, c)[0]   # S1 if steps < 6
+            row["score_move"].append(np.abs(S6 - S1).mean())
         losses = np.array(losses)                                       # (seeds, steps)
         below = losses < threshold
         out["losses"].append(losses)
         out["reach"].append(np.where(below.any(axis=1), below.argmax(axis=1), -1))
-        out["max_weight"].append(np.mean(top))
-        out["mirror_below_001"].append(np.mean(low))
-        out["grad_W_q"].append(np.mean(grad))
+        for k, v in row.items():
+            out[k].append(v)
     return {key: np.array(v) for key, v in out.items()}
+
+
+def _score_gradient(p: dict, ids: np.ndarray, cfg: ModelConfig) -> tuple[np.ndarray, np.ndarray]:
+    """Lesson 06's model on `ids` with the reversal targets: the scores S the softmax takes (after any
+    scale), (B, h, n, n), and the loss's gradient with respect to them, dL/dS (same shape)."""
+    logits, c = forward_unchecked(p, ids, cfg)
+    dlogits = cross_entropy_unchecked(logits, ids[..., ::-1])[1]
+    dY = split_heads_unchecked(dlogits @ p["W_u"].T @ p["W_O"].T, cfg.n_heads)   # (B, h, n, d_k)
+    dA = dY @ np.swapaxes(c["V"], -1, -2)                                       # (B, h, n, n)
+    return cfg.scale * c["Q"] @ np.swapaxes(c["K"], -1, -2), softmax_backward_unchecked(c["A"], dA)

@@ -186,11 +186,12 @@ def plot_encoder_decoder(enc_tokens: Sequence[str], dec_tokens: Sequence[str], s
         ax.text(x, 3, word, ha="center", va="center", fontsize=FONT["ticks"] + 1,
                 bbox={**box, "facecolor": "white", "edgecolor": ROLE_COLORS["query"]})
     purple = plt.get_cmap(WEIGHTS_CMAP)
-    for i, j in zip(*np.nonzero(C >= threshold)):          # cross-attention: query i -> key j
+    C2, S2 = np.round(C, 2), np.round(S, 2)                # the weights as the heatmaps print them
+    for i, j in zip(*np.nonzero(C2 >= threshold)):         # cross-attention: query i -> key j
         ax.annotate("", xy=(xe[j], 0.35), xytext=(xd[i], 2.65),
                     arrowprops={"arrowstyle": "-|>", "color": purple(0.35 + 0.65 * C[i, j]),
                                 "linewidth": 0.5 + 5 * C[i, j], "shrinkA": 0, "shrinkB": 0})
-    for i, j in zip(*np.nonzero(S >= threshold)):          # masked self-attention: arcs above
+    for i, j in zip(*np.nonzero(S2 >= threshold)):         # masked self-attention: arcs above
         style = {"arrowstyle": "-|>", "color": purple(0.35 + 0.65 * S[i, j]), "linewidth": 0.5 + 4 * S[i, j]}
         if i != j:
             ax.annotate("", xy=(xd[j], 3.35), xytext=(xd[i], 3.35),
@@ -207,7 +208,8 @@ def plot_encoder_decoder(enc_tokens: Sequence[str], dec_tokens: Sequence[str], s
     ax.set(xlim=(-3, 10.8), ylim=(-0.6, 5.2))
     ax.set_axis_off()
     ax.set_title(f"cross-attention (down), causal self-attention (arcs; a loop = a word's weight on itself)\n"
-                 f"every weight ≥ {threshold} drawn, thicker = larger", fontsize=FONT["title"])
+                 f"every weight that rounds to {threshold} or more drawn, thicker = larger",
+                 fontsize=FONT["title"])
     return fig
 
 
@@ -218,7 +220,10 @@ def plot_decoding_cost(table: dict[str, np.ndarray]) -> Figure:
     ax.plot(table["t"], table["no_cache"], "o-", color=LINE_COLORS[0], label="recompute every step")
     ax.plot(table["t"], table["cache"], "s-", color=LINE_COLORS[1], label="with a KV cache")
     ax.set(yscale="log", xlabel="step t (tokens so far)", ylabel="multiply-adds in step t")
-    ax.set_title("work per generated token", fontsize=FONT["title"])
+    scope = (f": one head, d_k = {table['d_k']}, d = {table['d']}" if "d" in table and "d_k" in table
+             else ": one head")
+    ax.set_title(f"work per generated token{scope}\n(no W_O, no feed-forward network)",
+                 fontsize=FONT["title"])
     ax.legend(fontsize=FONT["ticks"] - 1)
     ax.xaxis.label.set_size(FONT["labels"])
     ax.yaxis.label.set_size(FONT["labels"])

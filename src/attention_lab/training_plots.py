@@ -65,7 +65,8 @@ def plot_saturation(table: dict[str, np.ndarray], show_steps: int = 100) -> Figu
     weights, red: nearly one-hot rows at step 0), line style = scaled (solid) or unscaled (dashed)."""
     table = as_table(table, ("names", "losses", "max_weight"), "saturation_experiment()")
     fig, ax = plt.subplots(figsize=(10, 4.6), layout="constrained")
-    for name, runs, peak in zip(table["names"], table["losses"], table["max_weight"]):
+    for name, runs, peaks in zip(table["names"], table["losses"], table["max_weight"]):
+        peak = float(np.mean(peaks))                    # over the seeds
         colour = "#b00020" if peak > 0.75 else "#333333"
         style = "--" if str(name).startswith("unscaled") else "-"
         for i, L in enumerate(runs):
