@@ -51,18 +51,20 @@ def test_every_gradient_agrees_with_finite_differences(cfg):
         assert np.abs(numeric).max() > 1e-6, f"{name}: no gradient reaches it, the check would be empty"
 
 
-def loop_logits(p, ids, cfg):
-    """The forward pass one sequence at a time, one head at a time, with the package's kernel and mask."""
+def loop_logits(p, ids, cfg, from_x0=""):
+    """The forward pass one sequence at a time, one head at a time, with the package's kernel and mask;
+    `from_x0`: which of "q", "k", "v" the layers above 1 compute from the embedding X0 (an ablation)."""
     out = []
     k = cfg.d // cfg.n_heads
     for seq in ids:
         n = len(seq)
-        X = p["E"][seq] + p["P"][:n]
+        X = X0 = p["E"][seq] + p["P"][:n]
         for layer in range(1, cfg.n_layers + 1):
             heads = []
             for h in range(cfg.n_heads):
                 cols = slice(h * k, (h + 1) * k)
-                q, k_, v = (X @ p[f"{w}{layer}"][:, cols] for w in ("W_q", "W_k", "W_v"))
+                q, k_, v = ((X0 if layer > 1 and part in from_x0 else X) @ p[f"{w}{layer}"][:, cols]
+                            for part, w in zip("qkv", ("W_q", "W_k", "W_v")))
                 Y, _ = al.scaled_dot_product_attention(q, k_, v, mask=al.causal_mask(n))
                 heads.append(Y)
             X = X + np.concatenate(heads, axis=1) @ p[f"W_O{layer}"]
@@ -78,6 +80,22 @@ def test_loss_matches_a_loop_over_sequences_and_heads(cfg):
     logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
     expected = -np.take_along_axis(logp[:, :-1], ids[:, 1:, None], axis=-1)[..., 0]
     assert np.allclose(al.induction_loss(p, ids, cfg), expected)
+
+
+@pytest.mark.parametrize("cut", ["q", "k", "v", "qk", "qkv"])
+def test_ablations_read_x0_as_a_loop_does(cut):
+    """keys_from_tokens, queries_from_tokens, values_from_tokens: the layers above 1 read X0 for that part
+    (review 07 #13); checked against the loop written here, on 2 and 3 layers."""
+    for cfg in CONFIGS[1], CONFIGS[3]:
+        p = random_weights(cfg, 14)
+        ids = al.repeated_batch(np.random.default_rng(15), 3, cfg)[0]
+        logits = loop_logits(p, ids, cfg, from_x0=cut)
+        logp = logits - np.log(np.exp(logits).sum(axis=-1, keepdims=True))
+        expected = -np.take_along_axis(logp[:, :-1], ids[:, 1:, None], axis=-1)[..., 0]
+        got = al.induction_loss(p, ids, cfg, keys_from_tokens="k" in cut, queries_from_tokens="q" in cut,
+                                values_from_tokens="v" in cut)
+        assert np.allclose(got, expected)
+        assert not np.allclose(got, al.induction_loss(p, ids, cfg))      # the cut changes something
 
 
 def test_causal_a_later_token_changes_nothing_before_it():
@@ -225,7 +243,7 @@ def test_07_1_the_prediction_is_true(trained):
     assert loss_reversed > loss_first
     ex = al.EXERCISES["07.1"]
     assert ex.evaluate("c").status == "correct"
-    for letter, word in (("a", "after"), ("b", "confidently"), ("d", "zero")):
+    for letter, word in (("a", "after"), ("b", "a third"), ("d", "zero")):
         assert word in ex.evaluate(f"({letter})").message
 
 
@@ -248,6 +266,11 @@ def test_07_2_design_is_judged_by_running_it():
     assert ex.evaluate(qk(1, 1, 3.0)).mistake == "previous with previous"
     assert ex.evaluate(qk(0, 1, 1.5)).mistake == "too weak"
     assert "never favour" in ex.evaluate(np.zeros((16, 16))).message
+    assert ex.evaluate(qk(0, 1, -5.0)).mistake == "negative"          # the right block, the wrong sign
+    assert "positive" in ex.evaluate(qk(0, 1, -5.0)).message
+    anti = np.zeros((16, 16))
+    anti[:8, 8:] = 5.0 * np.eye(8)[::-1]                               # the right block, not its diagonal
+    assert "same token" not in ex.evaluate(anti).message and "previous token" in ex.evaluate(anti).message
     both = qk(0, 0) + qk(0, 1)                                       # own-own and own-prev, equally strong
     assert ex.evaluate(both).mistake is None and "pull the weight away" in ex.evaluate(both).message
     assert "shape (8, 8)" in ex.evaluate(np.eye(8)).message
@@ -323,6 +346,11 @@ def test_07_4_paths_by_hand():
     assert ex.evaluate([direct, head1, head2, -0.8]).mistake == "composed path without w1"
     assert ex.evaluate([direct, head1, head2, 0.2]).mistake == "composed path without w2"
     assert "shape (4,)" in ex.evaluate([1.0, 1.5, -3.2]).message
+    # by hand: h = x + 0.5 A1 x = (3, 0, 2.5, 2.5); A2 h = (3, 1.5, 2.0, 2.3); h - 2 A2 h = the outputs
+    outputs = [3 - 6.0, 0 - 3.0, 2.5 - 4.0, 2.5 - 4.6]
+    assert ex.evaluate(outputs).mistake == "output at every token"
+    total = ex.evaluate(-2.1)
+    assert total.mistake == "the total only" and "sum of the four paths" in total.message
 
 
 def test_lesson_07_has_every_kind_of_exercise():
@@ -348,16 +376,21 @@ def test_training_steps_are_adam_by_hand():
     assert np.array_equal(run.params["W_u"], p2["W_u"]) and run.params["W_u"] is not p2["W_u"]
 
 
-def test_gradients_with_layer_2_keys_reading_x0():
-    """The ablation's model (layer 2's keys from X0) has its own paths; its backward pass is checked too."""
+def test_gradients_with_layer_2_parts_reading_x0():
+    """The ablations' models (layer 2's keys, queries or values from X0) have their own paths; their
+    backward pass is checked too."""
     from attention_lab import induction
     cfg = CONFIGS[0]
     p = random_weights(cfg, 12)
     ids = al.repeated_batch(np.random.default_rng(13), 2, cfg)[0]
-    logits, cache = induction.forward_unchecked(p, ids, cfg, keys_from_tokens=True)
-    grads = induction.backward_unchecked(p, cache, induction.next_token_loss_unchecked(logits, ids)[1], cfg)
-    for name in ("E", "P", "W_k2", "W_q1"):
-        def L(w, name=name):
-            return al.induction_loss(p | {name: w}, ids, cfg, keys_from_tokens=True).mean()
-        numeric = central_differences(L, p[name])
-        assert np.allclose(grads[name], numeric, atol=1e-8), name
+    for cut in ("k", "q", "v", "qkv"):
+        flags = {"keys_from_tokens": "k" in cut, "queries_from_tokens": "q" in cut,
+                 "values_from_tokens": "v" in cut}
+        logits, cache = induction.forward_unchecked(p, ids, cfg, from_x0=cut)
+        dlogits = induction.next_token_loss_unchecked(logits, ids)[1]
+        grads = induction.backward_unchecked(p, cache, dlogits, cfg)
+        for name in ("E", "P", "W_q1", f"W_{cut[0]}2", "W_v2"):
+            def L(w, name=name, flags=flags):
+                return al.induction_loss(p | {name: w}, ids, cfg, **flags).mean()
+            numeric = central_differences(L, p[name])
+            assert np.allclose(grads[name], numeric, atol=1e-8), (cut, name)

@@ -597,29 +597,52 @@ def test_06_guide_drag_from_step_0_to_40():
 
 # --- lesson 07 ---------------------------------------------------------------------------------------
 
+def lesson_07_printed_phase_change():
+    """The phase change range lesson 07 prints in section 4 (its stored output), as (low, high)."""
+    import json
+    import re
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "07-attention-learns-to-look-things-up.ipynb"
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        for out in cell.get("outputs", []):
+            found = re.search(r"falls between steps (\d+) and (\d+)", "".join(out.get("text", "")))
+            if found:
+                return int(found[1]), int(found[2])
+    raise AssertionError("lesson 07 prints no phase-change range")
+
+
 def test_07_cell_19_the_two_heads_form_together():
-    """07 section 7: up to step 200 neither pattern (both numbers below a third); from step 500 on, layer 1
-    gives more than half its weight to the previous token and layer 2 most of its weight to the token
-    after the earlier copy of the query's token. The teaching guide's third session asks "Which head
-    appears first?" and answers "neither: they rise together": the same two checks."""
+    """07 section 7: layer 1's number is its weight on the previous token at places 1-10 and layer 2's its
+    weight on the token after the earlier copy, each beside its even-spread value. Before the printed
+    phase change both stay below one half; during it each passes one half within a hundred steps of the
+    other (in the lesson's run both at step 320); after it both stay above 0.6 (above 0.8 in the lesson's
+    run). The teaching guide's third session asks "Which head appears first?" and answers from the same
+    two numbers (on the slider, neither; both at step 320)."""
     ex = explorer("07 induction_explorer")
     words = ex.summary().splitlines()[1].split()[1:]                 # the probe, as printed
     n = len(words)
-    i = np.arange(1, n)
+    keys = np.arange(1, 11)                                          # places 1-10, where a first copy lies
     # the keys an induction head should read, found here from the printed probe
     pairs = [(q, j + 1) for q in range(n) for j in range(q - 1) if words[j] == words[q]]
     assert pairs, "the probe must repeat a segment"
     q, k = np.array(pairs).T
+    even1 = sum(1 / (p + 1) for p in range(1, 11)) / 10               # a causal head spread evenly
+    even2 = sum(1 / (p + 1) for p in q) / len(q)
     seen = {}
     for _, step in ex.sliders["step"].options:                       # every kept step, as (label, value)
         r = move(ex, "step", step)
-        seen[step] = (r["layer1"][i, i - 1].mean(), r["layer2"][q, k].mean())
-        assert f"{seen[step][0]:.2f}" in ex.summary() and f"{seen[step][1]:.2f}" in ex.summary()
-    early = [v for s, v in seen.items() if s <= 200]
-    late = [v for s, v in seen.items() if s >= 500]
-    assert early and late
-    assert all(prev < 1 / 3 and look < 1 / 3 for prev, look in early)
-    assert all(prev > 0.5 and look > 0.5 for prev, look in late)
+        seen[step] = (r["layer1"][keys, keys - 1].mean(), r["layer2"][q, k].mean())
+        text = ex.summary()
+        assert f"{seen[step][0]:.2f}   (spread evenly: {even1:.2f})" in text
+        assert f"{seen[step][1]:.2f}   (spread evenly: {even2:.2f})" in text
+    low, high = lesson_07_printed_phase_change()
+    before = [v for s, v in seen.items() if s <= low]
+    after = [v for s, v in seen.items() if s >= high]
+    assert before and after
+    assert all(v < 0.5 for pair in before for v in pair)
+    assert all(v > 0.8 for pair in after for v in pair)              # so above 0.6 too
+    passes = [min(s for s, v in seen.items() if v[h] >= 0.5) for h in (0, 1)]
+    assert passes == [320, 320]                                      # "both at step 320"
+    assert abs(passes[0] - passes[1]) <= 100
 
 
 # --- lesson 08 ---------------------------------------------------------------------------------------

@@ -85,8 +85,11 @@ def _design_07():
         diag = {k: float(np.trace(b)) for k, b in blocks.items()}
         best = max(diag, key=lambda k: (diag[k], k == "own-prev"))   # a tie goes to the right block
         if diag[best] <= 0:
-            return (f"your scores never favour the right key (mean weight on it "
-                    f"{got[:, 0].mean():.2f}): put large entries where a token meets the same token.")
+            if diag["own-prev"] < 0:
+                return "negative"
+            return (f"your scores never favour the right key (mean weight on it {got[:, 0].mean():.2f}): "
+                    "the right key is the one whose previous token (columns 8-15) is the query's own "
+                    "token (rows 0-7); give each such pair a large positive score.")
         if best == "own-own":
             return "same token"
         if best == "prev-own":
@@ -111,8 +114,12 @@ def _design_07():
                                    "you compare previous tokens with previous tokens: the query must "
                                    "ask with its own token (rows 0-7)."),
         "too weak": (lambda: solution() / 5.0,
-                     "the right key wins, but with less than 0.9 of the weight: against up to 9 other "
-                     "keys, the winning score must be above ln(0.9 / 0.1 · 9) ≈ 4.4."),
+                     "the right key wins, but with less than 0.9 of the weight: against up to 8 other "
+                     "keys (a query stands at place 8 at most), the winning score must be above "
+                     "ln(0.9 / 0.1 · 8) ≈ 4.3."),
+        "negative": (lambda: -solution(),
+                     "your matching entries are negative: they push the right key away. The key whose "
+                     "*previous* token equals the query's own token must get a large *positive* score."),
     })
 
 
@@ -199,8 +206,10 @@ def lesson07() -> list:
         Choice("07.1", "The second copy is the first one reversed: the trained model's loss on it?", "c", {
             "a": "the induction head looks up the earlier copy of the current token and predicts "
                  "the token that came *after* it; reversed, the right token came *before* it.",
-            "b": "the model is not merely unhelped: it confidently predicts the wrong token (the one "
-                 "that followed before), which costs more than a uniform guess.",
+            "b": "the induction head still fires: it finds the earlier copy of the current token and "
+                 "bets about a third of its probability on the token that followed it, which is now the "
+                 "wrong one. That costs: measured, the reversed copy's loss comes out above the first "
+                 "copy's (3.35 in the lesson), by 0.1 to 0.2 (training seeds 0-7).",
             "d": "nothing here can reach zero: even on true repeats the loss stays above zero."}),
         _design_07(),
         _debug_07(),
@@ -218,6 +227,13 @@ def lesson07() -> list:
             "composed path without w2": (lambda: _paths_74(w_both=w1_74),
                                          "the fourth path passes through both heads, so both weights "
                                          "scale it: w1 · w2 · (A2 A1 x), not w1 · (A2 A1 x)."),
+            "output at every token": (lambda: h1 + w2_74 * (A2_74 @ h1),
+                                      "these are the outputs of the four tokens. The exercise asks "
+                                      "for the last token's output only, split into its four paths "
+                                      "(they add up to your last number)."),
+            "the total only": (lambda: (h1 + w2_74 * (A2_74 @ h1))[3],
+                               "that is the last token's whole output, the sum of the four paths: "
+                               "split it into the four parts, in the order given."),
             "head 2 on the stream": (lambda: np.array([x74[3], w1_74 * (A1_74 @ x74)[3],
                                                        w2_74 * (A2_74 @ h1)[3], 0.0]),
                                      "your third number is head 2's whole output, which already "

@@ -92,24 +92,25 @@ def init_induction(cfg: InductionConfig, seed: int = 0) -> dict[str, np.ndarray]
     return p
 
 
-def forward_unchecked(p, ids, cfg, knock=(), keys_from_tokens=False):
+def forward_unchecked(p, ids, cfg, knock=(), from_x0=""):
     """Logits (B, n, vocab) and the cache of every layer. `knock`: (layer, head) pairs whose output is
-    zeroed; `keys_from_tokens`: layers above 1 compute their keys from X0 (what layer 1 wrote is unseen)."""
+    zeroed; `from_x0`: which of "q", "k", "v" the layers above 1 compute from X0 instead of the stream
+    (what layer 1 wrote is then unseen on that path: an ablation)."""
     n, h = ids.shape[1], cfg.n_heads
     X0 = p["E"][ids] + p["P"][:n]                                     # (B, n, d)
     mask = causal_mask_unchecked(n)                                   # (n, n) True: may attend
     X, layers = X0, []
     for layer in range(1, cfg.n_layers + 1):
-        Xk = X0 if keys_from_tokens and layer > 1 else X
-        Q = split_heads_unchecked(X @ p[f"W_q{layer}"], h)            # (B, h, n, d_k)
+        Xq, Xk, Xv = (X0 if layer > 1 and part in from_x0 else X for part in "qkv")
+        Q = split_heads_unchecked(Xq @ p[f"W_q{layer}"], h)           # (B, h, n, d_k)
         K = split_heads_unchecked(Xk @ p[f"W_k{layer}"], h)           # (B, h, n, d_k)
-        V = split_heads_unchecked(X @ p[f"W_v{layer}"], h)            # (B, h, n, d_k)
+        V = split_heads_unchecked(Xv @ p[f"W_v{layer}"], h)           # (B, h, n, d_k)
         Y, A = attention_unchecked(Q, K, V, mask, cfg.scale)          # (B, h, n, d_k), (B, h, n, n)
         for kl, kh in knock:
             if kl == layer:
                 Y[:, kh] = 0.0
         C = concat_heads_unchecked(Y)                                 # (B, n, d)
-        layers.append({"X": X, "Xk": Xk, "Q": Q, "K": K, "V": V, "A": A, "C": C})
+        layers.append({"X": X, "Xq": Xq, "Xk": Xk, "Xv": Xv, "Q": Q, "K": K, "V": V, "A": A, "C": C})
         X = X + C @ p[f"W_O{layer}"]                                  # (B, n, d) the residual stream
     return X @ p["W_u"], {"ids": ids, "layers": layers, "X_out": X}
 
@@ -139,7 +140,7 @@ def backward_unchecked(p, c, dlogits, cfg):
     the gradient arriving straight through the residual and the gradient through the layer's Q, K, V."""
     g = {"W_u": _wgrad(c["X_out"], dlogits)}                 # (d, vocab)
     dX = dlogits @ p["W_u"].T                                         # (B, n, d) at the top of the stream
-    dX0_keys = 0.0                                                    # what layers' keys read from X0
+    dX0_cut = 0.0                                                     # what parts read from X0 directly
     for layer in range(cfg.n_layers, 0, -1):
         L = c["layers"][layer - 1]
         g[f"W_O{layer}"] = _wgrad(L["C"], dX)                # (d, d)
@@ -151,16 +152,16 @@ def backward_unchecked(p, c, dlogits, cfg):
         dQ = concat_heads_unchecked(dS @ L["K"])                      # (B, n, d)
         dK = concat_heads_unchecked(np.swapaxes(dS, -1, -2) @ L["Q"])  # (B, n, d)
         dV = concat_heads_unchecked(dV)
-        g[f"W_q{layer}"] = _wgrad(L["X"], dQ)
-        g[f"W_k{layer}"] = _wgrad(L["Xk"], dK)
-        g[f"W_v{layer}"] = _wgrad(L["X"], dV)
-        dK_in = dK @ p[f"W_k{layer}"].T
-        dX = dX + dQ @ p[f"W_q{layer}"].T + dV @ p[f"W_v{layer}"].T   # straight path + through Q and V
-        if L["Xk"] is L["X"]:
-            dX = dX + dK_in                                           # and through K
-        else:
-            dX0_keys = dX0_keys + dK_in
-    dX = dX + dX0_keys
+        dX_in = dX                                                    # the straight path
+        for part, dZ in (("q", dQ), ("v", dV), ("k", dK)):           # and the paths through the head
+            W = f"W_{part}{layer}"
+            g[W] = _wgrad(L[f"X{part}"], dZ)
+            if L[f"X{part}"] is L["X"]:
+                dX_in = dX_in + dZ @ p[W].T
+            else:                                                     # this part read X0 (an ablation)
+                dX0_cut = dX0_cut + dZ @ p[W].T
+        dX = dX_in
+    dX = dX + dX0_cut
     one_hot = np.eye(len(p["E"]))[c["ids"]]                           # (B, n, vocab)
     g["E"] = _wgrad(one_hot, dX)                                      # a token's row: sum over its places
     g["P"] = np.zeros_like(p["P"])
@@ -185,12 +186,16 @@ def induction_loss_and_grads(p: dict, ids: ArrayLike, cfg: InductionConfig) -> t
 
 
 def induction_loss(p: dict, ids: ArrayLike, cfg: InductionConfig, knock: Sequence = (),
-                   keys_from_tokens: bool = False) -> np.ndarray:
-    """Next-token loss at every place (B, n-1); `knock` zeroes heads given as (layer, head) pairs,
-    `keys_from_tokens` makes layer 2's keys read X0 instead of the stream (an ablation)."""
+                   keys_from_tokens: bool = False, queries_from_tokens: bool = False,
+                   values_from_tokens: bool = False) -> np.ndarray:
+    """Next-token loss at every place (B, n-1); `knock` zeroes heads given as (layer, head) pairs.
+    Three ablations: `keys_from_tokens` makes the keys of the layers above 1 read X0 instead of the
+    stream (what layer 1 wrote is unseen by them), `queries_from_tokens` their queries,
+    `values_from_tokens` their values."""
     cfg, p, ids = _inputs(cfg, p, ids)
     knock = knocked_heads(knock, cfg.n_layers, cfg.n_heads)
-    logits, _ = forward_unchecked(p, ids, cfg, knock, bool(keys_from_tokens))
+    cut = {"q": queries_from_tokens, "k": keys_from_tokens, "v": values_from_tokens}
+    logits, _ = forward_unchecked(p, ids, cfg, knock, "".join(part for part, on in cut.items() if on))
     return next_token_loss_unchecked(logits, ids)[0]
 
 
@@ -274,7 +279,8 @@ def train_induction(cfg: InductionConfig, steps: int = 600, batch: int = 32, lr:
 def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) -> dict[str, np.ndarray]:
     """Three scores per head, each (n_layers, h), measured on fresh sequences:
     previous-token (mean weight from place i to i - 1 on random tokens), prefix-matching (mean weight,
-    on a random half repeated, from a token in the second half to the token after its first occurrence)
+    on a half of distinct random tokens repeated once, from a token in the second half to the token after
+    its first occurrence)
     and copying (fraction of tokens whose own logit is the largest in their row of E W_v W_O W_u)."""
     cfg, p, _ = _inputs(cfg, p, np.zeros((1, 2), dtype=int))
     rng = np.random.default_rng(seed)
@@ -283,7 +289,10 @@ def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) 
     A = induction_attention(p, rand, cfg)                            # (L, B, h, n, n)
     i = np.arange(1, cfg.n)
     previous = A[..., i, i - 1].mean(axis=(1, 3))                    # (L, h)
-    first = rng.integers(0, cfg.vocab_size, size=(batch, half))
+    if half > cfg.vocab_size:
+        raise ValueError(f"head_scores repeats a half of {half} distinct tokens: it needs vocab_size >= "
+                         f"n // 2, got vocab_size {cfg.vocab_size} and n {cfg.n}")
+    first = np.argsort(rng.random((batch, cfg.vocab_size)), axis=1)[:, :half]   # (B, half) distinct tokens
     rep = np.concatenate([first, first], axis=1)                     # (B, 2 half)
     A = induction_attention(p, rep, cfg)
     j = np.arange(half, 2 * half)
@@ -313,7 +322,9 @@ def phase_change(run: InductionRun, window: int = 20) -> tuple[int, int]:
 def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = None) -> Explorer:
     """A slider over the training steps kept in `run`, starting at `start` (default: the first kept step):
     layer 1's and layer 2's attention on one probe sequence (head 0 of each), and the loss on the second
-    copy so far."""
+    copy so far. The numbers: layer 1's mean weight on the previous token over places 1 to n - segment - 1
+    (where the keys of an induction head can lie), layer 2's mean weight on the token after the earlier
+    copy of the query's token; each beside its value for weights spread evenly over the visible tokens."""
     run = as_run(run, InductionRun, "train_induction")
     cfg = run.cfg
     two_layers(cfg.n_layers)
@@ -336,16 +347,23 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
     seen = [(q, j + 1) for q in range(n) for j in range(q - 1) if ids[0, j] == ids[0, q]]
     repeats_a_token(seen, words)
     q_seen, k_seen = np.array(seen).T                                # query place, key after the earlier copy
+    last = cfg.n - cfg.segment - 1                                   # a first copy ends by this place
+    keys = np.arange(1, min(last, n - 1) + 1)                        # where layer 2 may read a key
+    even1, even2 = np.mean(1 / (keys + 1)), np.mean(1 / (q_seen + 1))   # weights spread evenly (causal)
+
+    label1 = f"  places 1-{keys[-1]} (where a first copy can lie):"
+    label2 = "  earlier copy of the query's token:"
+    width = max(len(label1), len(label2)) + 1
 
     def describe(values, r):
-        i = np.arange(1, n)
         return (f"step {values['step']}\n"
                 f"probe      {' '.join(words)}\n"
                 f"predicted  _ {' '.join(letters(np.array(r['said'][:-1])))}"
                 f"{'  (a tie: every token equally likely)' if r['tie'] else ''}\n"
-                f"layer 1, mean weight on the previous token: {r['layer1'][i, i - 1].mean():.2f}\n"
+                f"layer 1, mean weight on the previous token,\n"
+                f"{label1:{width}}{r['layer1'][keys, keys - 1].mean():.2f}   (spread evenly: {even1:.2f})\n"
                 f"layer 2, mean weight on the token after the\n"
-                f"  earlier copy of the query's token:        {r['layer2'][q_seen, k_seen].mean():.2f}")
+                f"{label2:{width}}{r['layer2'][q_seen, k_seen].mean():.2f}   (spread evenly: {even2:.2f})")
 
     steps = np.arange(len(run.second_losses))
     panels = [Panel("layer1", words, words, "weights", "layer 1 (previous token?)", "key token",
