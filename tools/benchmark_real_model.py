@@ -1,5 +1,6 @@
 """Lesson 08's model on this machine: medians of load + dequantize, a 32-token forward pass, generation
-speed with the KV cache, and the peak memory of the process. Prints the figures and the issue's limits.
+speed with the KV cache and without it (lesson 08, section 3: the same tokens, each step re-running the whole
+sequence), and the peak memory of the process. Prints the figures and the issue's limits.
 
     python tools/benchmark_real_model.py [--repeats 3]
 
@@ -54,13 +55,22 @@ def main(argv=None) -> int:
         for _ in range(n_new):                       # no early stop: always n_new tokens
             logits, _ = rm.forward(model, [int(np.argmax(logits[-1]))], cache)
 
+    def generate_without_cache():
+        ids = list(prompt)
+        logits, _ = rm.forward(model, ids)
+        for _ in range(n_new):                       # every step runs the whole sequence again
+            ids.append(int(np.argmax(logits[-1])))
+            logits, _ = rm.forward(model, ids)
+
     prefill = forward
     gen = median_time(generate, args.repeats)
     tokens_per_s = n_new / max(gen - prefill, 1e-9)
+    uncached_per_s = n_new / max(median_time(generate_without_cache, args.repeats) - prefill, 1e-9)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024     # Linux: kilobytes
     rows = [("load + dequantize (s)", load_s, "<= 10", load_s <= 10),
             ("forward, 32-token prompt (s)", forward, "<= 1", forward <= 1),
             ("generation with the cache (tokens/s)", tokens_per_s, ">= 10", tokens_per_s >= 10),
+            ("generation without the cache (tokens/s)", uncached_per_s, "none", True),
             ("peak memory of this process (MB)", peak_mb, "<= 1024", peak_mb <= 1024)]
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "not set")
     print(f"median of {args.repeats} runs ({args.repeats * 2} for the forward pass); "

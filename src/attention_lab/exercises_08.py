@@ -41,6 +41,8 @@ def _design_08():
         w = rope_weights(pair)
         if (w[:, 1] >= 0.8).all():
             return None
+        if np.ptp(w) < 1e-9:                       # every score the same: nothing for RoPE to turn
+            return "no direction"
         fast = np.linalg.norm(pair[0, :2]) * np.linalg.norm(pair[1, :2])
         slow = np.linalg.norm(pair[0, 2:]) * np.linalg.norm(pair[1, 2:])
         if fast < 1e-9 and slow > 0:
@@ -59,7 +61,8 @@ def _design_08():
     wrong = {"same direction": np.array([[4.0, 0, 0, 0], [4.0, 0, 0, 0]]),
              "wrong sign": np.array([[4.0, 0, 0, 0], [4 * np.cos(1.0), -4 * np.sin(1.0), 0, 0]]),
              "too weak": right / 4,
-             "slow pair": np.array([[0, 0, 4.0, 0], [0, 0, 4 * np.cos(0.1), 4 * np.sin(0.1)]])}
+             "slow pair": np.array([[0, 0, 4.0, 0], [0, 0, 4 * np.cos(0.1), 4 * np.sin(0.1)]]),
+             "no direction": np.array([[4.0, 0, 0, 0], [0, 0, 0, 0]])}
     hints = {
         "same direction": "query and key point the same way, so the score is largest at distance 0: the "
                           "token itself. Turn the key ahead by the angle one position adds (1 radian in "
@@ -71,6 +74,10 @@ def _design_08():
                     "by more.",
         "slow pair": "pair 1 turns by only 0.1 radian per position: distances 0 to 5 look almost alike. "
                      "Use pair 0, which turns a full radian per position.",
+        "no direction": "all six scores are equal (0 with your pair), so every distance gets 1/6 of the "
+                        "weight. RoPE turns the key's pair 0 against the query's pair 0, and pair 1 against "
+                        "pair 1: a query or key that is zero in a pair has no direction there to turn. Put "
+                        "both in pair 0, the key turned 1 radian ahead.",
     }
     return Trial("08.2", "Design a query and a key (rows of a 2 × 4 array) whose RoPE score picks the "
                          "previous token.", "design", lambda: right, judge,
@@ -104,6 +111,8 @@ def _debug_08():
     rng = np.random.default_rng(83)
     inputs = [tuple(rng.standard_normal(s) for s in ((9, 5, 4), (3, 5, 4), (3, 5, 4))),
               tuple(rng.standard_normal(s) for s in ((6, 4, 3), (2, 4, 3), (2, 4, 3)))]
+    said = [f"on {len(Q)} query heads and {len(K)} key/value heads (Q of shape {Q.shape}, K and V of shape "
+            f"{K.shape})" for Q, K, _ in inputs]
 
     def repeat(K, r):
         return np.repeat(K, r, axis=0)
@@ -111,38 +120,53 @@ def _debug_08():
     def tile(K, r):
         return np.tile(K, (r, 1, 1))
 
+    def g_copies(K, r):                        # each key head g times (h // g is wanted): np.repeat(K, g)
+        return np.repeat(K, len(K), axis=0)
+
     reference = _gqa(repeat)
     wrong = {"planted": _gqa(tile), "values still tiled": _gqa(repeat, values_tiled=True),
-             "no mask": _gqa(repeat, mask=False), "no scaling": _gqa(repeat, scale=False)}
+             "no mask": _gqa(repeat, mask=False), "no scaling": _gqa(repeat, scale=False),
+             "g, not h // g": _gqa(g_copies)}
+
+    def same(o, f, a):
+        return isinstance(o, np.ndarray) and o.shape == f(*a).shape and np.allclose(o, f(*a))
 
     def judge(fn):
         outs = [run_student(fn, *args, locked=LOCKED) for args in inputs]
-        failed = [o for o in outs if isinstance(o, str)]
-        if failed:
-            return failed[0]
+        raised = [isinstance(o, str) and o.startswith("your function raised") for o in outs]
+        if same(outs[0], reference, inputs[0]) and raised[1]:
+            return "g, not h // g"                 # right only where h // g and g are both 3
+        for o, where, r in zip(outs, said, raised):
+            if isinstance(o, str):
+                return f"{where}, {o}" if r else o
 
         def agrees(f):
-            return all(o.shape == f(*a).shape and np.allclose(o, f(*a)) for o, a in zip(outs, inputs))
+            return all(same(o, f, a) for o, a in zip(outs, inputs))
         if agrees(reference):
             return None
         for name, f in wrong.items():
-            if agrees(f):
+            if name != "g, not h // g" and agrees(f):
                 return name
-        for o, a in zip(outs, inputs):
+        for o, a, where in zip(outs, inputs, said):
             ref = reference(*a)
             if o.shape != ref.shape:
-                return f"on fresh inputs your function returns shape {o.shape}, not {ref.shape} (h, n, d_k)."
+                return f"{where}, your function returns shape {o.shape}, not {ref.shape} (h, n, d_k)."
             if not np.allclose(o, ref):
-                return (f"on fresh inputs of shapes {[x.shape for x in a]} your function returns the right "
-                        f"shape {o.shape}, but {differences(o, ref)}.")
+                return f"{where}, your function returns the right shape {o.shape}, but {differences(o, ref)}."
         return "your function does not agree with grouped-query attention."
 
     hints = {
-        "planted": "still the planted bug: np.tile lays the key heads out as 0, 1, 2, 0, 1, 2, ... so query "
-                   "head 1 reads key head 1. Query heads 0, 1, 2 share key head 0: repeat each key head "
-                   "in place (0, 0, 0, 1, 1, 1, ...).",
-        "values still tiled": "the keys are right now, but the values are still laid out by np.tile: a query "
-                              "head must read the values of the same key/value head as its keys.",
+        "planted": "still the planted bug's pairing: query heads 0, 1, 2, 3, ... read key heads 0, 1, 2, 0, "
+                   "... (the layout np.tile makes), so query head 1 reads key head 1. Query heads 0, 1, 2 "
+                   "share key head 0: repeat each key head in place (0, 0, 0, 1, 1, 1, ...).",
+        "values still tiled": "the keys are right now, but the values are still laid out 0, 1, 2, 0, 1, 2, "
+                              "... (as np.tile lays them out): a query head must read the values of the same "
+                              "key/value head as its keys.",
+        "g, not h // g": "your function is right on 9 query heads and 3 key/value heads, but raises an "
+                         "error on 6 query heads and 2 key/value heads. With 9 and 3, h // g and g are "
+                         "both 3; with 6 and 2, h // g is 3 and g is 2. Each key/value head serves h // g "
+                         "query heads: h // g copies, not g (np.repeat(K, h // g, axis=0)), and query head "
+                         "i reads key/value head i // (h // g).",
         "no mask": "the grouping is right, but the causal mask is gone: token t may not look at later "
                    "tokens.",
         "no scaling": "the grouping is right, but the scores lost their division by √d_k.",
@@ -175,12 +199,16 @@ def lesson08() -> list:
             "d": "the three heads have one key head between them; what differs is their queries."}),
         _design_08(),
         _debug_08(),
-        Exercise("08.4", "Bytes of SmolLM2's KV cache after 256 tokens (float32): [with its 3 shared "
-                         "key/value heads, if each of the 9 query heads had its own].",
+        Exercise("08.4", "Bytes of the keys and values of 256 tokens in SmolLM2's KV cache (float32): [with "
+                         "its 3 shared key/value heads, if each of the 9 query heads had its own].",
                  lambda: _both(), {
-                     "keys only": (lambda: _both(keys_and_values=1),
-                                   "the cache holds keys and values: two numbers per slot."),
-                     "float64": (lambda: _both(per_number=8), "float32 takes 4 bytes per number, not 8."),
+                     "half": (lambda: _both(keys_and_values=1),     # = _both(per_number=2): float16
+                              "half the answer: did you count the keys only (the cache holds keys and "
+                              "values, two numbers per slot), or 2 bytes per number (float32 takes 4)?"),
+                     "twice": (lambda: _both(per_number=8),          # = _both(tokens=512): the reserved room
+                               "twice the answer: did you count 8 bytes per number (float32 takes 4), or "
+                               "the room the lesson's Cache reserves (512 slots) instead of the 256 "
+                               "tokens?"),
                      "one byte": (lambda: _both(per_number=1),
                                   "that counts numbers, not bytes: a float32 number takes 4 bytes."),
                      "bits": (lambda: _both(per_number=32),

