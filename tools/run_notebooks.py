@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import platform
 import sys
 from pathlib import Path
 
@@ -83,6 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ["PYTHONHASHSEED"] = "0"   # inherited by the kernel: stable set/dict order
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # small matrices: BLAS threads only contend
+    if platform.machine().lower() in ("x86_64", "amd64"):   # one BLAS kernel on every CPU: see conftest.py
+        os.environ.setdefault("OPENBLAS_CORETYPE", "Sandybridge")
     navigation.main([])
     for path in args.paths or lessons():
         print(f"executing {path.relative_to(ROOT) if path.is_absolute() else path}", flush=True)
