@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 
@@ -35,6 +36,55 @@ class Result:
     mistake: str | None = None
 
 
+def in_words(shape: tuple[int, ...]) -> str:
+    """A shape as a student reads it: 'one number', 'a list of 3 numbers', 'a 2 × 3 array'."""
+    if len(shape) == 0:
+        return "one number"
+    if len(shape) == 1:
+        return f"a list of {shape[0]} number{'' if shape[0] == 1 else 's'}"
+    if len(shape) == 2:
+        return f"a {shape[0]} × {shape[1]} array"
+    return f"an array of shape {shape}"
+
+
+def read_numbers(answer) -> np.ndarray | str:
+    """A student's answer as a float array (nan and inf kept, for the caller to name), or, when it is not
+    numbers, what it is instead ('text ...', 'a function', 'a ragged list ...'), for a message."""
+    if isinstance(answer, (str, bytes)):
+        return f"text, {_shortened(answer)}: give numbers, without quotes"
+    if callable(answer) and not isinstance(answer, np.ndarray):
+        return f"a function ({getattr(answer, '__name__', type(answer).__name__)}): give its numbers instead"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")              # the dtype decides below, not a warning
+            arr = np.asarray(answer)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        return f"a ragged {type(answer).__name__} (its rows have different lengths, or it holds lists " \
+               "beside numbers)"
+    if arr.dtype.kind in "biuf":
+        return arr.astype(float)
+    if arr.dtype.kind == "c":
+        return "complex numbers: give real ones"
+    if arr.dtype.kind in "US":
+        return f"text, {_shortened(answer)}: give numbers, without quotes"
+    if arr.dtype.kind == "O":
+        items = arr.ravel().tolist()
+        if any(item is None for item in items):
+            return "a list with None in it: replace every None by a number"
+        try:
+            return np.array([float(item) for item in items]).reshape(arr.shape)
+        except (TypeError, ValueError, OverflowError):
+            kinds = sorted({type(item).__name__ for item in items})
+            return f"a {type(answer).__name__} holding {', '.join(kinds)}" if arr.ndim else \
+                f"a {type(answer).__name__}"
+    return f"a {type(answer).__name__} of {arr.dtype}: give numbers"
+
+
+def _shortened(text) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
 class _Checked:
     """What every kind of exercise shares: printing its verdict."""
 
@@ -43,29 +93,48 @@ class _Checked:
         print(self.evaluate(answer).message)
 
 
+_HOLDS_THE_ANSWER = {"answer key": True}
+"""The metadata of each exercise's private field `_answer_key` (a function returning the right answer):
+tab completion on an exercise never offers it; `attention_lab.answer_keys` (for teachers and tests) finds
+it by this metadata."""
+
+
 @dataclass
 class Exercise(_Checked):
-    """An exercise with its right answer and the typical wrong answers, each with its hint."""
+    """An exercise with its right answer and the typical wrong answers, each with its hint.
+
+    `expects` says in words what the answer is ('two numbers, the shape of Q Kᵀ as [rows, columns]'), for
+    the message on an answer of the wrong shape; `softmax` says whether the computation has a softmax,
+    which an answer with nan or inf may have overflowed."""
     key: str
     question: str
-    solution: Callable[[], np.ndarray]
+    solution: InitVar[Callable[[], np.ndarray]]
     mistakes: dict[str, tuple[Callable[[], np.ndarray], str]] = field(default_factory=dict)
     fallback: str = "Not right yet: go through the steps of the lesson again, one at a time."
     kind: str = "compute"
+    expects: str = ""
+    softmax: bool = False
+    _answer_key: Callable[[], np.ndarray] = field(init=False, repr=False, compare=False,
+                                                metadata=_HOLDS_THE_ANSWER)
+
+    def __post_init__(self, solution):
+        self._answer_key = solution
 
     def evaluate(self, answer) -> Result:
         """Compare an answer with the solution and with each known mistake."""
         if answer is None or answer is Ellipsis:
             return Result("unanswered", f"Exercise {self.key}: not answered yet.")
-        expected = np.asarray(self.solution(), dtype=float)
-        try:
-            got = np.array(answer, dtype=float)
-        except (TypeError, ValueError):
-            return Result("wrong", f"Exercise {self.key}: expected numbers of shape "
-                                   f"{expected.shape}, got {type(answer).__name__} {answer!r}.")
-        if got.dtype == object or not np.isfinite(got).all():
-            return Result("wrong", f"Exercise {self.key}: your answer contains NaN or inf; "
-                                   "did a softmax overflow? Subtract the maximum score first.")
+        expected = np.asarray(self._answer_key(), dtype=float)
+        wanted = self.expects or f"numbers of shape {expected.shape}"
+        got = read_numbers(answer)
+        if isinstance(got, str):
+            return Result("wrong", f"Exercise {self.key}: expected {wanted}; got {got}.")
+        if not np.isfinite(got).all():
+            where = np.unravel_index(np.argmax(~np.isfinite(got)), got.shape)
+            place = f" (the first at index {list(map(int, where))})" if got.ndim else ""
+            tip = (" Did a softmax overflow? Subtract the maximum score first." if self.softmax else
+                   " Give finite numbers.")
+            return Result("wrong", f"Exercise {self.key}: your answer contains NaN or inf{place}.{tip}")
         if got.shape == expected.shape and np.allclose(got, expected, rtol=0, atol=TOLERANCE):
             return Result("correct", f"Exercise {self.key}: ✓ correct.")
         for name, (wrong, hint) in self.mistakes.items():   # a known mistake may have its own shape
@@ -73,11 +142,9 @@ class Exercise(_Checked):
             if got.shape == mistaken.shape and np.allclose(got, mistaken, rtol=0, atol=TOLERANCE):
                 return Result("mistake", f"Exercise {self.key}: not yet. Hint: {hint}", name)
         if got.shape != expected.shape:
-            return Result("wrong", f"Exercise {self.key}: expected shape {expected.shape}, got "
-                                   f"{got.shape}. One number per token or per component.")
+            return Result("wrong", f"Exercise {self.key}: expected {wanted}; got {in_words(got.shape)}.")
         return Result("wrong", f"Exercise {self.key}: the shape {got.shape} is right, but "
                                f"{differences(got, expected)}. {self.fallback}")
-
 
 
 @dataclass
@@ -85,12 +152,14 @@ class Choice(_Checked):
     """Predict before you run: one letter, and for each wrong letter the reason it is wrong."""
     key: str
     question: str
-    answer: str
+    answer: InitVar[str]
     reasons: dict[str, str]
     kind: str = "predict"
+    _answer_key: Callable[[], str] = field(init=False, repr=False, compare=False,
+                                           metadata=_HOLDS_THE_ANSWER)
 
-    def solution(self) -> str:
-        return self.answer
+    def __post_init__(self, answer):
+        self._answer_key = lambda: answer
 
     @property
     def mistakes(self) -> dict[str, tuple[Callable[[], str], str]]:
@@ -99,14 +168,16 @@ class Choice(_Checked):
     def evaluate(self, answer) -> Result:
         if answer is None or answer is Ellipsis:
             return Result("unanswered", f"Exercise {self.key}: not answered yet.")
-        letter = str(answer).strip().lower().strip("()")
-        if letter == self.answer:
+        right = self._answer_key()
+        letter = answer.strip().lower().strip("()") if isinstance(answer, str) else None
+        if letter == right:
             return Result("correct", f"Exercise {self.key}: ✓ correct.")
         if letter in self.reasons:
             return Result("mistake", f"Exercise {self.key}: not yet. ({letter}) {self.reasons[letter]}",
                           letter)
-        choices = ", ".join(sorted([self.answer, *self.reasons]))
+        choices = ", ".join(sorted([right, *self.reasons]))
         return Result("wrong", f"Exercise {self.key}: answer with one letter: {choices}.")
+
 
 @dataclass
 class Trial(_Checked):
@@ -117,9 +188,14 @@ class Trial(_Checked):
     key: str
     question: str
     kind: str
-    solution: Callable[[], object]
+    solution: InitVar[Callable[[], object]]
     judge: Callable[[object], str | None]
     mistakes: dict[str, tuple[Callable[[], object], str]]
+    _answer_key: Callable[[], object] = field(init=False, repr=False, compare=False,
+                                              metadata=_HOLDS_THE_ANSWER)
+
+    def __post_init__(self, solution):
+        self._answer_key = solution
 
     def evaluate(self, answer) -> Result:
         if answer is None or answer is Ellipsis:
