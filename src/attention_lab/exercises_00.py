@@ -21,7 +21,8 @@ def lesson00():
                                     "query."),
              "shape of K.T": (lambda: np.array([16, 7]),
                               "(16, 7) is the shape of Kᵀ, the right factor; the product keeps the rows "
-                              "of Q (7) and the columns of Kᵀ (7).")}),
+                              "of Q (7) and the columns of Kᵀ (7).")},
+            expects="two numbers, the shape of Q Kᵀ as [rows, columns]"),
         Exercise(
             "00.2", "nn.Linear(3, 2) stores weight = [[1, 2, 3], [4, 5, 6]]. Give our W (3 × 2).",
             lambda: W_t.T,
@@ -33,12 +34,14 @@ def lesson00():
                           "weight.T (or al.from_torch_linear)."),
              "columns swapped": (lambda: W_t.T[:, ::-1],
                                  "the transpose puts weight's row 0, (1, 2, 3), in column 0 of W: "
-                                 "W[i, j] = weight[j, i].")}),
+                                 "W[i, j] = weight[j, i].")},
+            expects="our W, a 3 × 2 array (rows: the 3 inputs, columns: the 2 outputs)"),
         Exercise(
             "00.3", "Which row of X (a Python index) holds the token x₃?",
             lambda: np.array(2),
             {"counted from 1": (lambda: np.array(3),
                                 "maths counts tokens from 1, Python from 0: x₃ is X[2]."),
              "one too few": (lambda: np.array(1),
-                             "X[1] is x₂; x₃ is one further, X[2].")}),
+                             "X[1] is x₂; x₃ is one further, X[2].")},
+            expects="one index, the row of X that holds x₃"),
     ]

@@ -172,7 +172,8 @@ def lesson01():
                                  "token 3 is X[2], not X[3]."),
              "no exp": (lambda: (X @ X[2]) / (X @ X[2]).sum(),
                         "you divided the scores by their sum; softmax takes exp of each score "
-                        "first, then divides by the sum of the exps.")}),
+                        "first, then divides by the sum of the exps.")},
+            expects="four weights, w₃ⱼ for the four tokens", softmax=True),
         Choice("01.2", "Double every entry of W_q. What happens to chase's weights?", "b", {
             "a": "the scores q·k double too, and the softmax of doubled scores is not the same: "
                  "it is sharper (try the temperature slider of lesson 00).",
@@ -197,5 +198,6 @@ def lesson01():
              "scaled": (lambda: _missing_value(scale=default_scale(2)),
                         "you divided the scores by √2; this text uses no scaling."),
              "y_1 itself": (y1_of_01_5, "that is y_1, the printed output; the question asks for the "
-                                       "value v_3 hidden in it.")}),
+                                       "value v_3 hidden in it.")},
+            expects="two numbers, the value v_3", softmax=True),
     ]

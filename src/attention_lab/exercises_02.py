@@ -15,7 +15,7 @@ def _design_02():
         return softmax(q @ np.eye(3))                     # (3,) keys: one-hot fruits, no scaling
 
     def judge(answer):
-        q = as_numbers(np.ravel(answer) if not isinstance(answer, str) else answer, (3,), "a query")
+        q = as_numbers(answer, (3,), "a query", flat=True)
         if isinstance(q, str):
             return q
         w = weights(q)
@@ -130,5 +130,5 @@ def lesson02():
                                  "you solved Aᵀ V = Y; the outputs are Y = A V (row i of Y mixes the "
                                  "values with row i of A): np.linalg.solve(A, Y)."),
                 "Y itself": (Y_of_02_4, "that is Y, the printed output; recover the values V it mixes."),
-            }),
+            }, expects="the values V, a 3 × 2 array (one row per token)", softmax=True),
     ]

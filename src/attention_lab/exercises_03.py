@@ -178,5 +178,5 @@ def lesson03():
                 "scaled by 1/2": (lambda: part(scale=0.5),
                                   "each head is scaled by 1/√d_k with d_k = 2, its own width: 1/√2, "
                                   "not 1/2 (that would be 1/d_k, or 1/√d_model)."),
-            }),
+            }, expects="head 1's contribution, a 3 × 4 array (one row per token)", softmax=True),
     ]

@@ -174,5 +174,5 @@ def lesson06():
             "scores for weights": (lambda: ds(weights=False),
                                    "you used the scores s where the softmax's derivative needs the "
                                    "weights a = softmax(s)."),
-        }),
+        }, expects="dL/ds, three numbers (one per score)", softmax=True),
     ]

@@ -223,5 +223,5 @@ def lesson07() -> list:
                                      "your third number is head 2's whole output, which already "
                                      "contains the composed path: split it into the part from x and "
                                      "the part from head 1."),
-        }),
+        }, expects="four numbers, one per path: [direct, head 1, head 2, head 1 then head 2]"),
     ]

@@ -39,7 +39,7 @@ def lesson09():
                 "cut off": (lambda: np.trunc(q92 * 100) / 100 @ (np.trunc(k92 * 100) / 100),
                             "you cut the digits off after two decimals; printing rounds them "
                             "(2.628 is shown as 2.63)."),
-            }),
+            }, expects="one number, the dot product the tutorial prints"),
         Exercise(
             "09.3", "Source 004's self-attention example: how far off is its printed output? "
                     "Give printed minus right (3 × 2).", lambda: printed - right(), {
@@ -55,5 +55,5 @@ def lesson09():
                                  "you divided the scores by d_k = 2; divide by its square root, √2."),
                 "wrong axis": (lambda: printed - right(axis=0),
                                "your softmax ran down the columns; it must run along each row."),
-            }),
+            }, expects="printed minus right, a 3 × 2 array (one row per token)", softmax=True),
     ]

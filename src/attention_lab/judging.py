@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import TOLERANCE, ShortcutLocked, differences, switched_off
+from .checks import TOLERANCE, ShortcutLocked, differences, in_words, read_numbers, switched_off
 
 
-def as_numbers(answer, shape: tuple[int, ...], what: str) -> np.ndarray | str:
-    """The student's answer as a finite float array of `shape`, or a message saying what was expected."""
-    try:
-        got = np.array(answer, dtype=float)
-    except (TypeError, ValueError):
-        return f"expected {what} of shape {shape}, got {type(answer).__name__}."
+def as_numbers(answer, shape: tuple[int, ...], what: str, flat: bool = False) -> np.ndarray | str:
+    """The student's answer as a finite float array of `shape`, or a message saying what was expected.
+
+    `what` names the answer with its article ('a W_q', 'the position scores'); with `flat`, an answer
+    holding exactly the numbers of `shape` in a row or a column ((1, 3) or (3, 1) for (3,)) counts too."""
+    got = read_numbers(answer)
+    if isinstance(got, str):
+        return f"expected {what} of shape {shape}, got {got}."
+    if flat and got.size == int(np.prod(shape)) and np.squeeze(got).shape == shape:
+        got = got.reshape(shape)
     if got.shape != shape:
-        return f"expected {what} of shape {shape}, got shape {got.shape}."
+        return f"expected {what} of shape {shape}, got {in_words(got.shape)}, shape {got.shape}."
     if not np.isfinite(got).all():
-        return f"your {what} has the right shape {shape}, but contains NaN or inf: use finite numbers."
+        return (f"expected {what} of shape {shape}: yours has that shape, but contains NaN or inf. "
+                "Use finite numbers.")
     return got
 
 
