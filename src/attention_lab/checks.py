@@ -73,11 +73,17 @@ def read_numbers(answer) -> np.ndarray | str:
             return "a list with None in it: replace every None by a number"
         try:
             return np.array([float(item) for item in items]).reshape(arr.shape)
-        except (TypeError, ValueError, OverflowError):
+        except OverflowError:
+            return "a number too large for a float (more than 1.8e308)"
+        except (TypeError, ValueError):
             kinds = sorted({type(item).__name__ for item in items})
-            return f"a {type(answer).__name__} holding {', '.join(kinds)}" if arr.ndim else \
-                f"a {type(answer).__name__}"
-    return f"a {type(answer).__name__} of {arr.dtype}: give numbers"
+            return f"{_a(type(answer).__name__)} holding {', '.join(kinds)}" if arr.ndim else \
+                _a(type(answer).__name__)
+    return f"{_a(type(answer).__name__)} of {arr.dtype}: give numbers"
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 def _shortened(text) -> str:

@@ -23,7 +23,15 @@ def as_numbers(answer, shape: tuple[int, ...], what: str, flat: bool = False) ->
     if not np.isfinite(got).all():
         return (f"expected {what} of shape {shape}: yours has that shape, but contains NaN or inf. "
                 "Use finite numbers.")
+    if got.size and np.abs(got).max() > LARGEST:
+        return (f"expected {what} of shape {shape}: yours has that shape, but holds {np.abs(got).max():.3g}; "
+                f"keep every number within ±{LARGEST:.0e} (larger ones overflow when the check multiplies "
+                "them).")
     return got
+
+
+LARGEST = 1e12
+"""The largest number a design answer may hold: products of a few such numbers stay finite in float64."""
 
 
 SHORTCUTS = ("attend_one", "scaled_dot_product_attention", "self_attention", "multi_head_attention",
@@ -36,15 +44,25 @@ student's function (an exercise may switch off more, e.g. `softmax` where the bu
 def run_student(fn, *args, locked: tuple[str, ...] = SHORTCUTS) -> np.ndarray | str:
     """Call a student's function on copies of fresh inputs, with the `locked` package functions switched
     off: its result as an array, or a message."""
-    if not callable(fn):
+    if not callable(fn) or isinstance(fn, type):
         return f"expected your fixed function itself (no brackets), got {type(fn).__name__}."
     try:
         with np.errstate(all="ignore"), switched_off(fn, locked):
-            return np.asarray(fn(*(np.array(a) for a in args)), dtype=float)
+            out = fn(*fresh(args))
     except ShortcutLocked as exc:
         return f"{exc} (the check switches it off while it runs your function)."
     except Exception as exc:     # a student's function may fail in any way: report it, never crash
         return f"your function raised {type(exc).__name__}: {exc}"
+    if out is None:
+        return "your function returns None: does it end with `return`?"
+    got = read_numbers(out)
+    return f"your function returns {got}." if isinstance(got, str) else got
+
+
+def fresh(args: tuple) -> list:
+    """Copies of a judge's inputs for one call: arrays copied (a function may change its input in place),
+    numbers such as a head count passed as they are (an int stays an int)."""
+    return [np.array(a) if isinstance(a, np.ndarray) else a for a in args]
 
 
 def same_numbers(a, b) -> bool:
@@ -62,7 +80,7 @@ def outcome_of(f, args):
     """What a reference or wrong version gives on `args`: an array, or 'raised <Error>'."""
     try:
         with np.errstate(all="ignore"):
-            return np.asarray(f(*(np.array(a) for a in args)), dtype=float)
+            return np.asarray(f(*fresh(args)), dtype=float)
     except Exception as exc:     # a wrong version (like a student's) may fail on some inputs
         return f"raised {type(exc).__name__}"
 
