@@ -222,21 +222,31 @@ class ShortcutLocked(RuntimeError):
 @contextmanager
 def switched_off(fn, names: tuple[str, ...]):
     """While inside, each named package function raises ShortcutLocked wherever the student's code finds
-    it: `al.<name>`, a name the student imported, a name their function closed over."""
+    it: `al.<name>`, a name the student imported, a name their function closed over. Its trusting twin
+    `<name>_unchecked` (`al.matrix.softmax_unchecked` for `softmax`), where there is one, is switched off
+    with it."""
     root = __name__.rsplit(".", 1)[0]   # the package: every loaded module of it, as the student's `al`
     package = [vars(m) for k, m in list(sys.modules.items())
                if m is not None and (k == root or k.startswith(root + "."))]
     spaces = [*package, getattr(fn, "__globals__", {})]
+    names = (*names, *(f"{name}_unchecked" for name in names))
     originals = {}
     for space in package:             # the package's own functions only: a student's `softmax` stays theirs
         for name in names:
             if callable(space.get(name)):
                 originals.setdefault(id(space[name]), (name, space[name]))
 
-    def stub(name):
+    home = sys.modules.get(root)
+    shown = {key: f"al.{name}" if getattr(home, name, None) is original else          # the name a student
+             f"al.{original.__module__.rsplit('.', 1)[-1]}.{name}"                       # reaches it under
+             for key, (name, original) in originals.items()}
+
+    def stub(name, original):
+        said = shown[id(original)]
+
         def refuse(*args, **kwargs):
             # not an input check: the exercise switched this function off on purpose (kept here)
-            raise ShortcutLocked(f"al.{name} is switched off in this exercise: do this step yourself")
+            raise ShortcutLocked(f"{said} is switched off in this exercise: do this step yourself")
         return refuse
 
     saved = []
@@ -244,7 +254,7 @@ def switched_off(fn, names: tuple[str, ...]):
         for key, value in list(space.items()):
             if id(value) in originals and value is originals[id(value)][1]:
                 saved.append((space, key, value))
-                space[key] = stub(originals[id(value)][0])
+                space[key] = stub(*originals[id(value)])
     cells = []
     for cell in getattr(fn, "__closure__", None) or ():
         try:
@@ -253,7 +263,7 @@ def switched_off(fn, names: tuple[str, ...]):
             continue
         if id(value) in originals and value is originals[id(value)][1]:
             cells.append((cell, value))
-            cell.cell_contents = stub(originals[id(value)][0])
+            cell.cell_contents = stub(*originals[id(value)])
     try:
         yield
     finally:

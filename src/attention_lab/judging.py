@@ -36,9 +36,14 @@ LARGEST = 1e12
 
 SHORTCUTS = ("attend_one", "scaled_dot_product_attention", "self_attention", "multi_head_attention",
              "cross_attention", "decoder_step", "decode_with_cache", "generate", "transformer_block",
-             "rope", "sinusoidal_positions", "numerical_gradient", "attention_backward", "loss_and_grads")
+             "rope", "sinusoidal_positions", "numerical_gradient", "attention_backward", "loss_and_grads",
+             "attention_unchecked", "multi_head_unchecked", "multi_head_parts", "sinusoidal_unchecked",
+             "grouped_attention", "forward")
 """Package functions that would do a debug exercise in one call: switched off while a judge runs the
-student's function (an exercise may switch off more, e.g. `softmax` where the bug is in the softmax)."""
+student's function, each with its twin `<name>_unchecked` (`switched_off`); the inner forms whose name is
+not the public one's are listed too (`attention_unchecked`, `multi_head_unchecked`, ...), and lesson 08's
+`grouped_attention` and `forward`. An exercise may switch off more, e.g. `softmax` where the bug is in the
+softmax."""
 
 
 def run_student(fn, *args, locked: tuple[str, ...] = SHORTCUTS) -> np.ndarray | str:
