@@ -25,6 +25,7 @@ import itertools
 import pkgutil
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -453,7 +454,26 @@ def listed(passed: list[str], most: int = 40) -> str:
     return f"{len(passed)} one-call answers pass, among them:\n" + "\n".join(shown)
 
 
+# The one exception, named in the teaching guide ("Where students work alone"): recall question 00.2 asks
+# for PyTorch's weight in our layout, which is what the converters lesson 00 shows return.
+EXCEPTIONS = {"00.2": ("al.from_torch_linear(weight=weight)", "al.from_column_convention(W=weight)")}
+
+
 @pytest.mark.parametrize("key", ONE_CALL_KEYS)
 def test_no_exercise_is_passed_by_one_call(key):
     passed = one_call_passes(key)
+    allowed = EXCEPTIONS.get(key, ())
+    assert set(allowed) <= set(passed), f"{key}: the exception {allowed} no longer holds: drop it here and " \
+                                        "in the teaching guide"
+    passed = [said for said in passed if said not in allowed]
     assert not passed, f"{key}: " + listed(passed)
+
+
+def test_the_guide_states_the_exception():
+    guide = " ".join((Path(__file__).resolve().parents[1] / "docs" / "teaching-guide.md").read_text(
+        encoding="utf-8").split())
+    assert ("No compute or debug exercise can be passed by one call of a package function on the exercise's "
+            "own inputs") in guide
+    assert "the one exception is the recall question 00.2, whose answer is what `al.from_torch_linear` " \
+           "returns" in guide
+    assert set(EXCEPTIONS) == {"00.2"}
