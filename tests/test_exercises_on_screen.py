@@ -150,3 +150,18 @@ def test_no_exercise_accepts_an_on_screen_value(lesson):
                 accepted.append(f"{ex.key} accepts {where} {shown}")
     assert tried > 50          # the search really ran over the lesson's values
     assert not accepted, f"lesson {number}: " + "\n".join(sorted(set(accepted))[:20])
+
+
+def test_printed_arrays_by_hand(tmp_path):
+    """A printed matrix, two vectors on each line, a bare line of numbers, and labels that are no numbers."""
+    outputs = [{"output_type": "stream", "name": "stdout",
+                "text": ["[[ 1.5 -2. ]\n", " [ 0.   3. ]]\n", "cats: k = [1. 0.]   v = [2. 0.5]\n",
+                         "mice: k = [0. 1.]   v = [1. 0.]\n", "y_2 : 0.25 0.75\n"]}]
+    path = tmp_path / "lesson.ipynb"
+    path.write_text(json.dumps({"cells": [{"cell_type": "code", "source": ["print(...)"],
+                                           "outputs": outputs}]}), encoding="utf-8")
+    found = [a.tolist() for a in printed_arrays(path)]
+    assert [[1.5, -2.0], [0.0, 3.0]] in found                        # the printed matrix
+    assert [[1.0, 0.0], [0.0, 1.0]] in found and [[2.0, 0.5], [1.0, 0.0]] in found   # k rows, v rows
+    assert [0.25, 0.75] in found                                     # y_2's label is not a number
+    assert [1.5, -2.0, 0.0, 3.0, 1.0, 0.0, 2.0, 0.5, 0.0, 1.0, 1.0, 0.0, 0.25, 0.75] in found   # in order
