@@ -61,12 +61,32 @@ def test_a_compute_fallback_with_the_right_shape_says_which_values_differ():
         in result.message
     assert "expected shape" not in result.message
     wrong_shape = exercise.evaluate([1.0, 2.0])
-    assert "expected shape (2, 2), got (2,)" in wrong_shape.message
+    assert wrong_shape.message == "Exercise 99.1: expected numbers of shape (2, 2); got a list of 2 numbers."
 
 
-def test_every_shortcut_is_a_public_function_of_the_package():
-    assert set(judging.SHORTCUTS) <= set(al.__all__)
-    assert all(callable(getattr(al, name)) for name in judging.SHORTCUTS)
+def test_every_shortcut_is_a_function_of_the_package():
+    import attention_lab.real_model as rm
+    modules = [al, al.matrix, al.heads, al.positions, rm]
+    for name in judging.SHORTCUTS:
+        assert any(callable(getattr(m, name, None)) for m in modules), name
+
+
+def test_a_shortcuts_unchecked_twin_is_switched_off_with_it():
+    """al.matrix.softmax_unchecked is what al.softmax calls: switching off softmax switches it off too,
+    and the unchecked form of the kernel is off in every debug exercise (04.3 was passed with it)."""
+    from attention_lab.checks import ShortcutLocked, switched_off
+
+    def fix(q, K):
+        return al.matrix.softmax_unchecked(K @ q)
+    with switched_off(fix, ("softmax",)):
+        with pytest.raises(ShortcutLocked, match=r"al\.matrix\.softmax_unchecked is switched off"):
+            fix(np.zeros(2), np.eye(2))
+    assert np.allclose(al.matrix.softmax_unchecked(np.zeros(4)), 0.25)               # back afterwards
+
+    def masked_weights(S, mask):                       # 04.3 with the unchecked kernel: weights of S
+        return al.matrix.attention_unchecked(S, np.eye(S.shape[1]), np.eye(S.shape[1]), mask, 1.0)[1]
+    result = al.EXERCISES["04.3"].evaluate(masked_weights)
+    assert result.status == "wrong" and "al.matrix.attention_unchecked is switched off" in result.message
 
 
 def test_a_fallback_with_nan_says_where_the_nan_is_not_its_distance():

@@ -9,6 +9,7 @@ import pytest
 
 import attention_lab as al
 from attention_lab import exercises_07
+from attention_lab.answer_keys import answer_key
 
 
 def random_weights(cfg, seed):
@@ -288,7 +289,7 @@ def test_07_3_reference_is_the_finite_difference_gradient():
     X, W1, W2, dOut = (rng.standard_normal(s) for s in ((4, 3), (3, 3), (3, 3), (4, 3)))
     A1, A2 = (np.tril(rng.random((4, 4))) for _ in range(2))
     numeric = central_differences(lambda x: (exercises_07.stream_forward(x, A1, A2, W1, W2) * dOut).sum(), X)
-    assert np.allclose(exercises_07.stream_backward()(X, A1, A2, W1, W2, dOut), numeric, atol=1e-6)
+    assert np.allclose(answer_key("07.3")(X, A1, A2, W1, W2, dOut), numeric, atol=1e-6)
 
 
 def test_07_3_debug_hints_for_independently_written_fixes():
@@ -345,7 +346,8 @@ def test_07_4_paths_by_hand():
     # the composed path scaled by one weight only: w2 · 0.4 = -0.8, w1 · 0.4 = 0.2
     assert ex.evaluate([direct, head1, head2, -0.8]).mistake == "composed path without w1"
     assert ex.evaluate([direct, head1, head2, 0.2]).mistake == "composed path without w2"
-    assert "shape (4,)" in ex.evaluate([1.0, 1.5, -3.2]).message
+    assert ex.evaluate([1.0, 1.5, -3.2]).message.endswith(
+        "one per path: [direct, head 1, head 2, head 1 then head 2]; got a list of 3 numbers.")
     # by hand: h = x + 0.5 A1 x = (3, 0, 2.5, 2.5); A2 h = (3, 1.5, 2.0, 2.3); h - 2 A2 h = the outputs
     outputs = [3 - 6.0, 0 - 3.0, 2.5 - 4.0, 2.5 - 4.6]
     assert ex.evaluate(outputs).mistake == "output at every token"

@@ -130,16 +130,23 @@ def test_exercise_verdicts_by_status():
     assert ex.evaluate(None).status == "unanswered"
     assert ex.evaluate(...).status == "unanswered"
     bad = ex.evaluate("abc")
-    assert bad.status == "wrong" and bad.message.endswith("expected numbers of shape (2,), got str 'abc'.")
-    nan = ex.evaluate([np.nan, 2.0])
+    assert bad.status == "wrong" and bad.message.endswith(
+        "expected numbers of shape (2,); got text, 'abc': give numbers, without quotes.")
+    nan = ex.evaluate([2.0, np.nan])
     assert nan.status == "wrong" and nan.message.endswith(
-        "did a softmax overflow? Subtract the maximum score first.")
+        "contains NaN or inf (the first at index [1]). Give finite numbers.")        # no softmax here
+    tipped = checks.Exercise("k", "q", lambda: np.array([1000.0, 2.0]), softmax=True).evaluate([np.inf, 2])
+    assert tipped.message.endswith("(the first at index [0]). Did a softmax overflow? Subtract the maximum "
+                                   "score first.")
     assert ex.evaluate([1000.004, 2.0]).status == "correct"     # within 5e-3
     assert ex.evaluate([1000.008, 2.0]).status == "wrong"       # 8e-3 off: no tolerance relative to 1000
     assert ex.evaluate([2.0, 1000.0]).status == "mistake"
     assert ex.evaluate([2.0, 1000.008]).status == "wrong"       # near the mistake, but not it
     shape = ex.evaluate([1.0, 2.0, 3.0])
-    assert shape.status == "wrong" and "expected shape (2,), got (3,)" in shape.message
+    assert shape.status == "wrong" and shape.message.endswith("expected numbers of shape (2,); got a list of "
+                                                              "3 numbers.")
+    said = checks.Exercise("k", "q", lambda: np.array([1.0, 2.0]), expects="two numbers, x and y")
+    assert said.evaluate(3.0).message == "Exercise k: expected two numbers, x and y; got one number."
 
 
 def test_choice_and_trial_verdicts_by_status():
@@ -386,7 +393,8 @@ def test_predict_without_attention_has_no_heads_of_weights():
 
 def test_the_judges_name_the_type_they_got():
     assert judging.run_student(3).endswith("got int.")
-    assert judging.as_numbers("three", (2,), "a row").endswith("got str.")
+    assert judging.as_numbers("three", (2,), "a row") == \
+        "expected a row of shape (2,), got text, 'three': give numbers, without quotes."
 
 
 def test_judge_fix_says_where_the_numbers_differ():

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 
@@ -35,6 +36,61 @@ class Result:
     mistake: str | None = None
 
 
+def in_words(shape: tuple[int, ...]) -> str:
+    """A shape as a student reads it: 'one number', 'a list of 3 numbers', 'a 2 × 3 array'."""
+    if len(shape) == 0:
+        return "one number"
+    if len(shape) == 1:
+        return f"a list of {shape[0]} number{'' if shape[0] == 1 else 's'}"
+    if len(shape) == 2:
+        return f"a {shape[0]} × {shape[1]} array"
+    return f"an array of shape {shape}"
+
+
+def read_numbers(answer) -> np.ndarray | str:
+    """A student's answer as a float array (nan and inf kept, for the caller to name), or, when it is not
+    numbers, what it is instead ('text ...', 'a function', 'a ragged list ...'), for a message."""
+    if isinstance(answer, (str, bytes)):
+        return f"text, {_shortened(answer)}: give numbers, without quotes"
+    if callable(answer) and not isinstance(answer, np.ndarray):
+        return f"a function ({getattr(answer, '__name__', type(answer).__name__)}): give its numbers instead"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")              # the dtype decides below, not a warning
+            arr = np.asarray(answer)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        return f"a ragged {type(answer).__name__} (its rows have different lengths, or it holds lists " \
+               "beside numbers)"
+    if arr.dtype.kind in "biuf":
+        return arr.astype(float)
+    if arr.dtype.kind == "c":
+        return "complex numbers: give real ones"
+    if arr.dtype.kind in "US":
+        return f"text, {_shortened(answer)}: give numbers, without quotes"
+    if arr.dtype.kind == "O":
+        items = arr.ravel().tolist()
+        if any(item is None for item in items):
+            return "a list with None in it: replace every None by a number"
+        try:
+            return np.array([float(item) for item in items]).reshape(arr.shape)
+        except OverflowError:
+            return "a number too large for a float (more than 1.8e308)"
+        except (TypeError, ValueError):
+            kinds = sorted({type(item).__name__ for item in items})
+            return f"{_a(type(answer).__name__)} holding {', '.join(kinds)}" if arr.ndim else \
+                _a(type(answer).__name__)
+    return f"{_a(type(answer).__name__)} of {arr.dtype}: give numbers"
+
+
+def _a(noun: str) -> str:
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
+def _shortened(text) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= 40 else shown[:37] + "..."
+
+
 class _Checked:
     """What every kind of exercise shares: printing its verdict."""
 
@@ -43,29 +99,48 @@ class _Checked:
         print(self.evaluate(answer).message)
 
 
+_HOLDS_THE_ANSWER = {"answer key": True}
+"""The metadata of each exercise's private field `_answer_key` (a function returning the right answer):
+tab completion on an exercise never offers it; `attention_lab.answer_keys` (for teachers and tests) finds
+it by this metadata."""
+
+
 @dataclass
 class Exercise(_Checked):
-    """An exercise with its right answer and the typical wrong answers, each with its hint."""
+    """An exercise with its right answer and the typical wrong answers, each with its hint.
+
+    `expects` says in words what the answer is ('two numbers, the shape of Q Kᵀ as [rows, columns]'), for
+    the message on an answer of the wrong shape; `softmax` says whether the computation has a softmax,
+    which an answer with nan or inf may have overflowed."""
     key: str
     question: str
-    solution: Callable[[], np.ndarray]
+    solution: InitVar[Callable[[], np.ndarray]]
     mistakes: dict[str, tuple[Callable[[], np.ndarray], str]] = field(default_factory=dict)
     fallback: str = "Not right yet: go through the steps of the lesson again, one at a time."
     kind: str = "compute"
+    expects: str = ""
+    softmax: bool = False
+    _answer_key: Callable[[], np.ndarray] = field(init=False, repr=False, compare=False,
+                                                metadata=_HOLDS_THE_ANSWER)
+
+    def __post_init__(self, solution):
+        self._answer_key = solution
 
     def evaluate(self, answer) -> Result:
         """Compare an answer with the solution and with each known mistake."""
         if answer is None or answer is Ellipsis:
             return Result("unanswered", f"Exercise {self.key}: not answered yet.")
-        expected = np.asarray(self.solution(), dtype=float)
-        try:
-            got = np.array(answer, dtype=float)
-        except (TypeError, ValueError):
-            return Result("wrong", f"Exercise {self.key}: expected numbers of shape "
-                                   f"{expected.shape}, got {type(answer).__name__} {answer!r}.")
-        if got.dtype == object or not np.isfinite(got).all():
-            return Result("wrong", f"Exercise {self.key}: your answer contains NaN or inf; "
-                                   "did a softmax overflow? Subtract the maximum score first.")
+        expected = np.asarray(self._answer_key(), dtype=float)
+        wanted = self.expects or f"numbers of shape {expected.shape}"
+        got = read_numbers(answer)
+        if isinstance(got, str):
+            return Result("wrong", f"Exercise {self.key}: expected {wanted}; got {got}.")
+        if not np.isfinite(got).all():
+            where = np.unravel_index(np.argmax(~np.isfinite(got)), got.shape)
+            place = f" (the first at index {list(map(int, where))})" if got.ndim else ""
+            tip = (" Did a softmax overflow? Subtract the maximum score first." if self.softmax else
+                   " Give finite numbers.")
+            return Result("wrong", f"Exercise {self.key}: your answer contains NaN or inf{place}.{tip}")
         if got.shape == expected.shape and np.allclose(got, expected, rtol=0, atol=TOLERANCE):
             return Result("correct", f"Exercise {self.key}: ✓ correct.")
         for name, (wrong, hint) in self.mistakes.items():   # a known mistake may have its own shape
@@ -73,11 +148,9 @@ class Exercise(_Checked):
             if got.shape == mistaken.shape and np.allclose(got, mistaken, rtol=0, atol=TOLERANCE):
                 return Result("mistake", f"Exercise {self.key}: not yet. Hint: {hint}", name)
         if got.shape != expected.shape:
-            return Result("wrong", f"Exercise {self.key}: expected shape {expected.shape}, got "
-                                   f"{got.shape}. One number per token or per component.")
+            return Result("wrong", f"Exercise {self.key}: expected {wanted}; got {in_words(got.shape)}.")
         return Result("wrong", f"Exercise {self.key}: the shape {got.shape} is right, but "
                                f"{differences(got, expected)}. {self.fallback}")
-
 
 
 @dataclass
@@ -85,12 +158,14 @@ class Choice(_Checked):
     """Predict before you run: one letter, and for each wrong letter the reason it is wrong."""
     key: str
     question: str
-    answer: str
+    answer: InitVar[str]
     reasons: dict[str, str]
     kind: str = "predict"
+    _answer_key: Callable[[], str] = field(init=False, repr=False, compare=False,
+                                           metadata=_HOLDS_THE_ANSWER)
 
-    def solution(self) -> str:
-        return self.answer
+    def __post_init__(self, answer):
+        self._answer_key = lambda: answer
 
     @property
     def mistakes(self) -> dict[str, tuple[Callable[[], str], str]]:
@@ -99,14 +174,16 @@ class Choice(_Checked):
     def evaluate(self, answer) -> Result:
         if answer is None or answer is Ellipsis:
             return Result("unanswered", f"Exercise {self.key}: not answered yet.")
-        letter = str(answer).strip().lower().strip("()")
-        if letter == self.answer:
+        right = self._answer_key()
+        letter = answer.strip().lower().strip("()") if isinstance(answer, str) else None
+        if letter == right:
             return Result("correct", f"Exercise {self.key}: ✓ correct.")
         if letter in self.reasons:
             return Result("mistake", f"Exercise {self.key}: not yet. ({letter}) {self.reasons[letter]}",
                           letter)
-        choices = ", ".join(sorted([self.answer, *self.reasons]))
+        choices = ", ".join(sorted([right, *self.reasons]))
         return Result("wrong", f"Exercise {self.key}: answer with one letter: {choices}.")
+
 
 @dataclass
 class Trial(_Checked):
@@ -117,9 +194,14 @@ class Trial(_Checked):
     key: str
     question: str
     kind: str
-    solution: Callable[[], object]
+    solution: InitVar[Callable[[], object]]
     judge: Callable[[object], str | None]
     mistakes: dict[str, tuple[Callable[[], object], str]]
+    _answer_key: Callable[[], object] = field(init=False, repr=False, compare=False,
+                                              metadata=_HOLDS_THE_ANSWER)
+
+    def __post_init__(self, solution):
+        self._answer_key = solution
 
     def evaluate(self, answer) -> Result:
         if answer is None or answer is Ellipsis:
@@ -140,21 +222,31 @@ class ShortcutLocked(RuntimeError):
 @contextmanager
 def switched_off(fn, names: tuple[str, ...]):
     """While inside, each named package function raises ShortcutLocked wherever the student's code finds
-    it: `al.<name>`, a name the student imported, a name their function closed over."""
+    it: `al.<name>`, a name the student imported, a name their function closed over. Its trusting twin
+    `<name>_unchecked` (`al.matrix.softmax_unchecked` for `softmax`), where there is one, is switched off
+    with it."""
     root = __name__.rsplit(".", 1)[0]   # the package: every loaded module of it, as the student's `al`
     package = [vars(m) for k, m in list(sys.modules.items())
                if m is not None and (k == root or k.startswith(root + "."))]
     spaces = [*package, getattr(fn, "__globals__", {})]
+    names = (*names, *(f"{name}_unchecked" for name in names))
     originals = {}
     for space in package:             # the package's own functions only: a student's `softmax` stays theirs
         for name in names:
             if callable(space.get(name)):
                 originals.setdefault(id(space[name]), (name, space[name]))
 
-    def stub(name):
+    home = sys.modules.get(root)
+    shown = {key: f"al.{name}" if getattr(home, name, None) is original else          # the name a student
+             f"al.{original.__module__.rsplit('.', 1)[-1]}.{name}"                       # reaches it under
+             for key, (name, original) in originals.items()}
+
+    def stub(name, original):
+        said = shown[id(original)]
+
         def refuse(*args, **kwargs):
             # not an input check: the exercise switched this function off on purpose (kept here)
-            raise ShortcutLocked(f"al.{name} is switched off in this exercise: do this step yourself")
+            raise ShortcutLocked(f"{said} is switched off in this exercise: do this step yourself")
         return refuse
 
     saved = []
@@ -162,7 +254,7 @@ def switched_off(fn, names: tuple[str, ...]):
         for key, value in list(space.items()):
             if id(value) in originals and value is originals[id(value)][1]:
                 saved.append((space, key, value))
-                space[key] = stub(originals[id(value)][0])
+                space[key] = stub(*originals[id(value)])
     cells = []
     for cell in getattr(fn, "__closure__", None) or ():
         try:
@@ -171,7 +263,7 @@ def switched_off(fn, names: tuple[str, ...]):
             continue
         if id(value) in originals and value is originals[id(value)][1]:
             cells.append((cell, value))
-            cell.cell_contents = stub(originals[id(value)][0])
+            cell.cell_contents = stub(*originals[id(value)])
     try:
         yield
     finally:

@@ -2,7 +2,11 @@
 
 Kinds: 'compute' (fresh data), 'predict' (a letter, a reason for each wrong one), 'design' (the check
 runs the student's matrix or mask) and 'debug' (the check runs the student's fixed function on fresh
-inputs). No exercise is passed by a value the lesson has already computed (tests/test_exercises.py).
+inputs). No exercise is passed by a value the lesson has computed or printed
+(tests/test_exercises_on_screen.py), nor a compute or debug exercise by one call of a package function
+(tests/test_one_call.py; the one exception is 00.2). Each exercise keeps its right answer in a private
+field; teachers and tests read it with `attention_lab.answer_keys.answer_key`, which the package never
+imports.
 """
 
 from __future__ import annotations

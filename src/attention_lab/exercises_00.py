@@ -27,7 +27,8 @@ def lesson00():
                                    "[rows, columns]."),
              "three axes": (lambda: np.array([7, 7, 16]),
                             "Q Kᵀ has two axes, one row per query and one column per key: the d_k = 16 "
-                            "products of each pair are summed into one score.")}),
+                            "products of each pair are summed into one score.")},
+            expects="two numbers, the shape of Q Kᵀ as [rows, columns]"),
         Exercise(
             "00.2", "nn.Linear(3, 2) stores weight = [[1, 2, 3], [4, 5, 6]]. Give our W (3 × 2).",
             lambda: W_t.T,
@@ -45,7 +46,8 @@ def lesson00():
                                "W[i, j] = weight[j, i], so W's row 0 holds weight's column 0."),
              "inverse": (lambda: np.linalg.pinv(W_t),
                          "that is an inverse (pinv); the layouts differ by a transpose only, which "
-                         "swaps rows and columns: weight.T.")}),
+                         "swaps rows and columns: weight.T.")},
+            expects="our W, a 3 × 2 array (rows: the 3 inputs, columns: the 2 outputs)"),
         Exercise(
             "00.3", "Which row of X (a Python index) holds the token x₃?",
             lambda: np.array(2),
@@ -55,5 +57,5 @@ def lesson00():
                              "X[1] is x₂; x₃ is one further, X[2]."),
              "counted from the end": (lambda: np.array(-1),
                                       "X[-1] is the last token, whatever n is; x₃ is the third from "
-                                      "the start, X[2].")}),
+                                      "the start, X[2].")}, expects="one index, the row of X that holds x₃"),
     ]

@@ -250,7 +250,7 @@ def lesson01():
              "with the lesson's W": (lambda: steps_01_1(W=True),
                                      "you used the lesson's W_q and W_k; this exercise has none: the "
                                      "score is x₃·xⱼ, as in steps 2–3."),
-            }),
+            }, expects="two rows of four numbers: the scores s₃ⱼ, then the weights w₃ⱼ", softmax=True),
         Choice("01.2", "Double every entry of W_q. What happens to chase's weights?", "b", {
             "a": "the scores q·k double too, and the softmax of doubled scores is not the same: "
                  "it is sharper (try the temperature slider of lesson 00).",
@@ -276,5 +276,6 @@ def lesson01():
              "scaled": (lambda: _missing_value(scale=default_scale(2)),
                         "you divided the scores by √2; this text uses no scaling."),
              "y_1 itself": (y1_of_01_5, "that is y_1, the printed output; the question asks for the "
-                                       "value v_3 hidden in it.")}),
+                                       "value v_3 hidden in it.")},
+            expects="two numbers, the value v_3", softmax=True),
     ]

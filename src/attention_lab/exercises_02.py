@@ -15,7 +15,7 @@ def _design_02():
         return softmax(q @ np.eye(3))                     # (3,) keys: one-hot fruits, no scaling
 
     def judge(answer):
-        q = as_numbers(np.ravel(answer) if not isinstance(answer, str) else answer, (3,), "a query")
+        q = as_numbers(answer, (3,), "a query", flat=True)
         if isinstance(q, str):
             return q
         w = weights(q)
@@ -157,5 +157,5 @@ def lesson02():
                                     "your method is right, but you rounded the weights to 2 decimals; "
                                     "solving for V magnifies that error. Keep A unrounded (at least 4 "
                                     "decimals)."),
-            }),
+            }, expects="the values V, a 3 × 2 array (one row per token)", softmax=True),
     ]

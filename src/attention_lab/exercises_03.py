@@ -243,5 +243,7 @@ def lesson03():
                 "no scaling": (lambda: parts(scale=1.0),
                                "each head divides its scores by √d_k = √2 (its own width) before the "
                                "softmax; you left the scaling out."),
-            }),
+            },
+            expects="each head's contribution, stacked: a 2 × 3 × 4 array (head, token, output "
+                    "component)", softmax=True),
     ]

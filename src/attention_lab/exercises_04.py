@@ -184,5 +184,5 @@ def lesson04():
                     lambda: swapped(),
                     "your rows are encoder tokens: in cross-attention the queries come from the "
                     "decoder (here Y_1), the keys and values from the encoder."),
-            }),
+            }, expects="the layer's output, a 2 × 3 array (one row per decoder token)", softmax=True),
     ]

@@ -226,5 +226,5 @@ def lesson05():
             "one score": (lambda: score(),
                           "that is the first score, right; give both: q at 2 with k at 5, then q at 5 "
                           "with k at 2, as [first, second]."),
-        }),
+        }, expects="two scores, [q at 2 with k at 5, q at 5 with k at 2]"),
     ]

@@ -210,5 +210,5 @@ def lesson06():
             "dL/dq": (lambda: default_scale(2) * ds() @ K64,
                       "that is dL/dq, two numbers (dQ = dS K/√d_k); the question stops one step "
                       "earlier: dL/ds, one number per key."),
-        }),
+        }, expects="dL/ds, three numbers (one per score)", softmax=True),
     ]

@@ -130,7 +130,7 @@ def stream_forward(X, A1, A2, W1, W2):
     return H1 + A2 @ H1 @ W2
 
 
-def stream_backward(skip1=True, skip2=True, transpose_A=True, transpose_W=True, layer1_reads="dH1"):
+def _stream_backward(skip1=True, skip2=True, transpose_A=True, transpose_W=True, layer1_reads="dH1"):
     def backward(X, A1, A2, W1, W2, dOut):
         def through(A, W, d):
             return (A.T if transpose_A else A) @ d @ (W.T if transpose_W else W)
@@ -156,12 +156,12 @@ def _debug_07():
         X = rng.standard_normal((n, d))
         inputs.append((X, _causal_weights(rng, n), _causal_weights(rng, n), rng.standard_normal((d, d)),
                        rng.standard_normal((d, d)), rng.standard_normal((n, d))))
-    wrong = {"planted": stream_backward(skip2=False), "no skip 1": stream_backward(skip1=False),
-             "A not transposed": stream_backward(transpose_A=False),
-             "W not transposed": stream_backward(transpose_W=False),
-             "layer 1 gets dOut": stream_backward(layer1_reads="dOut"),
-             "dOut added last": stream_backward(layer1_reads="layer 2 only")}
-    judge = judge_fix(stream_backward(), wrong, inputs,
+    wrong = {"planted": _stream_backward(skip2=False), "no skip 1": _stream_backward(skip1=False),
+             "A not transposed": _stream_backward(transpose_A=False),
+             "W not transposed": _stream_backward(transpose_W=False),
+             "layer 1 gets dOut": _stream_backward(layer1_reads="dOut"),
+             "dOut added last": _stream_backward(layer1_reads="layer 2 only")}
+    judge = judge_fix(_stream_backward(), wrong, inputs,
                       "expected dL/dX (shape of X) for L = sum(H2 * dOut), the sum over every path.",
                       locked=(*SHORTCUTS, "induction_loss_and_grads"))
     hints = {
@@ -179,7 +179,7 @@ def _debug_07():
                            "into dH1 first, then send dH1 back through layer 1.",
     }
     return Trial("07.3", "Fix stream_backward: the gradient must follow every path.", "debug",
-                 stream_backward, judge,
+                 _stream_backward, judge,
                  {name: (lambda f=wrong[name]: f, hint) for name, hint in hints.items()})
 
 
@@ -239,5 +239,5 @@ def lesson07() -> list:
                                      "your third number is head 2's whole output, which already "
                                      "contains the composed path: split it into the part from x and "
                                      "the part from head 1."),
-        }),
+        }, expects="four numbers, one per path: [direct, head 1, head 2, head 1 then head 2]"),
     ]

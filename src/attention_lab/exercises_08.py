@@ -218,5 +218,5 @@ def lesson08() -> list:
                      "swapped": (lambda: _both()[::-1],
                                  "the first number is the model as it is (3 key/value heads): the "
                                  "smaller one."),
-                 }),
+                 }, expects="two numbers of bytes, [with 3 key/value heads, with 9]"),
     ]

@@ -46,7 +46,7 @@ def lesson09():
                 "cut off": (lambda: np.trunc(q92 * 100) / 100 @ (np.trunc(k92 * 100) / 100),
                             "you cut the digits off after two decimals; printing rounds them "
                             "(2.628 is shown as 2.63)."),
-            }),
+            }, expects="one number, the dot product the tutorial prints"),
         Exercise(
             "09.3", "Source 004's printed weights, read back: the score differences s_j - s_0 (j = 1, 2) "
                     "that each printed row implies, minus those of the real scores X Xᵀ/√2 (3 × 2).",
@@ -80,5 +80,7 @@ def lesson09():
                                        "all zeros: you read back the recomputed weights, which agree "
                                        "with the real scores by construction. Read back the printed "
                                        "ones, s4.printed['self_weights']."),
-            }),
+            },
+            expects="implied minus real score differences, a 3 × 2 array "
+                    "(one row per printed row, one column per j = 1, 2)"),
     ]

@@ -5,41 +5,69 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import TOLERANCE, ShortcutLocked, differences, switched_off
+from .checks import TOLERANCE, ShortcutLocked, differences, in_words, read_numbers, switched_off
 
 
-def as_numbers(answer, shape: tuple[int, ...], what: str) -> np.ndarray | str:
-    """The student's answer as a finite float array of `shape`, or a message saying what was expected."""
-    try:
-        got = np.array(answer, dtype=float)
-    except (TypeError, ValueError):
-        return f"expected {what} of shape {shape}, got {type(answer).__name__}."
+def as_numbers(answer, shape: tuple[int, ...], what: str, flat: bool = False) -> np.ndarray | str:
+    """The student's answer as a finite float array of `shape`, or a message saying what was expected.
+
+    `what` names the answer with its article ('a W_q', 'the position scores'); with `flat`, an answer
+    holding exactly the numbers of `shape` in a row or a column ((1, 3) or (3, 1) for (3,)) counts too."""
+    got = read_numbers(answer)
+    if isinstance(got, str):
+        return f"expected {what} of shape {shape}, got {got}."
+    if flat and got.size == int(np.prod(shape)) and np.squeeze(got).shape == shape:
+        got = got.reshape(shape)
     if got.shape != shape:
-        return f"expected {what} of shape {shape}, got shape {got.shape}."
+        return f"expected {what} of shape {shape}, got {in_words(got.shape)}, shape {got.shape}."
     if not np.isfinite(got).all():
-        return f"your {what} has the right shape {shape}, but contains NaN or inf: use finite numbers."
+        return (f"expected {what} of shape {shape}: yours has that shape, but contains NaN or inf. "
+                "Use finite numbers.")
+    if got.size and np.abs(got).max() > LARGEST:
+        return (f"expected {what} of shape {shape}: yours has that shape, but holds {np.abs(got).max():.3g}; "
+                f"keep every number within ±{LARGEST:.0e} (larger ones overflow when the check multiplies "
+                "them).")
     return got
+
+
+LARGEST = 1e12
+"""The largest number a design answer may hold: products of a few such numbers stay finite in float64."""
 
 
 SHORTCUTS = ("attend_one", "scaled_dot_product_attention", "self_attention", "multi_head_attention",
              "cross_attention", "decoder_step", "decode_with_cache", "generate", "transformer_block",
-             "rope", "sinusoidal_positions", "numerical_gradient", "attention_backward", "loss_and_grads")
+             "rope", "sinusoidal_positions", "numerical_gradient", "attention_backward", "loss_and_grads",
+             "attention_unchecked", "multi_head_unchecked", "multi_head_parts", "sinusoidal_unchecked",
+             "grouped_attention", "forward")
 """Package functions that would do a debug exercise in one call: switched off while a judge runs the
-student's function (an exercise may switch off more, e.g. `softmax` where the bug is in the softmax)."""
+student's function, each with its twin `<name>_unchecked` (`switched_off`); the inner forms whose name is
+not the public one's are listed too (`attention_unchecked`, `multi_head_unchecked`, ...), and lesson 08's
+`grouped_attention` and `forward`. An exercise may switch off more, e.g. `softmax` where the bug is in the
+softmax."""
 
 
 def run_student(fn, *args, locked: tuple[str, ...] = SHORTCUTS) -> np.ndarray | str:
     """Call a student's function on copies of fresh inputs, with the `locked` package functions switched
     off: its result as an array, or a message."""
-    if not callable(fn):
+    if not callable(fn) or isinstance(fn, type):
         return f"expected your fixed function itself (no brackets), got {type(fn).__name__}."
     try:
         with np.errstate(all="ignore"), switched_off(fn, locked):
-            return np.asarray(fn(*(np.array(a) for a in args)), dtype=float)
+            out = fn(*fresh(args))
     except ShortcutLocked as exc:
         return f"{exc} (the check switches it off while it runs your function)."
     except Exception as exc:     # a student's function may fail in any way: report it, never crash
         return f"your function raised {type(exc).__name__}: {exc}"
+    if out is None:
+        return "your function returns None: does it end with `return`?"
+    got = read_numbers(out)
+    return f"your function returns {got}." if isinstance(got, str) else got
+
+
+def fresh(args: tuple) -> list:
+    """Copies of a judge's inputs for one call: arrays copied (a function may change its input in place),
+    numbers such as a head count passed as they are (an int stays an int)."""
+    return [np.array(a) if isinstance(a, np.ndarray) else a for a in args]
 
 
 def same_numbers(a, b) -> bool:
@@ -57,7 +85,7 @@ def outcome_of(f, args):
     """What a reference or wrong version gives on `args`: an array, or 'raised <Error>'."""
     try:
         with np.errstate(all="ignore"):
-            return np.asarray(f(*(np.array(a) for a in args)), dtype=float)
+            return np.asarray(f(*fresh(args)), dtype=float)
     except Exception as exc:     # a wrong version (like a student's) may fail on some inputs
         return f"raised {type(exc).__name__}"
 

@@ -1,0 +1,22 @@
+"""Answer keys of every lesson's exercises, for teachers and tests: `answer_key('01.1')`.
+
+The package never imports this module, so a student's `al.<Tab>` (and tab completion on an exercise)
+does not find it: each exercise keeps its right answer in a private field. Import it yourself:
+`from attention_lab.answer_keys import answer_key`. The worked solutions, computed from scratch, are in
+`solutions/answers.py`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ._validate import exercise_key
+from .exercises import EXERCISES
+
+
+def answer_key(key: str) -> object:
+    """The right answer to exercise `key`: its numbers (an array), its letter, or for a design exercise
+    a matrix that passes, for a debug exercise a function that passes."""
+    exercise = EXERCISES[exercise_key(key, EXERCISES)]
+    (holder,) = [f.name for f in dataclasses.fields(exercise) if f.metadata.get("answer key")]
+    return getattr(exercise, holder)()
