@@ -64,7 +64,7 @@ def answer_01_5():
     X = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])
     Wq_col = np.array([[1.0, 1.0], [0.0, 1.0]])
     v1, v2 = np.array([0.0, 2.0]), np.array([1.0, 0.0])           # the values the text prints
-    y1 = np.array([-0.10143419, 1.85093709])                      # the output it prints
+    y1 = np.array([0.36780752, 1.61631624])                      # the output it prints
     q1 = Wq_col @ X[0]                                            # column form q = W x: (2, 0)
     scores = [q1 @ X[j] for j in range(3)]                        # keys: the tokens (k = x): 4, 0, 2
     exps = [np.exp(s - max(scores)) for s in scores]

@@ -61,7 +61,7 @@ def test_typical_mistakes_by_hand():
     assert "softmax" in al.EXERCISES["01.1"].evaluate([0, 0, 1, 1]).message
     # 01.5 without the transpose: q_1 = x_1 @ Wq_col = (2, 2), scores 4, 2, 0, by hand
     w = np.exp([4.0, 2.0, 0.0]) / np.exp([4.0, 2.0, 0.0]).sum()
-    y1 = np.array([-0.10143419, 1.85093709])
+    y1 = np.array([0.36780752, 1.61631624])
     v3 = (y1 - w[0] * np.array([0.0, 2.0]) - w[1] * np.array([1.0, 0.0])) / w[2]
     assert "x @ M.T" in al.EXERCISES["01.5"].evaluate(v3).message
     # 01.3 with the lesson's own W_q handed in: small asks only 'noun?', so cats and mice tie

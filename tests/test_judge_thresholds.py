@@ -140,10 +140,10 @@ def shifted_grads(by):
     return grads
 
 
-def test_06_3_takes_the_exact_gradients_to_1e_10_and_nothing_coarser():
+def test_06_3_takes_the_exact_gradients_to_1e_12_and_nothing_coarser():
     assert status("06.3", causal_grads) == "correct"
-    assert status("06.3", shifted_grads(0.5e-10)) == "correct"
-    assert status("06.3", shifted_grads(2e-10)) != "correct"
+    assert status("06.3", shifted_grads(0.5e-12)) == "correct"
+    assert status("06.3", shifted_grads(2e-12)) != "correct"
 
 
 # ---------------------------------------------------------------- design exercises: a weight threshold

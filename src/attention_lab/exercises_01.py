@@ -183,7 +183,7 @@ def _debug_01():
 
 X5 = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])    # exercise 01.5: fresh tokens, as rows
 Wq5 = np.array([[1.0, 1.0], [0.0, 1.0]])                 # the text's M, column vectors: q = M x
-V5 = np.array([[0.0, 2.0], [1.0, 0.0], [-1.0, 1.0]])     # the values; the text prints only v_1, v_2
+V5 = np.array([[0.0, 2.0], [1.0, 0.0], [3.0, -1.0]])     # the values; the text prints only v_1, v_2
 
 
 def y1_of_01_5() -> np.ndarray:
