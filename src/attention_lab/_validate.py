@@ -374,7 +374,8 @@ def table_fits(table: np.ndarray, X: np.ndarray) -> None:
     if X.shape[0] > table.shape[0]:
         raise ValueError(f"X has {X.shape[0]} tokens but the position table has rows for positions "
                          f"0..{table.shape[0] - 1} only: position {table.shape[0]} is past the table. "
-                         "Learned positions cannot go past the longest sequence seen in training")
+                         "A learned table has max_len rows and no more: shorten X, or use a longer "
+                         "table (rows past the training length exist but are untrained)")
 
 
 def ffn_inputs(X, W_1, W_2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
