@@ -2,8 +2,13 @@
 
 Every sentence of the lesson about a training run must hold for seeds 0-7 as worded, or give its range.
 Each seed is trained once, with the lesson's own functions and the lesson's data, and every claim is
-checked on that run (the runs are cached for the module: about 8 s per seed). The expectations are the
+checked on that run (the runs are cached for the module: about 15 s per seed). The expectations are the
 lesson's words, written here; the measurements are redone here where the lesson computes them in a cell.
+
+The lesson words its claims for training seeds 0-15. CI checks seeds 0-7; the others are checked on
+request, with the seeds named in the environment variable LESSON_07_SEEDS (a list of seeds and ranges):
+
+    LESSON_07_SEEDS=8-15 python -m pytest tests/test_review_07.py
 
 Also: the teaching guide's lesson-07 numbers are on the lesson's screen, and the head scores' halves are
 drawn without repeated tokens.
@@ -11,6 +16,7 @@ drawn without repeated tokens.
 
 import functools
 import json
+import os
 import re
 from pathlib import Path
 
@@ -21,9 +27,21 @@ import attention_lab as al
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSON = ROOT / "notebooks" / "07-attention-learns-to-look-things-up.ipynb"
-SEEDS = range(8)
 LN24 = np.log(24)
 CFG = al.InductionConfig()
+STEPS = 1200                          # the lesson's training runs (section 4, section 8)
+
+
+def seeds_from(text: str) -> list[int]:
+    """'0-7' -> 0, 1, ..., 7; '2,9-11' -> 2, 9, 10, 11."""
+    seeds = []
+    for part in text.split(","):
+        first, _, last = part.strip().partition("-")
+        seeds.extend(range(int(first), int(last or first) + 1))
+    return seeds
+
+
+SEEDS = seeds_from(os.environ.get("LESSON_07_SEEDS", "0-7"))
 
 
 def smoothed(curve):
@@ -68,13 +86,14 @@ def content(seed):
 def induction(seed):
     """Sections 4-8, trained with `seed`: everything the lesson measures on its run."""
     held, _, second, _, probe, rand = data()
-    run = al.train_induction(CFG, steps=800, batch=32, lr=0.01, seed=seed, snapshots=range(0, 801, 20))
+    run = al.train_induction(CFG, steps=STEPS, batch=32, lr=0.01, seed=seed,
+                             snapshots=range(0, STEPS + 1, 20))
     m = {"run": run, "phase": al.phase_change(run), "smooth": smoothed(run.second_losses)}
     L = al.induction_loss(run.params, held, CFG)
     m["loss"] = L
     m["scores"] = {k: v[:, 0] for k, v in al.head_scores(run.params, CFG, seed=11).items()}
-    m["at"] = {t: {k: v[:, 0] for k, v in al.head_scores(w, CFG, seed=11).items()}
-               for t, w in zip(run.snapshot_steps, run.snapshot_params) if t in (200, 800)}
+    m["at"] = {t: {k: v[:, 0] for k, v in al.head_scores(w, CFG, seed=11).items()}     # section 7's table
+               for t, w in zip(run.snapshot_steps, run.snapshot_params) if t % 100 == 0}
     m["probe"] = al.induction_attention(run.params, probe, CFG)[:, 0, 0]
     A1 = al.induction_attention(run.params, rand, CFG)[0, :, 0]
     m["back"] = np.array([A1[:, i, i - 1].mean() for i in range(1, 16)])
@@ -83,14 +102,14 @@ def induction(seed):
         "keys": {"keys_from_tokens": True}, "queries": {"queries_from_tokens": True},
         "values": {"values_from_tokens": True}}.items()}
     one_cfg = al.InductionConfig(n_layers=1)
-    m["one"] = al.induction_loss(al.train_induction(one_cfg, steps=800, batch=32, lr=0.01, seed=seed).params,
-                                 held, one_cfg)
+    run_one = al.train_induction(one_cfg, steps=STEPS, batch=32, lr=0.01, seed=seed)
+    m["one"] = al.induction_loss(run_one.params, held, one_cfg)
     E, W = run.params["E"], run.params
     query = E @ W["W_q2"]
     m["diagonal"] = [(M.argmax(axis=1) == np.arange(24)).mean()
                      for M in (query @ (E @ W["W_v1"] @ W["W_O1"] @ W["W_k2"]).T, query @ (E @ W["W_k2"]).T)]
     fixed = al.InductionConfig(fixed_offset=True)
-    run_fixed = al.train_induction(fixed, steps=800, batch=32, lr=0.01, seed=seed)
+    run_fixed = al.train_induction(fixed, steps=STEPS, batch=32, lr=0.01, seed=seed)
     ids_f, _, second_f = al.repeated_batch(np.random.default_rng(100), 500, fixed)
     m["fixed"] = (al.induction_loss(run_fixed.params, ids_f, fixed)[second_f].mean(),
                   al.induction_loss(run_fixed.params, held, fixed)[second].mean(),
@@ -148,7 +167,7 @@ def check_content_task(seed):
     assert by_key.argmax() == 9                                                # "largest for a 9"
     assert np.corrcoef(by_key, np.arange(10))[0, 1] > 0.7                      # "rises with its digit"
     assert (c["digit"].argmax(axis=1) == 9).sum() >= 6                         # "in most rows"
-    assert 0.98 <= round(c["looked"], 2) <= 1.0 and c["looked"] > 0.97        # "98 % to 100 %"
+    assert c["looked"] > 0.97                                  # cell 6's assert; "above 97 % with each seed"
 
 
 # ---------------------------------------------------------------- section 4: the slow start, then the drop
@@ -157,10 +176,13 @@ def check_phase_change(seed):
     start, end = m["phase"]
     s = m["smooth"]
     assert s[:100].min() > 0.85 * LN24 and s[-100:].mean() < 0.5 * LN24          # cell 12's asserts
-    assert s[190] < s[0] - 0.1                                                  # "slow, not flat"
-    assert 150 <= start and end <= 750 and end - start < 400
-    assert 250 <= start <= 450 and end <= 700        # "starts between steps 250 and 450 and ends by 700"
-    assert start > 200                      # the guide: "falls slowly for 200 steps, then drops"
+    assert s[190] < s[0] - 0.1                                                  # cell 12's assert
+    # cell 13: "before the phase change the loss on the second copy already falls" (50 steps before it)
+    assert s[start - 50 - 10] < s[0] - 0.1
+    # cell 12's assert, and the words: "starts between steps 150 and 500 and takes 100 to 400 steps, so
+    # every run has finished it well before the end of training"; the guide: "falls slowly for a few
+    # hundred steps, then drops"
+    assert 150 <= start <= 500 and 100 <= end - start <= 400 and end <= STEPS - 300
 
 
 # ---------------------------------------------------------------- section 5: in-context learning
@@ -186,6 +208,12 @@ def check_layer_1_looks_back_only_where_a_first_copy_can_lie(seed):
     assert m["back"][:9].mean() > 0.8 and m["back"][10:].mean() < 0.3
 
 
+def test_place_10_weight_differs_a_lot_from_run_to_run():
+    """'Place 10 is a border case: ... the weight there differs a lot from run to run' (the seeds run)."""
+    at_10 = [induction(seed)["back"][9] for seed in SEEDS]
+    assert len(SEEDS) < 2 or max(at_10) - min(at_10) > 0.3, at_10
+
+
 def test_place_10_is_reached_by_one_pair_of_starts_in_28():
     """Counted from repeated_batch's own draws: the first copy starts at place 6 in 1/28 of them."""
     _, first, second = al.repeated_batch(np.random.default_rng(0), 20000, CFG)
@@ -195,33 +223,39 @@ def test_place_10_is_reached_by_one_pair_of_starts_in_28():
 
 # ---------------------------------------------------------------- section 7: the slider and the table
 def check_slider_the_patterns_form_together(seed):
-    """'Before the phase change both numbers stay below one half. During it they rise together: each
-    passes one half within a hundred steps of the other. After it both stay above 0.6.'"""
+    """'Before the phase change (the steps printed in section 4) both numbers stay below one half. During
+    it they rise together: each passes one half within a hundred steps of the other. After it both stay
+    above 0.6.' Section 4 prints steps low to high: before it is a kept step below low, after it one from
+    high on."""
     m = induction(seed)
     start, end = m["phase"]
     low, high = 100 * (start // 100), 100 * -(-end // 100)                 # as section 4 prints them
     seen = m["slider"]
-    assert all(v < 0.5 for t, pair in seen.items() if t <= low for v in pair)
+    assert all(v < 0.5 for t, pair in seen.items() if t < low for v in pair)
     assert all(v > 0.6 for t, pair in seen.items() if t >= high for v in pair)
     passes = [min(t for t, pair in seen.items() if pair[h] >= 0.5) for h in (0, 1)]
-    assert abs(passes[0] - passes[1]) <= 100 and all(low < t < high for t in passes)
+    assert abs(passes[0] - passes[1]) <= 100 and all(low <= t < high for t in passes)
 
 
 def check_both_heads_copy_before_either_pattern_forms(seed):
+    """'copying comes first: both copying scores pass one half at an earlier step of the table than either
+    pattern score reaches 0.3' (cell 23's assert); 'then layer 1 stops copying' (by the end of training)."""
     at = induction(seed)["at"]
-    assert (at[200]["copying"] > 0.5).all()                                 # "by step 200 both heads copy"
-    assert at[200]["previous-token"][0] < 0.25 and at[200]["prefix-matching"][1] < 0.25   # "neither pattern"
-    assert at[800]["copying"][0] < 0.25 and at[800]["copying"][1] == 1.0     # "then layer 1 stops copying"
+    copies = min(t for t, s in at.items() if (s["copying"] > 0.5).all())
+    shows = min(t for t, s in at.items() if s["previous-token"][0] >= 0.3 or s["prefix-matching"][1] >= 0.3)
+    assert copies < shows, (copies, shows)
+    assert at[STEPS]["copying"][0] < 0.1 and at[STEPS]["copying"][1] == 1.0
 
 
 # ---------------------------------------------------------------- section 8: cuts, circuit, fixed distance
 def check_only_the_keys_path_matters(seed):
     _, first, second, seen, *_ = data()
     m = induction(seed)
-    intact = m["loss"][second].mean()
-    for name in ("layer 1 knocked out", "layer 2 knocked out", "keys"):
-        assert m["cut"][name] > 2 * intact, name
-    assert m["one"][second].mean() > 2 * intact and m["one"][second].mean() < LN24
+    intact, first_copy = m["loss"][second].mean(), m["loss"][first].mean()
+    gain = first_copy - intact
+    for name in ("layer 1 knocked out", "layer 2 knocked out", "keys"):          # "loses most of the gain"
+        assert m["cut"][name] - intact > 0.5 * gain, name
+    assert m["one"][second].mean() - intact > 0.5 * gain and m["one"][second].mean() < LN24
     for name in ("queries", "values"):                                     # "changes almost nothing"
         assert abs(m["cut"][name] - intact) < 0.15, name
     # "by betting on tokens it has already seen"
@@ -230,7 +264,7 @@ def check_only_the_keys_path_matters(seed):
 
 def check_k_composition_circuit(seed):
     composed, direct = induction(seed)["diagonal"]
-    assert composed == 1.0 and direct <= 1 / 24                             # "at most one row of 24"
+    assert composed == 1.0 and direct < 1 / 3                   # "in fewer than a third of them" (rows)
 
 
 def check_fixed_distance(seed):
@@ -245,11 +279,11 @@ def check_fixed_distance(seed):
 # ---------------------------------------------------------------- exercise 07.1's hint (b)
 def check_07_1_the_reversed_copy_costs_a_little_more(seed):
     """The hint: 'bets about a third of its probability on the token that followed it ... the reversed
-    copy's loss comes out above the first copy's, by 0.1 to 0.2 (training seeds 0-7)'."""
+    copy's loss comes out above the first copy's, by 0.05 to 0.3 (training seeds 0-15)'."""
     _, first, *_ = data()
     m = induction(seed)
     loss_reversed, bet = m["reversed"]
-    assert 0.05 <= loss_reversed - m["loss"][first].mean() <= 0.25
+    assert 0.05 <= loss_reversed - m["loss"][first].mean() <= 0.3
     assert 0.25 <= bet <= 0.42
 
 
@@ -355,7 +389,9 @@ def test_guide_lesson_07_numbers_are_on_screen():
 
 
 def test_guide_which_head_appears_first():
-    """The guide's answer is the slider's: the two numbers pass one half together, at step 320."""
+    """The guide's answer is the slider's: the two numbers pass one half together, at step 320; and the
+    table's: in the lesson's run both heads copy by step 100 (both copying scores above one half)."""
     seen = induction(0)["slider"]
     passes = [min(t for t, pair in seen.items() if pair[h] >= 0.5) for h in (0, 1)]
     assert passes == [320, 320] and "both at step 320" in guide_lesson_07()
+    assert (induction(0)["at"][100]["copying"] > 0.5).all() and "both copy by step 100" in guide_lesson_07()

@@ -38,9 +38,9 @@ def _training_explorer():
 
 
 def _induction_explorer():
-    """Lesson 07's explorer: the lesson's 800-step run and probe, snapshots as in the lesson."""
+    """Lesson 07's explorer: the lesson's 1200-step run and probe, snapshots as in the lesson."""
     cfg = al.InductionConfig()
-    run = al.train_induction(cfg, steps=800, seed=0, snapshots=range(0, 801, 20))
+    run = al.train_induction(cfg, steps=1200, seed=0, snapshots=range(0, 1201, 20))
     probe = al.repeated_batch(np.random.default_rng(7), 1, cfg)[0][0]
     return al.induction_explorer(run, probe, start=400)
 
