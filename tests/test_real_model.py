@@ -422,6 +422,18 @@ def test_08_2_no_direction_is_not_called_the_same_direction(answer):
     assert "point the same way" not in result.message
 
 
+@pytest.mark.parametrize("answer", [
+    np.array([[4 * np.cos(1.0), 4 * np.sin(1.0), 0, 0], [4.0, 0, 0, 0]]),      # the query turned, not the key
+    np.array([[4.0, 0, 0, 0], [4 * np.cos(1.0), -4 * np.sin(1.0), 0, 0]]),     # the key turned back
+])
+def test_08_2_the_wrong_way_hint_speaks_of_the_angle_between_them(answer):
+    """Review 3, defect 10: a student who turned the query was told "you turned the key the wrong way"."""
+    result = al.EXERCISES["08.2"].evaluate(answer)
+    assert result.mistake == "wrong sign", result.message
+    assert "you turned the key" not in result.message
+    assert "1 radian behind the query" in result.message and "1 radian ahead of the query" in result.message
+
+
 def test_08_2_other_right_designs_pass_and_the_weights_are_real():
     a = 5.0                                              # another length, another starting angle
     q = [a * np.cos(0.4), a * np.sin(0.4), 0, 0]
@@ -463,6 +475,59 @@ def modulo(head, h, g):
 ])
 def test_08_3_wrong_fixes_get_their_hints(fn, mistake):
     assert al.EXERCISES["08.3"].evaluate(fn).mistake == mistake
+
+
+def _written_out(transposed=False, divide=None, axis=-1, with_weights=False):
+    """Grouped-query attention with np.repeat, as a student writes it, with one slip at a time."""
+    def f(Q, K, V):
+        h, g, n, k = len(Q), len(K), Q.shape[1], Q.shape[2]
+        K, V = np.repeat(K, h // g, axis=0), np.repeat(V, h // g, axis=0)
+        S = Q @ K.transpose(0, 2, 1) / (divide(k) if divide else np.sqrt(k))
+        allowed = np.tril(np.ones((n, n), bool))
+        S = np.where(allowed.T if transposed else allowed, S, -np.inf)
+        e = np.exp(S - S.max(axis=axis, keepdims=True))
+        weights = e / e.sum(axis=axis, keepdims=True)
+        return (weights @ V, weights) if with_weights else weights @ V
+    return f
+
+
+@pytest.mark.parametrize("fn, mistake, words", [
+    (_written_out(transposed=True), "mask transposed", "the lower triangle"),
+    (_written_out(divide=lambda k: k), "divided by d_k", "√d_k"),
+    (_written_out(axis=1), "softmax over the queries", "over the keys, the last axis"),
+    (_written_out(with_weights=True), "a tuple", "returns a tuple"),
+    (lambda Q, K, V: (_written_out()(Q, K, V), None), "a tuple", "the output alone"),
+])
+def test_08_3_common_slips_get_their_own_hints(fn, mistake, words):
+    """Review 3, defect 9: these got "N of 180 numbers differ", or "a ragged tuple" for (output, weights)."""
+    assert _written_out()(*[np.ones((3, 2, 2))] * 3).shape == (3, 2, 2)
+    result = al.EXERCISES["08.3"].evaluate(fn)
+    assert result.mistake == mistake and words in result.message, result.message
+    assert "ragged" not in result.message
+
+
+def test_08_3_the_kernels_inner_forms_are_switched_off_too():
+    """Review 3, defect 8: attention_unchecked, the kernel behind the locked public one, passed."""
+    import attention_lab.matrix as matrix
+
+    def inner(Q, K, V):
+        h, g, n = len(Q), len(K), Q.shape[1]
+        K, V = np.repeat(K, h // g, axis=0), np.repeat(V, h // g, axis=0)
+        causal = np.tril(np.ones((n, n), bool))
+        return matrix.attention_unchecked(Q, K, V, causal, 1 / np.sqrt(Q.shape[-1]))[0]
+
+    def per_head(Q, K, V):
+        h, g, n, k = len(Q), len(K), Q.shape[1], Q.shape[2]
+        eye = np.eye(k)
+        return np.array([al.cross_attention(Q[i], K[i // (h // g)], eye, eye, eye, al.causal_mask(n))[0]
+                         for i in range(h)])
+
+    for fn in (inner, per_head):
+        message = al.EXERCISES["08.3"].evaluate(fn).message
+        assert "switched off" in message, message
+    args = [np.random.default_rng(0).standard_normal(s) for s in ((6, 4, 3), (2, 4, 3), (2, 4, 3))]
+    np.testing.assert_allclose(inner(*args), _written_out()(*args))          # both would be right
+    np.testing.assert_allclose(per_head(*args), _written_out()(*args), atol=1e-12)
 
 
 def g_copies(head, h, g):                            # np.repeat(K, g): right only when h // g == g
@@ -561,9 +626,27 @@ def test_08_3_right_fix_passes_and_shortcuts_are_switched_off():
     ([2 * 256 * 30 * 9 * 64 * 4, 2 * 256 * 30 * 3 * 64 * 4], "swapped"),
     ([30 * 256 * 2 * 192, 30 * 256 * 2 * 576], "one byte"),            # counted the numbers only
     ([30 * 256 * 2 * 192 * 32, 30 * 256 * 2 * 576 * 32], "bits"),      # 32 bits per float32
+    ([3 * 256 * 30 * 3 * 64 * 4, 3 * 256 * 30 * 9 * 64 * 4], "queries too"),   # Q, K and V cached: 1.5 times
+    ([2 * 256 * 30 * 3 * 192 * 4, 2 * 256 * 30 * 9 * 192 * 4], "width 192"),  # W_k's width taken per head
+    ([2 * 255 * 30 * 3 * 64 * 4, 2 * 255 * 30 * 9 * 64 * 4], "255 tokens"),
+    ([2 * 257 * 30 * 3 * 64 * 4, 2 * 257 * 30 * 9 * 64 * 4], "257 tokens"),
+    ([2 * 256 * 29 * 3 * 64 * 4, 2 * 256 * 29 * 9 * 64 * 4], "29 blocks"),
+    ([11.8, 35.4], "megabytes"),                                        # 11,796,480 bytes, rounded
+    ([12, 35], "megabytes"),
+    ([11.25, 33.75], "megabytes"),                                      # in MiB (2 ** 20 bytes)
+    ([11796.48, 35389.44], "kilobytes"),
+    ([0.0118, 0.0354], "gigabytes"),
 ])
 def test_08_4_wrong_sizes_get_their_hints(answer, mistake):
     assert al.EXERCISES["08.4"].evaluate(answer).mistake == mistake
+
+
+def test_08_4_a_size_in_megabytes_is_told_to_give_bytes():
+    """Review 3, defect 9: an answer in MB got "go through the steps of the lesson again"."""
+    message = al.EXERCISES["08.4"].evaluate([11.8, 35.4]).message
+    assert "megabytes" in message and "asks for bytes" in message
+    assert al.EXERCISES["08.4"].evaluate([11.8, 70.8]).status == "wrong"      # not a size in MB: no unit hint
+    assert al.EXERCISES["08.4"].evaluate([0, 0]).status == "wrong"
 
 
 def test_08_4_hints_name_both_mistakes_that_give_the_same_numbers():

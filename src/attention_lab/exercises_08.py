@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import Choice, Exercise, Trial, differences
-from .judging import as_numbers, run_student
+from .checks import Choice, Exercise, Result, Trial, differences, read_numbers, switched_off
+from .judging import as_numbers, fresh, run_student
 from .matrix import default_scale, softmax_unchecked
 from .positions import rope
 
 LOCKED = ("grouped_attention", "scaled_dot_product_attention", "self_attention", "multi_head_attention",
-          "decode_with_cache", "forward", "attention_weights")
-"""Package functions that would do 08.3 in one call: switched off while its judge runs the student's code."""
+          "decode_with_cache", "forward", "attention_weights", "attention_unchecked", "multi_head_unchecked",
+          "multi_head_parts", "cross_attention")
+"""Package functions that would do 08.3 in one call: switched off while its judge runs the student's code
+(each with its twin `<name>_unchecked`; the kernel's inner form `attention_unchecked` is named too)."""
 
 
 # ---------------------------------------------------------------- 08.2 · design: a previous-token head
@@ -67,9 +69,9 @@ def _design_08():
         "same direction": "query and key point the same way, so the score is largest at distance 0: the "
                           "token itself. Turn the key ahead by the angle one position adds (1 radian in "
                           "pair 0), so that one step of rotation brings them together.",
-        "wrong sign": "you turned the key the wrong way: it lines up with the query one token in the "
-                      "future, never seen. A key one position back has been turned 1 radian less, so "
-                      "start it 1 radian further on.",
+        "wrong sign": "the key starts 1 radian behind the query instead of ahead of it, so the two line "
+                      "up one token in the future, never seen. A key one position back has been turned "
+                      "1 radian less than the query: start the key 1 radian ahead of the query.",
         "too weak": "distance 1 wins, but with less than 0.8: make the vectors longer, so the scores differ "
                     "by more.",
         "slow pair": "pair 1 turns by only 0.1 radian per position: distances 0 to 5 look almost alike. "
@@ -85,26 +87,32 @@ def _design_08():
 
 
 # ---------------------------------------------------------------- 08.3 · debug: grouped-query attention
-def _causal_softmax(s):
-    n = s.shape[-1]
-    s = np.where(np.tril(np.ones((s.shape[-2], n), bool)), s, -np.inf)
-    return softmax_unchecked(s)
-
-
-def _gqa(share, scale=True, mask=True, values_tiled=False):
-    """A version of grouped-query attention; `share(K, r)` lays the g key heads out for the h query heads."""
+def _gqa(share, scale="sqrt d_k", mask="causal", values_tiled=False, axis=-1):
+    """A version of grouped-query attention; `share(K, r)` lays the g key heads out for the h query heads.
+    scale: 'sqrt d_k', 'd_k' or 'none'; mask: 'causal', 'transposed' or 'none'; the softmax runs over
+    `axis` (-1: the keys, each query's row; -2: the queries)."""
     def gqa(Q, K, V):
         r = len(Q) // len(K)
         Kh = share(K, r)
         Vh = np.tile(V, (r, 1, 1)) if values_tiled else share(V, r)
-        s = Q @ np.swapaxes(Kh, -1, -2) / (np.sqrt(Q.shape[-1]) if scale else 1.0)
-        if mask:
-            w = _causal_softmax(s)
-        else:
-            e = np.exp(s - s.max(axis=-1, keepdims=True))
-            w = e / e.sum(axis=-1, keepdims=True)
-        return w @ Vh
+        d = Q.shape[-1]
+        s = Q @ np.swapaxes(Kh, -1, -2) / {"sqrt d_k": np.sqrt(d), "d_k": d, "none": 1.0}[scale]
+        n = s.shape[-1]
+        if mask != "none":
+            allowed = np.tril(np.ones((n, n), bool))
+            s = np.where(allowed.T if mask == "transposed" else allowed, s, -np.inf)
+        e = np.exp(s - s.max(axis=axis, keepdims=True))
+        return e / e.sum(axis=axis, keepdims=True) @ Vh
     return gqa
+
+
+def _returns_tuple(fn, args) -> bool:
+    """Whether a student's function, run as the judge runs it (shortcuts off), returns a tuple."""
+    try:
+        with np.errstate(all="ignore"), switched_off(fn, LOCKED):
+            return isinstance(fn(*fresh(args)), tuple)
+    except Exception:            # a student's function may fail in any way: then it is not a tuple
+        return False
 
 
 def _debug_08():
@@ -125,8 +133,12 @@ def _debug_08():
 
     reference = _gqa(repeat)
     wrong = {"planted": _gqa(tile), "values still tiled": _gqa(repeat, values_tiled=True),
-             "no mask": _gqa(repeat, mask=False), "no scaling": _gqa(repeat, scale=False),
-             "g, not h // g": _gqa(g_copies)}
+             "no mask": _gqa(repeat, mask="none"), "no scaling": _gqa(repeat, scale="none"),
+             "mask transposed": _gqa(repeat, mask="transposed"), "divided by d_k": _gqa(repeat, scale="d_k"),
+             "softmax over the queries": _gqa(repeat, axis=-2), "g, not h // g": _gqa(g_copies)}
+
+    def with_weights(Q, K, V):                 # returns (output, weights), as the package's kernels do
+        return reference(Q, K, V), None
 
     def same(o, f, a):
         return isinstance(o, np.ndarray) and o.shape == f(*a).shape and np.allclose(o, f(*a))
@@ -136,6 +148,10 @@ def _debug_08():
         raised = [isinstance(o, str) and o.startswith("your function raised") for o in outs]
         if same(outs[0], reference, inputs[0]) and raised[1]:
             return "g, not h // g"                 # right only where h // g and g are both 3
+        shape = reference(*inputs[0]).shape
+        if (not raised[0] and (isinstance(outs[0], str) or outs[0].shape != shape)
+                and _returns_tuple(fn, inputs[0])):
+            return "a tuple"
         for o, where, r in zip(outs, said, raised):
             if isinstance(o, str):
                 return f"{where}, {o}" if r else o
@@ -170,10 +186,21 @@ def _debug_08():
         "no mask": "the grouping is right, but the causal mask is gone: token t may not look at later "
                    "tokens.",
         "no scaling": "the grouping is right, but the scores lost their division by √d_k.",
+        "mask transposed": "the grouping is right, but the mask is transposed: each token reads itself and "
+                           "the tokens after it. The causal mask keeps key j for query i when j ≤ i, the "
+                           "lower triangle (al.causal_mask(n) as it is, not its .T).",
+        "divided by d_k": "the grouping is right, but the scores are divided by d_k: scaled dot-product "
+                          "attention divides them by √d_k (np.sqrt(d_k)).",
+        "softmax over the queries": "the grouping is right, but the softmax runs down each column, over the "
+                                    "queries: each query's row of weights must sum to 1, so take the "
+                                    "softmax over the keys, the last axis.",
+        "a tuple": "your function returns a tuple, as the package's kernels return (output, weights); gqa "
+                   "returns the output alone, one array of shape (h, n, d_k).",
     }
+    shown = {**wrong, "a tuple": with_weights}       # each hint's wrong version, for the tests
     return Trial("08.3", "Fix gqa: the key and value heads are shared with the wrong query heads.", "debug",
                  lambda: reference, judge,
-                 {name: (lambda f=wrong[name]: f, hint) for name, hint in hints.items()})
+                 {name: (lambda f=shown[name]: f, hint) for name, hint in hints.items()})
 
 
 # ---------------------------------------------------------------- 08.4 · compute: the cache's memory
@@ -185,6 +212,29 @@ def _cache_bytes(tokens=256, blocks=30, kv_heads=3, width=64, per_number=4, keys
 def _both(**kw) -> np.ndarray:
     """[_cache_bytes with 3 key/value heads, with 9], other arguments as given."""
     return np.array([_cache_bytes(kv_heads=3, **kw), _cache_bytes(kv_heads=9, **kw)], dtype=float)
+
+
+UNITS = {"megabytes": (1e6, 2.0 ** 20), "kilobytes": (1e3, 2.0 ** 10), "gigabytes": (1e9, 2.0 ** 30)}
+"""08.4's answer given in a larger unit: the unit's sizes in bytes (decimal, binary)."""
+
+
+class ByteCount(Exercise):
+    """08.4: a compute exercise whose answer is a count of bytes; an answer that is the right one given in
+    megabytes (or kilo-, gigabytes, decimal or binary), rounded as a student rounds, gets the unit's hint."""
+
+    def evaluate(self, answer) -> Result:
+        result = super().evaluate(answer)
+        if result.status != "wrong":
+            return result
+        got, expected = read_numbers(answer), np.asarray(self._answer_key(), dtype=float)
+        if isinstance(got, str) or got.shape != expected.shape or not np.isfinite(got).all():
+            return result
+        with np.errstate(all="ignore"):                # a huge answer times a unit may overflow: not a size
+            for unit, sizes in UNITS.items():
+                if any(np.allclose(got * size, expected, rtol=0.02, atol=0) for size in sizes):
+                    return Result("mistake", f"Exercise {self.key}: not yet. Hint: {self.mistakes[unit][1]}",
+                                  unit)
+        return result
 
 
 def lesson08() -> list:
@@ -199,8 +249,8 @@ def lesson08() -> list:
             "d": "the three heads have one key head between them; what differs is their queries."}),
         _design_08(),
         _debug_08(),
-        Exercise("08.4", "Bytes of the keys and values of 256 tokens in SmolLM2's KV cache (float32): [with "
-                         "its 3 shared key/value heads, if each of the 9 query heads had its own].",
+        ByteCount("08.4", "Bytes of the keys and values of 256 tokens in SmolLM2's KV cache (float32): [with "
+                          "its 3 shared key/value heads, if each of the 9 query heads had its own].",
                  lambda: _both(), {
                      "half": (lambda: _both(keys_and_values=1),     # = _both(per_number=2): float16
                               "half the answer: did you count the keys only (the cache holds keys and "
@@ -218,5 +268,24 @@ def lesson08() -> list:
                      "swapped": (lambda: _both()[::-1],
                                  "the first number is the model as it is (3 key/value heads): the "
                                  "smaller one."),
+                     "queries too": (lambda: _both(keys_and_values=3),
+                                     "one and a half times the answer: did you count queries too? A step "
+                                     "computes the new token's query and uses it once; the cache keeps only "
+                                     "keys and values."),
+                     "width 192": (lambda: _both(width=192),
+                                   "three times the answer: did you take 192 as the width of one key/value "
+                                   "head? W_k's 192 columns hold all 3 key/value heads of a block, 64 "
+                                   "numbers each."),
+                     "255 tokens": (lambda: _both(tokens=255),
+                                    "that counts 255 tokens: the cache keeps a key and a value for each of "
+                                    "the 256."),
+                     "257 tokens": (lambda: _both(tokens=257),
+                                    "that counts 257 tokens: the cache keeps a key and a value for each of "
+                                    "the 256."),
+                     "29 blocks": (lambda: _both(blocks=29),
+                                   "that counts 29 blocks: every one of the 30 blocks keeps its own cache."),
+                     **{unit: (lambda size=sizes[0]: _both() / size,
+                               f"that is the size in {unit}: the question asks for bytes (whole numbers; a "
+                               f"float32 number takes 4 bytes).") for unit, sizes in UNITS.items()},
                  }, expects="two numbers of bytes, [with 3 key/value heads, with 9]"),
     ]
