@@ -61,14 +61,14 @@ def answer_01_4():
 
 
 def answer_01_5():
-    X = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])
+    X = np.array([[1.0, 1.0], [0.0, 2.0], [1.0, 0.0]])
     Wq_col = np.array([[1.0, 1.0], [0.0, 1.0]])
     v1, v2 = np.array([0.0, 2.0]), np.array([1.0, 0.0])           # the values the text prints
-    y1 = np.array([0.36780752, 1.61631624])                      # the output it prints
-    q1 = Wq_col @ X[0]                                            # column form q = W x: (2, 0)
-    scores = [q1 @ X[j] for j in range(3)]                        # keys: the tokens (k = x): 4, 0, 2
+    y1 = np.array([0.84776623, 0.94029221])                      # the output it prints
+    q1 = Wq_col @ X[0]                                            # column form q = W x: (2, 1)
+    scores = [q1 @ X[j] for j in range(3)]                        # keys: the tokens (k = x): 3, 2, 2
     exps = [np.exp(s - max(scores)) for s in scores]
-    w = [e / sum(exps) for e in exps]                             # (0.867, 0.016, 0.117)
+    w = [e / sum(exps) for e in exps]                             # (0.576, 0.212, 0.212)
     return (y1 - w[0] * v1 - w[1] * v2) / w[2]                    # y_1 = sum_j w_1j v_j, solved for v_3
 
 

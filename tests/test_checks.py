@@ -57,7 +57,8 @@ def test_a_compute_fallback_with_the_right_shape_says_which_values_differ():
     exercise = Exercise("99.1", "a test", lambda: np.array([[1.0, 2.0], [3.0, 4.0]]))
     result = exercise.evaluate([[1.0, 2.0], [3.0, 4.5]])
     assert result.status == "wrong"
-    assert "shape (2, 2) is right, but 1 of its 4 numbers differ, the largest by 0.5 at index [1, 1]" \
+    assert "your answer is a 2 × 2 array, as asked, but 1 of its 4 numbers differs, the largest by 0.5 at " \
+        "index [1, 1]" \
         in result.message
     assert "expected shape" not in result.message
     wrong_shape = exercise.evaluate([1.0, 2.0])

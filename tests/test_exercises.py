@@ -59,11 +59,16 @@ def test_each_mistake_gets_its_own_hint(key):
 def test_typical_mistakes_by_hand():
     # 01.1 without softmax: the raw scores [0, 0, 1, 1]
     assert "softmax" in al.EXERCISES["01.1"].evaluate([0, 0, 1, 1]).message
-    # 01.5 without the transpose: q_1 = x_1 @ Wq_col = (2, 2), scores 4, 2, 0, by hand
-    w = np.exp([4.0, 2.0, 0.0]) / np.exp([4.0, 2.0, 0.0]).sum()
-    y1 = np.array([0.36780752, 1.61631624])
-    v3 = (y1 - w[0] * np.array([0.0, 2.0]) - w[1] * np.array([1.0, 0.0])) / w[2]
-    assert "x @ M.T" in al.EXERCISES["01.5"].evaluate(v3).message
+    # 01.5, tokens (1, 1), (0, 2), (1, 0), by hand. Right: q_1 = M x_1 = (2, 1), scores 3, 2, 2. Without the
+    # transpose: q_1 = x_1 M = (1, 2), scores 3, 4, 1. Without M: q_1 = x_1 = (1, 1), scores 2, 2, 1.
+    y1 = np.array([0.84776623, 0.94029221])
+
+    def v3(scores):
+        w = np.exp(scores) / np.exp(scores).sum()
+        return (y1 - w[0] * np.array([0.0, 2.0]) - w[1] * np.array([1.0, 0.0])) / w[2]
+    assert al.EXERCISES["01.5"].evaluate(v3(np.array([3.0, 2.0, 2.0]))).status == "correct"
+    assert "x @ M.T" in al.EXERCISES["01.5"].evaluate(v3(np.array([3.0, 4.0, 1.0]))).message
+    assert al.EXERCISES["01.5"].evaluate(v3(np.array([2.0, 2.0, 1.0]))).mistake == "no M"
     # 01.3 with the lesson's own W_q handed in: small asks only 'noun?', so cats and mice tie
     assert al.EXERCISES["01.3"].evaluate(al.cats_chase_mice().W_q).mistake == "lesson's W_q"
 

@@ -32,10 +32,10 @@ def causal_sm(S):
 
 # ---------- the data printed in the exercises' cells (typed from the notebooks) ----------
 X01 = al.cats_chase_mice().X                                       # noun, verb, animal, small
-X15 = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])
+X15 = np.array([[1.0, 1.0], [0.0, 2.0], [1.0, 0.0]])
 WQ15 = np.array([[1.0, 1.0], [0.0, 1.0]])                          # column convention: q = W x
 V15 = {1: np.array([0.0, 2.0]), 2: np.array([1.0, 0.0])}
-Y15 = np.array([0.36780752, 1.61631624])                          # the printed y_1
+Y15 = np.array([0.84776623, 0.94029221])                          # the printed y_1
 X24 = np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0]])
 WQ24 = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
 Y24 = np.array([[1.0, 0.0], [0.51582795, -0.48417205], [0.74767601, -0.25232399]])
@@ -295,6 +295,9 @@ CASES = [
      "not divided by w_13", "divide by the weight"),
     ("01.5", Y15, "y_1 itself", "printed output"),
     ("01.5", v3_from(sm(X15 @ (WQ15 @ X15[0]) / np.sqrt(2))), "scaled", "no scaling"),
+    ("01.5", v3_from(sm(X15 @ X15[0])), "no M", "without M"),                  # q = x_1: M left out
+    ("01.5", v3_from(sm((X15 @ WQ15.T) @ (WQ15 @ X15[0]))), "keys through M", "k = x"),
+    ("01.5", v3_from(sm((X15 @ WQ15) @ (X15[0] @ WQ15))), "keys through M, no transpose", "k = x"),
     ("02.1", "a", "a", "equal rows of A"),
     ("02.1", "b", "b", "columns are equal too"),
     ("02.1", "d", "d", "symmetric only in special cases"),
@@ -549,7 +552,7 @@ def test_fallback_never_contradicts_itself(key):
 
 def test_differences_say_which_values_differ():
     message = al.EXERCISES["02.4"].evaluate(np.zeros((3, 2)) + 7).message
-    assert "is right, but" in message and "numbers differ" in message and "at index" in message
+    assert "a 3 × 2 array, as asked, but" in message and "numbers differ" in message and "at index" in message
 
 
 # ---------- no shortcut passes (one package call: tests/test_one_call.py) ----------

@@ -163,13 +163,17 @@ def test_choice_and_trial_verdicts_by_status():
 
 def test_differences_by_hand():
     assert checks.differences(np.array([3.0, 2.0]), np.array([3.0, 2.5])) == \
-        "1 of its 2 numbers differ, the largest by 0.5 at index [1]"
-    assert checks.differences(np.array(1.0), np.array(2.0)) == "1 of its 1 numbers differ, the largest by 1"
-    assert checks.differences(np.array([1000.0]), np.array([1000.008])).startswith("1 of its 1")  # no rtol
-    assert checks.differences(np.array([1.0]), np.array([1.001])).startswith("0 of its 1")       # atol 5e-3
+        "1 of its 2 numbers differs, the largest by 0.5 at index [1]"
+    assert checks.differences(np.array(1.0), np.array(2.0)) == "it is off by 1"
+    pair, near = np.array([1.0, 0]), np.array([1.001, 0])
+    assert checks.differences(1000 * pair, np.array([1000.008, 0])).startswith("1 of its 2")   # no rtol
+    assert checks.differences(pair, near).startswith("0 of its 2")                              # atol 5e-3
+    assert checks.differences(pair, near, atol=1e-8, rtol=1e-5).startswith("1 of its 2")      # np.isclose's
     assert checks.differences(np.array([1.0, 2.0, np.nan]), np.zeros(3)) == \
-        "1 of its 3 numbers are nan or inf, the first at index [2]"
-    assert checks.differences(np.array(np.inf), np.array(0.0)) == "1 of its 1 numbers are nan or inf"
+        "1 of its 3 numbers is nan or inf, the first at index [2]"
+    assert checks.differences(np.array([np.inf, np.nan]), np.zeros(2)) == \
+        "2 of its 2 numbers are nan or inf, the first at index [0]"
+    assert checks.differences(np.array(np.inf), np.array(0.0)) == "it is nan or inf"
 
 
 # ---------------------------------------------------------------- the debug judge (judging.judge_fix)
@@ -403,4 +407,4 @@ def test_judge_fix_says_where_the_numbers_differ():
         e = np.exp(s - s.max())
         return e / e.sum() + (np.arange(len(s)) == 0)
     message = judge()(off_by_one)
-    assert f"1 of its {len(SCORES[0])} numbers differ, the largest by 1 at index [0]: a softmax." in message
+    assert f"1 of its {len(SCORES[0])} numbers differs, the largest by 1 at index [0]: a softmax." in message

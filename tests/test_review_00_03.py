@@ -491,3 +491,154 @@ def test_03_3_the_package_split_handed_in_as_is_is_refused():
     for fn in (al.split_heads, al.split_weights, heads_module.split_heads_unchecked):
         result = status("03.3", fn)
         assert result.status != "correct" and "switched off" in result.message, result.message
+
+
+# ==========================================================================================================
+# Round three (/work/wt/reviews-round3/lessons-00-03.md): each defect pinned by a test.
+# ==========================================================================================================
+
+def exercise_01_5_data():
+    """01.5's data as the lesson prints it: tokens, M, v_1 and v_2 from the question, y_1 from its cell."""
+    text, code = prose("01", "ex-01-5"), lesson_cells("01")["ex-01-5-code"]
+    pair = r"\((-?[\d.]+), (-?[\d.]+)\)"
+    X = np.array([[float(a), float(b)] for a, b in
+                  (re.search(rf"\$x_{i} = {pair}\$", text).groups() for i in (1, 2, 3))])
+    V = np.array([[float(a), float(b)] for a, b in
+                  (re.search(rf"\$v_{i} = {pair}\$", text).groups() for i in (1, 2))])
+    rows = re.search(r"\\begin\{bmatrix\}(.*?)\\end\{bmatrix\}", text).group(1).split(r"\\")
+    M = np.array([[float(v) for v in row.split("&")] for row in rows])
+    y1 = np.array([float(v) for v in re.search(r"y_1 = np\.array\(\[(.*?)\]\)", code).group(1).split(",")])
+    return X, M, V, y1
+
+
+def v3_by_hand(X, V, y1, q, K=None):
+    """y_1 = w_1 v_1 + w_2 v_2 + w_3 v_3 solved for v_3, with the weights of query q over keys K (rows)."""
+    w = sm((X if K is None else K) @ q)
+    return (y1 - w[0] * V[0] - w[1] * V[1]) / w[2]
+
+
+def test_r3_01_5_the_three_readings_of_q_differ_and_only_m_x_passes():
+    """Defect 1: q = M x (right), q = x @ M (no transpose) and q = x (no M) give v_3s far apart, each
+    named."""
+    X, M, V, y1 = exercise_01_5_data()
+    right, no_t, no_m = (v3_by_hand(X, V, y1, q) for q in (M @ X[0], X[0] @ M, X[0]))
+    for a, b in ((right, no_t), (right, no_m), (no_t, no_m)):
+        assert np.abs(a - b).max() > 0.05, (a, b)
+    assert status("01.5", right).status == "correct"
+    assert status("01.5", np.round(right, 2)).status == "correct"
+    assert "x @ M.T" in status("01.5", no_t).message
+    assert status("01.5", no_m).mistake == "no M" and "without M" in status("01.5", no_m).message
+
+
+def test_r3_01_5_keys_through_m_get_their_own_hint():
+    """Defect 9: keys also sent through M (k = M x) are not told 'your weights come from q = x @ M'."""
+    X, M, V, y1 = exercise_01_5_data()
+    for q, keys in ((M @ X[0], X @ M.T), (X[0] @ M, X @ M)):       # with and without the transpose
+        message = status("01.5", v3_by_hand(X, V, y1, q, keys)).message
+        assert "k = x" in message and "the text's matrix used as ours" not in message, message
+
+
+def rounding_fixes():
+    """Right fixes of 01.4, 02.3 and 03.3 that round (or drop to float16) at the end: near, not equal."""
+    def weights_of(q, K):
+        e = np.exp(K @ q - (K @ q).max())
+        return np.round(e / e.sum(), 3)
+
+    def attention(Q, K, V):
+        return np.round(sm(Q @ K.T / np.sqrt(K.shape[1])) @ V, 3)
+
+    def split(M, h):
+        return M.reshape(M.shape[0], h, -1).transpose(1, 0, 2).astype(np.float16)
+    return {"01.4": weights_of, "02.3": attention, "03.3": split}
+
+
+@pytest.mark.parametrize("key", ["01.4", "02.3", "03.3"])
+def test_r3_a_debug_refusal_never_says_that_0_numbers_differ(key):
+    """Defect 3: the refusal and the pass test agree; a rounding fix is told that it rounds."""
+    message = status(key, rounding_fixes()[key]).message
+    assert status(key, rounding_fixes()[key]).status != "correct"
+    assert not re.search(r"\b0 of its \d+ numbers", message), message
+    assert "round" in message, message
+
+
+def test_r3_judge_fix_counts_the_numbers_its_test_refused():
+    """Defect 3, in judge_fix itself: a result off by 1 in one entry and by 1e-4 in another fails
+    np.allclose in both entries (1e-4 > 1e-8 + 1e-5 · 0.25, by hand): the message counts 2, not 1."""
+    ref = np.array([0.25, 0.25, 0.5])
+    judge = al.judging.judge_fix(lambda s: ref + 0 * s, {}, [(np.zeros(3),)], "three numbers.")
+    message = judge(lambda s: ref + np.array([1.0, 1e-4, 0.0]))
+    assert "2 of its 3 numbers differ, the largest by 1 at index [0]" in message, message
+    near = judge(lambda s: ref + np.array([0.0, 1e-4, 0.0]))
+    assert "all 3 of its numbers are within 0.0001" in near and "round" in near, near
+
+
+@pytest.mark.parametrize("q", [[0, 0, 0], [1, 1, 1], [5, 5, 5]])
+def test_r3_02_2_a_flat_query_is_called_flat(q):
+    """Defect 2: equal entries give weights 1/3 each (by hand): no 'looks for banana'."""
+    assert np.allclose(sm(np.asarray(q, dtype=float)), 1 / 3)
+    message = status("02.2", q).message
+    assert "1/3" in message and "lesson's query" not in message, message
+
+
+@pytest.mark.parametrize("q, lessons", [([-5, 0, -5], False), ([2, 3, 2], False), ([0.2, 1, 0.1], True),
+                                        ([2, 10, 1], True)])
+def test_r3_02_2_only_the_lessons_query_is_called_the_lessons_query(q, lessons):
+    message = status("02.2", q).message
+    assert "banana" in message and ("lesson's query" in message) == lessons, message
+
+
+@pytest.mark.parametrize("decimals", [1, 2, 3])
+def test_r3_02_4_weights_rounded_to_any_decimals_are_named(decimals):
+    """Defect 4: solve(round(A, d), Y) gets 'you rounded the weights', for d = 1, 2 and 3."""
+    A = np.round(sm(X24 @ WQ24 @ X24.T / np.sqrt(3)), decimals)
+    message = status("02.4", np.linalg.solve(A, Y24)).message
+    assert f"rounded the weights to {decimals} decimal" in message, message
+
+
+def test_r3_00_flow_picture_names_the_query_and_key_columns():
+    """Defect 5: W_k = I, so K's columns are the features, and Q's column c asks 'feature c?'."""
+    import matplotlib
+    matplotlib.use("Agg")
+    ex = al.it_was_tired()
+    assert np.array_equal(ex.W_k, I4) and np.array_equal(ex.W_v, I4)
+    fig = al.plot_flow(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.tokens, ex.features)
+    ticks = {ax.get_title(): [t.get_text() for t in ax.get_xticklabels()] for ax in fig.axes}
+    assert ticks["K = X W_k"] == list(ex.features) and ticks["V = X W_v"] == list(ex.features)
+    assert ticks["Q = X W_q"] == [f"{f}?" for f in ex.features]
+    other = al.plot_flow(ex.X, ex.W_q, 2 * I4, I4[:, :3], ex.tokens, ex.features)   # no feature is kept
+    ticks = {ax.get_title(): [t.get_text() for t in ax.get_xticklabels()] for ax in other.axes}
+    assert ticks["Q = X W_q"] == ticks["K = X W_k"] == ["0", "1", "2", "3"]
+    assert ticks["V = X W_v"] == ["0", "1", "2"]
+
+
+def test_r3_00_cat_is_five_words_back_and_four_tokens():
+    """Defect 6: counted in the printed sentence and in the example's tokens."""
+    text = prose("00", "why-attention")
+    words = re.search(r"\*(The cat crossed[^*]*)\*", text).group(1).strip(".").lower().split()
+    tokens = al.it_was_tired().tokens
+    assert words.index("it") - words.index("cat") == 5 and tokens.index("it") - tokens.index("cat") == 4
+    assert "five words back (four in the example below" in text and "animal, four words" not in text
+
+
+def test_r3_02_scaling_flattens_every_draw_and_says_so():
+    """Defect 7: dividing every score by c > 1 always lowers the largest weight; the text says so as a
+    rule."""
+    rng = np.random.default_rng(7)
+    for _ in range(200):
+        s, c = rng.standard_normal(8) * rng.uniform(0.1, 30), rng.uniform(1.01, 12)
+        assert sm(s / c).max() < sm(s).max()
+    text = prose("02", "s6-explore")
+    assert "every draw we tried" not in text and "always flattens a softmax" in text
+
+
+def test_r3_judge_wording_fits_the_question():
+    """Defect 8: 00.1 and 00.3 say what the numbers are; a count of 1 takes a singular verb."""
+    for shape in ([6, 6], [8, 8]):
+        message = status("00.1", shape).message
+        assert f"({shape[0]}, {shape[1]}) is not the shape of Q Kᵀ" in message and "(2,)" not in message
+    assert "x₅" in status("00.3", 4).message and "shape ()" not in status("00.3", 4).message
+    assert "x₁" in status("00.3", 0).message
+    one_off = np.linalg.solve(sm(X24 @ WQ24 @ X24.T / np.sqrt(3)), Y24)
+    one_off[0, 0] += 1.0
+    message = status("02.4", one_off).message
+    assert "1 of its 6 numbers differs," in message and "a 3 × 2 array, as asked" in message, message

@@ -13,19 +13,32 @@ import numpy as np
 TOLERANCE = 5e-3   # answers rounded to 2 decimals still count
 
 
-def differences(got: np.ndarray, expected: np.ndarray, atol: float = TOLERANCE) -> str:
-    """Where two arrays of one shape differ: how many entries (by more than `atol`), and the largest
-    difference and its place."""
+def differences(got: np.ndarray, expected: np.ndarray, atol: float = TOLERANCE, rtol: float = 0.0) -> str:
+    """Where two arrays of one shape differ: how many entries (by more than `atol` + `rtol` × |expected|, the
+    test of np.isclose), and the largest difference and its place."""
     broken = ~np.isfinite(got)
     if broken.any():                                   # a nan is no distance: say where it is instead
         where = np.unravel_index(np.argmax(broken), got.shape)
         place = f", the first at index {list(map(int, where))}" if got.ndim else ""
-        return f"{int(broken.sum())} of its {got.size} numbers are nan or inf{place}"
-    off = ~np.isclose(got, expected, rtol=0, atol=atol)
+        if got.size == 1:
+            return "it is nan or inf"
+        return f"{_of_its(int(broken.sum()), got.size)} {_verb(broken.sum(), 'is', 'are')} nan or inf{place}"
+    off = ~np.isclose(got, expected, rtol=rtol, atol=atol)
     where = np.unravel_index(np.argmax(np.abs(got - expected)), got.shape)
     place = f" at index {list(map(int, where))}" if got.ndim else ""
-    return (f"{int(off.sum())} of its {got.size} numbers differ, the largest by "
-            f"{float(np.abs(got - expected).max()):.3g}{place}")
+    largest = float(np.abs(got - expected).max())
+    if got.size == 1:
+        return f"it is off by {largest:.3g}"
+    return f"{_of_its(int(off.sum()), got.size)} {_verb(off.sum(), 'differs', 'differ')}, the largest by " \
+           f"{largest:.3g}{place}"
+
+
+def _of_its(count: int, size: int) -> str:
+    return f"{count} of its {size} numbers"
+
+
+def _verb(count, one: str, many: str) -> str:
+    return one if count == 1 else many
 
 
 @dataclass(frozen=True)
@@ -99,6 +112,9 @@ class _Checked:
         print(self.evaluate(answer).message)
 
 
+GENERIC = "Not right yet: go through the steps of the lesson again, one at a time."
+"""What a compute exercise says, after the numbers that differ, of an answer that is no known mistake."""
+
 _HOLDS_THE_ANSWER = {"answer key": True}
 """The metadata of each exercise's private field `_answer_key` (a function returning the right answer):
 tab completion on an exercise never offers it; `attention_lab.answer_keys` (for teachers and tests) finds
@@ -111,12 +127,15 @@ class Exercise(_Checked):
 
     `expects` says in words what the answer is ('two numbers, the shape of Q Kᵀ as [rows, columns]'), for
     the message on an answer of the wrong shape; `softmax` says whether the computation has a softmax,
-    which an answer with nan or inf may have overflowed."""
+    which an answer with nan or inf may have overflowed. `fallback` is said after the numbers that differ,
+    when an answer of the right shape is no known mistake; an exercise may give a function instead, which
+    says what the student's numbers are (a shape, an index: not an array that 'differs'), or recognises
+    a family of slips (rounding to any number of decimals), or returns None for the generic message."""
     key: str
     question: str
     solution: InitVar[Callable[[], np.ndarray]]
     mistakes: dict[str, tuple[Callable[[], np.ndarray], str]] = field(default_factory=dict)
-    fallback: str = "Not right yet: go through the steps of the lesson again, one at a time."
+    fallback: str | Callable[[np.ndarray], str | None] = GENERIC
     kind: str = "compute"
     expects: str = ""
     softmax: bool = False
@@ -149,8 +168,12 @@ class Exercise(_Checked):
                 return Result("mistake", f"Exercise {self.key}: not yet. Hint: {hint}", name)
         if got.shape != expected.shape:
             return Result("wrong", f"Exercise {self.key}: expected {wanted}; got {in_words(got.shape)}.")
-        return Result("wrong", f"Exercise {self.key}: the shape {got.shape} is right, but "
-                               f"{differences(got, expected)}. {self.fallback}")
+        said = self.fallback(got) if callable(self.fallback) else None
+        if said:
+            return Result("wrong", f"Exercise {self.key}: not yet. Hint: {said}")
+        return Result("wrong", f"Exercise {self.key}: your answer is {in_words(got.shape)}, as asked, but "
+                               f"{differences(got, expected)}. "
+                               f"{GENERIC if callable(self.fallback) else self.fallback}")
 
 
 @dataclass

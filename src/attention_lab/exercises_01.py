@@ -181,7 +181,8 @@ def _debug_01():
     })
 
 
-X5 = np.array([[2.0, 0.0], [0.0, 1.0], [1.0, -1.0]])    # exercise 01.5: fresh tokens, as rows
+X5 = np.array([[1.0, 1.0], [0.0, 2.0], [1.0, 0.0]])     # exercise 01.5: fresh tokens, as rows; M x_1,
+#                                                          x_1 M and x_1 differ: (2, 1), (1, 2), (1, 1)
 Wq5 = np.array([[1.0, 1.0], [0.0, 1.0]])                 # the text's M, column vectors: q = M x
 V5 = np.array([[0.0, 2.0], [1.0, 0.0], [3.0, -1.0]])     # the values; the text prints only v_1, v_2
 
@@ -191,9 +192,9 @@ def y1_of_01_5() -> np.ndarray:
     return softmax_unchecked(X5 @ (Wq5 @ X5[0])) @ V5
 
 
-def _missing_value(q_of=lambda x: Wq5 @ x, who=0, scale=1.0, divide=True):
+def _missing_value(q_of=lambda x: Wq5 @ x, k_of=lambda x: x, who=0, scale=1.0, divide=True):
     """v_3 recovered from y_1 = sum_j w_1j v_j, with the weights computed one way or another."""
-    w = softmax_unchecked(X5 @ q_of(X5[who]) * scale)
+    w = softmax_unchecked(np.array([k_of(x) for x in X5]) @ q_of(X5[who]) * scale)
     rest = y1_of_01_5() - w[0] * V5[0] - w[1] * V5[1]
     return rest / w[2] if divide else rest
 
@@ -264,9 +265,21 @@ def lesson01():
             "01.5", "Column-convention text: recover the smudged value v_3 from the printed y_1 "
                     "(no scaling).", _missing_value, {
              "no transpose": (lambda: _missing_value(q_of=lambda x: x @ Wq5),
-                              "your weights come from q = x @ M, the text's matrix used as ours. The "
-                              "text writes q = M x with column vectors; for our rows that is x @ M.T "
-                              "(al.from_column_convention(M))."),
+                              "your weights come from q = x @ M, the text's matrix used as ours (or, "
+                              "the same scores, from q = x with keys M x). The text writes q = M x "
+                              "with column vectors; for our rows that is x @ M.T "
+                              "(al.from_column_convention(M)), and the keys are the tokens, k = x."),
+             "no M": (lambda: _missing_value(q_of=lambda x: x),
+                      "your weights come from q = x_1, without M: the text's query is q = M x, "
+                      "for our rows x @ M.T (al.from_column_convention(M))."),
+             "keys through M": (lambda: _missing_value(k_of=lambda x: Wq5 @ x),
+                                "your keys also went through M (k = M x); here only the query does: "
+                                "q = M x, and the keys are the tokens themselves, k = x."),
+             "keys through M, no transpose": (lambda: _missing_value(q_of=lambda x: x @ Wq5,
+                                                                     k_of=lambda x: x @ Wq5),
+                                              "your queries and keys both come from x @ M: the keys "
+                                              "are the tokens themselves (k = x), and the query is "
+                                              "q = M x, for our rows x @ M.T."),
              "weights of token 2": (lambda: _missing_value(who=1),
                                     "you used the weights of token 2; y_1 is the output of x_1, X[0] "
                                     "in Python."),

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import Choice, Exercise, Trial
+from .checks import TOLERANCE, Choice, Exercise, Trial
 from .judging import as_numbers, hinted, judge_fix
 from .matrix import default_scale, softmax
+
+LESSON_QUERY = np.array([0.2, 1.0, 0.1])                 # section 1's query: mostly 'banana'
 
 
 def _design_02():
@@ -22,6 +24,10 @@ def _design_02():
         even = abs(w[0] - w[2]) <= 0.01
         if even and w[1] <= 0.01:
             return None
+        if w.max() - w.min() <= 1e-12:
+            return "flat"
+        if q[1] > 0 and np.allclose(q / q[1], LESSON_QUERY, rtol=0, atol=1e-9):
+            return "lesson's query"
         if w[1] >= w.max() - 1e-12:
             return "banana"
         if even:
@@ -40,9 +46,18 @@ def _design_02():
         "uneven": (lambda: np.array([8.0, 0.0, 6.0]),
                    "banana is out, but apple and cherry differ by more than 0.01: they need the same "
                    "score, so give them the same entry."),
-        "banana": (lambda: np.array([0.2, 1.0, 0.1]),
-                   "this query still looks for banana (the lesson's query). Each entry of q is the "
-                   "score of one fruit: raise apple's and cherry's, not banana's."),
+        "flat": (lambda: np.array([1.0, 1.0, 1.0]),
+                 "all three scores are equal, so all three weights are 1/3: this query looks for "
+                 "nothing in particular. Give apple and cherry the same large entry and banana a "
+                 "smaller one."),
+        "lesson's query": (lambda: LESSON_QUERY,
+                           "this is the lesson's query (or a multiple of it): it looks for banana. "
+                           "Each entry of q is the score of one fruit: raise apple's and cherry's, "
+                           "not banana's."),
+        "banana": (lambda: np.array([0.0, 5.0, 0.0]),
+                   "this query still looks for banana: banana gets the largest weight (or shares "
+                   "it). Each entry of q is the score of one fruit: raise apple's and cherry's above "
+                   "banana's."),
     })
 
 
@@ -115,6 +130,18 @@ def Y_of_02_4() -> np.ndarray:
     return _weights_02_4() @ V24
 
 
+def rounded_weights_02_4(got: np.ndarray) -> str | None:
+    """02.4: the right method with the weights rounded to 1 or 3 decimals (2 is a named mistake; at 4 the
+    answer counts), or None."""
+    for decimals in (1, 3):
+        A = _weights_02_4(decimals=decimals)
+        if abs(np.linalg.det(A)) > 1e-9 and np.allclose(got, np.linalg.solve(A, Y_of_02_4()), rtol=0,
+                                                         atol=TOLERANCE):
+            return (f"your method is right, but you rounded the weights to {decimals} decimal"
+                    f"{'' if decimals == 1 else 's'}; solving for V magnifies that error. Keep A unrounded.")
+    return None
+
+
 def lesson02():
     def V(left=True, **how):
         A = _weights_02_4(**how)
@@ -157,5 +184,6 @@ def lesson02():
                                     "your method is right, but you rounded the weights to 2 decimals; "
                                     "solving for V magnifies that error. Keep A unrounded (at least 4 "
                                     "decimals)."),
-            }, expects="the values V, a 3 × 2 array (one row per token)", softmax=True),
+            }, expects="the values V, a 3 × 2 array (one row per token)", softmax=True,
+            fallback=rounded_weights_02_4),
     ]

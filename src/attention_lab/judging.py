@@ -95,7 +95,8 @@ def judge_fix(reference, wrong: dict, inputs: list[tuple], expected: str,
     """The judge of a debug exercise: run the student's function on every fresh input (with the `locked`
     package functions switched off); right if it agrees with `reference` on all of them (by `close`),
     else the name of the wrong version it agrees with (the same numbers, or an error on the same
-    inputs), else a message saying what differs."""
+    inputs), else a message saying what differs (`what_differs`: near, within `atol`, or how many
+    numbers `close` refused)."""
     def agrees(outs, f, same=close):
         for out, args in zip(outs, inputs):
             theirs = outcome_of(f, args)
@@ -122,7 +123,21 @@ def judge_fix(reference, wrong: dict, inputs: list[tuple], expected: str,
             if out.shape != ref.shape:
                 return f"on fresh inputs your function returns shape {out.shape}, not {ref.shape}: {expected}"
             if not close(out, ref):
-                return (f"on fresh inputs your function returns the right shape {out.shape}, but "
-                        f"{differences(out, ref, atol)}: {expected}")
+                return (f"on fresh inputs your function returns the right shape {out.shape}, "
+                        f"{what_differs(out, ref, close, atol)}: {expected}")
         return f"on fresh inputs your function does not agree with the reference: {expected}"
     return judge
+
+
+def what_differs(out: np.ndarray, ref: np.ndarray, close, atol: float) -> str:
+    """Why `close` refused a result of the right shape, in the terms of the test that refused it: the
+    numbers that differ, counted by np.allclose's own rtol 1e-5 and atol 1e-8 when `close` is
+    same_numbers (by `atol` for another test); or, when every number is within `atol` of the reference,
+    that they are near but not equal, which a function that rounds gives."""
+    if np.isfinite(out).all() and np.allclose(out, ref, rtol=0, atol=atol):
+        largest = float(np.abs(out - ref).max())
+        every = "its number is" if out.size == 1 else f"all {out.size} of its numbers are"
+        return (f"and {every} within {largest:.2g} of the right ones, but not all equal to them: does "
+                "your function round, or compute in low precision (float16)? Return the numbers unrounded")
+    rtol, atol = (1e-5, 1e-8) if close is same_numbers else (0.0, atol)
+    return f"but {differences(out, ref, atol, rtol)}"

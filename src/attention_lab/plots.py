@@ -66,6 +66,11 @@ def plot_cost(table: dict[str, np.ndarray]) -> Figure:
     return fig
 
 
+def is_identity(W: np.ndarray) -> bool:
+    """Whether a projection leaves every feature as it is (square, and equal to the identity)."""
+    return W.shape[0] == W.shape[1] and np.array_equal(W, np.eye(len(W)))
+
+
 def plot_flow(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, tokens: Sequence[str],
               features: Sequence[str], scale: float | None = None) -> Figure:
     """The data flow X -> Q, K, V -> scores -> weights -> Y, each panel drawn from the real numbers."""
@@ -75,10 +80,13 @@ def plot_flow(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, toke
     Q, K, V = project_unchecked(X, X, W_q, W_k, W_v)                      # (n, d_k), (n, d_k), (n, d_v)
     S = attention_scores(Q, K, scale)                                     # (n, n) drawn before softmax
     Y, A = attention_unchecked(Q, K, V, None, scale)                      # (n, d_v), (n, n)
-    cols = [str(c + 1) for c in range(W_q.shape[1])]
-    vcols = list(features) if W_v.shape[1] == len(features) else [str(c + 1) for c in range(W_v.shape[1])]
-    panels = [(X, "input", "X (tokens)", list(features)), (Q, "query", "Q = X W_q", cols),
-              (K, "key", "K = X W_k", cols), (V, "value", "V = X W_v", vcols),
+    # a column is named by its feature only where it is that feature (W = I): K's columns then, and Q's
+    # column c asks "feature c?" (it meets K's column c in q·k); else columns are counted from 0
+    kcols = list(features) if is_identity(W_k) else [str(c) for c in range(W_k.shape[1])]
+    qcols = [f"{f}?" for f in features] if is_identity(W_k) else kcols
+    vcols = list(features) if is_identity(W_v) else [str(c) for c in range(W_v.shape[1])]
+    panels = [(X, "input", "X (tokens)", list(features)), (Q, "query", "Q = X W_q", qcols),
+              (K, "key", "K = X W_k", kcols), (V, "value", "V = X W_v", vcols),
               (S, "scores", "scores Q Kᵀ·scale", list(tokens)),
               (A, "weights", "weights = softmax", list(tokens)),
               (Y, "value", "Y = weights · V", vcols)]
