@@ -396,3 +396,70 @@ def test_gradients_with_layer_2_parts_reading_x0():
                 return al.induction_loss(p | {name: w}, ids, cfg, **flags).mean()
             numeric = central_differences(L, p[name])
             assert np.allclose(grads[name], numeric, atol=1e-8), (cut, name)
+
+
+def test_07_2_a_matrix_without_a_matching_diagonal_is_not_told_it_has_one():
+    """Round-3 review, defect 8: a constant matrix (uniform attention) tied the four blocks' traces and got
+    'the query's own token meets the key's previous token'; it favours no key, and is told so."""
+    ex = al.EXERCISES["07.2"]
+    block = np.zeros((16, 16))
+    block[:8, 8:] = 4.0                                               # the right block, all of it alike
+    for M in (np.ones((16, 16)), 3.0 * np.ones((16, 16)), block):
+        said = ex.evaluate(M).message
+        assert "never favour the right key" in said and "meets the key's previous token" not in said
+    # a diagonal that stands out from its block is still read as the right idea (defect 8's fix keeps it)
+    assert ex.evaluate(2.0 * np.ones((16, 16)) + qk(0, 1, 1.5)).mistake == "too weak"
+
+
+def test_07_3_one_layer_at_fault_is_named():
+    """Round-3 review, defect 7: fixes that go wrong in one layer only, forget layer 1, or count the
+    straight path twice each get a hint that names it (written here by hand, as a student would)."""
+    ex = al.EXERCISES["07.3"]
+
+    def a1_untransposed(X, A1, A2, W1, W2, dOut):
+        dH1 = dOut + A2.T @ dOut @ W2.T
+        return dH1 + A1 @ dH1 @ W1.T
+
+    def w2_untransposed(X, A1, A2, W1, W2, dOut):
+        dH1 = dOut + A2.T @ dOut @ W2
+        return dH1 + A1.T @ dH1 @ W1.T
+
+    def layer_1_forgotten(X, A1, A2, W1, W2, dOut):
+        return dOut + A2.T @ dOut @ W2.T
+
+    def straight_twice(X, A1, A2, W1, W2, dOut):
+        dH1 = dOut + A2.T @ dOut @ W2.T
+        return dH1 + A1.T @ dH1 @ W1.T + dOut
+
+    def no_transposes(X, A1, A2, W1, W2, dOut):
+        dH1 = dOut + A2 @ dOut @ W2
+        return dH1 + A1 @ dH1 @ W1
+
+    for fix, name, phrase in ((a1_untransposed, "A1 not transposed", "use A1ᵀ"),
+                              (w2_untransposed, "W2 not transposed", "dZ W2ᵀ"),
+                              (layer_1_forgotten, "layer 1 forgotten", "through layer 1"),
+                              (straight_twice, "straight path twice", "twice"),
+                              (no_transposes, "nothing transposed", "Aᵀ dZ Wᵀ")):
+        result = ex.evaluate(fix)
+        assert result.mistake == name and phrase in result.message, (name, result.message)
+
+
+def test_07_4_common_slips_are_named():
+    """Round-3 review, defect 6: each answer below got 'go through the steps of the lesson again'. By
+    hand: x = (2, -1, 3, 1); A1 x = (2, 2, -1, 3); A2 x row 4 = 2.1; A2 A1 x row 4 = 0.4; the stream after
+    layer 1 is h = (3, 0, 2.5, 2.5), A2 h row 4 = 2.3; token 0: x = 2, A1 x = 2, A2 x = 2, A2 A1 x = 2;
+    x @ A1 = (1, 3, 1, 0), x @ A2 column 4 = 0.2, (x @ A1) @ A2 column 4 = 0."""
+    ex = al.EXERCISES["07.4"]
+    direct, head1, head2, both = 1.0, 1.5, -4.2, -0.4
+    cases = {
+        "composed path without weights": ([direct, head1, head2, 0.4], "wrong sign"),
+        "head 2 on the stream, composed path too": ([direct, head1, -2.0 * 2.3, both], "twice"),
+        "heads swapped": ([direct, head2, head1, both], "wrong order"),
+        "first token": ([2.0, 0.5 * 2, -2.0 * 2, -1.0 * 2], "first token"),
+        "straight path in head 1": ([direct, 1.0 + head1, head2, both], "straight path"),
+        "columns of A": ([direct, 0.5 * 0.0, -2.0 * 0.2, -1.0 * 0.0], "column 3"),
+    }
+    for name, (answer, phrase) in cases.items():
+        result = ex.evaluate(answer)
+        assert result.mistake == name and phrase in result.message, (name, result.message)
+    assert ex.evaluate([direct, head1, head2, both]).status == "correct"

@@ -83,17 +83,22 @@ def content(seed):
 
 
 @functools.cache
+def two_layer(seed):
+    """Section 4's run, trained with `seed`, its weights kept every 20 steps."""
+    return al.train_induction(CFG, steps=STEPS, batch=32, lr=0.01, seed=seed,
+                              snapshots=range(0, STEPS + 1, 20))
+
+
+@functools.cache
 def induction(seed):
     """Sections 4-8, trained with `seed`: everything the lesson measures on its run."""
     held, _, second, _, probe, rand = data()
-    run = al.train_induction(CFG, steps=STEPS, batch=32, lr=0.01, seed=seed,
-                             snapshots=range(0, STEPS + 1, 20))
+    run = two_layer(seed)
     m = {"run": run, "phase": al.phase_change(run), "smooth": smoothed(run.second_losses)}
     L = al.induction_loss(run.params, held, CFG)
     m["loss"] = L
     m["scores"] = {k: v[:, 0] for k, v in al.head_scores(run.params, CFG, seed=11).items()}
-    m["at"] = {t: {k: v[:, 0] for k, v in al.head_scores(w, CFG, seed=11).items()}     # section 7's table
-               for t, w in zip(run.snapshot_steps, run.snapshot_params) if t % 100 == 0}
+    m["at"] = table(run)                                                           # section 7's table
     m["probe"] = al.induction_attention(run.params, probe, CFG)[:, 0, 0]
     A1 = al.induction_attention(run.params, rand, CFG)[0, :, 0]
     m["back"] = np.array([A1[:, i, i - 1].mean() for i in range(1, 16)])
@@ -117,6 +122,12 @@ def induction(seed):
     m["slider"] = slider(run, probe)
     m["reversed"] = reversed_copy(run.params)
     return m
+
+
+def table(run):
+    """Section 7's table: the scores of section 6 at every kept step (every 20)."""
+    return {t: {k: v[:, 0] for k, v in al.head_scores(w, CFG, seed=11).items()}
+            for t, w in zip(run.snapshot_steps, run.snapshot_params)}
 
 
 def slider(run, probe):
@@ -162,10 +173,11 @@ def reversed_copy(params):
 def check_content_task(seed):
     c = content(seed)
     assert c["acc"] > 0.97 and c["blind"] < c["bound"] + 0.02                     # cell 4's assert
-    assert c["digit"].std() > 3 * c["position"].std()                          # "several times wider"
+    assert c["digit"].std() > 4 * c["position"].std()        # "more than 4 times (wider) with each seed"
     by_key = c["digit"].mean(axis=0)
     assert by_key.argmax() == 9                                                # "largest for a 9"
-    assert np.corrcoef(by_key, np.arange(10))[0, 1] > 0.7                      # "rises with its digit"
+    assert (np.diff(by_key[5:]) > 0).all()                   # "rises step by step from digit 5 to digit 9"
+    assert by_key[:5].max() < by_key[6]                      # "the small digits 0 to 4 all score below 6"
     assert (c["digit"].argmax(axis=1) == 9).sum() >= 6                         # "in most rows"
     assert c["looked"] > 0.97                                  # cell 6's assert; "above 97 % with each seed"
 
@@ -238,8 +250,9 @@ def check_slider_the_patterns_form_together(seed):
 
 
 def check_both_heads_copy_before_either_pattern_forms(seed):
-    """'copying comes first: both copying scores pass one half at an earlier step of the table than either
-    pattern score reaches 0.3' (cell 23's assert); 'then layer 1 stops copying' (by the end of training)."""
+    """'copying comes first: of the steps kept every 20, both copying scores pass one half at an earlier
+    one than either pattern score reaches 0.3' (cell 23's assert); 'then layer 1 stops copying' (by the
+    end of training)."""
     at = induction(seed)["at"]
     copies = min(t for t, s in at.items() if (s["copying"] > 0.5).all())
     shows = min(t for t, s in at.items() if s["previous-token"][0] >= 0.3 or s["prefix-matching"][1] >= 0.3)
@@ -395,3 +408,122 @@ def test_guide_which_head_appears_first():
     passes = [min(t for t, pair in seen.items() if pair[h] >= 0.5) for h in (0, 1)]
     assert passes == [320, 320] and "both at step 320" in guide_lesson_07()
     assert (induction(0)["at"][100]["copying"] > 0.5).all() and "both copy by step 100" in guide_lesson_07()
+
+
+# ---------------------------------------------------------------- round 3 (reviews-round3/lesson-07.md)
+def cell(cell_id: str) -> str:
+    """The source of one cell of lesson 07, by its id."""
+    for c in json.loads(LESSON.read_text(encoding="utf-8"))["cells"]:
+        if c.get("id") == cell_id:
+            return "".join(c["source"])
+    raise KeyError(cell_id)
+
+
+def words() -> str:
+    """Lesson 07's prose, lines joined (a phrase may break across lines)."""
+    cells = json.loads(LESSON.read_text(encoding="utf-8"))["cells"]
+    return " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
+
+
+def test_no_sentence_says_the_lookup_must_go_through_the_keys():
+    """Defect 1: 'must' and 'only' were statements of necessity, false for some runs of the recipe (seed
+    18 below). Each quoted sentence is gone from the lesson and the guide; the lesson scopes the
+    K-composition story to its run and names the other circuit."""
+    said = words() + " " + " ".join(guide_lesson_07().split())
+    for quote in ("Its **key** at place $j$ must say", "Only layer 1's previous-token head can have written",
+                  "an induction head is useless without a previous-token head",
+                  "(0.98 and 0.92): K-composition is *the* path",
+                  "Its keys must say", "and only layer 1 writes that", "segment forms two heads"):
+        assert quote not in said, quote
+    assert "in this run K-composition is *the* path from layer 1" in words()
+    assert "With training seed 18, layer 1 becomes a *duplicate-token* head" in words()
+    assert "That is **Q-composition**" in words() and "with training seed 18" in guide_lesson_07()
+
+
+def test_training_seed_18_builds_its_induction_head_by_q_composition():
+    """Defect 1: what the lesson (section 8) and the guide say of training seed 18, measured: layer 1 is a
+    duplicate-token head, not a previous-token head; its output tells layer 2's query where the earlier
+    copy stood, and the query asks for the place after it; cutting the queries' path loses most of the
+    gain, cutting the keys' path much less. (The lesson's run, seed 0, is the other way round.)"""
+    run = two_layer(18)
+    held, first, second, *_ = data()
+    L = al.induction_loss(run.params, held, CFG)
+    intact, gain = L[second].mean(), L[first].mean() - L[second].mean()
+    assert gain > 2                                                       # it does learn the lookup
+    cut = {part: al.induction_loss(run.params, held, CFG, **{f"{part}_from_tokens": True})[second].mean()
+           for part in ("queries", "keys")}
+    assert cut["queries"] - intact > 0.5 * gain                           # "loses most of the gain"
+    assert cut["keys"] - intact < 0.5 * (cut["queries"] - intact)         # "and the keys' path much less"
+    assert al.head_scores(run.params, CFG, seed=11)["previous-token"][0, 0] < 0.05   # "near 0" (chance 0.16)
+    # "at a token of the second copy it looks at the earlier copy of the same token" (measured by loops)
+    A1 = al.induction_attention(run.params, held, CFG)[0, :, 0]
+    on_copy = [A1[r, i, int(np.flatnonzero(held[r, :i] == held[r, i])[0])]
+               for r in range(len(held)) for i in np.flatnonzero(second[r])]
+    assert np.mean(on_copy) > 0.8
+    # "writes that copy's place into the stream; layer 2's query reads it and asks for the place after it":
+    # the positions' path through layer 1 into layer 2's query, against the keys' positions
+    P, W = run.params["P"], run.params
+    circuit = (P @ W["W_v1"] @ W["W_O1"] @ W["W_q2"]) @ (P @ W["W_k2"]).T
+    places = np.arange(10)                                                # where a first copy can lie
+    assert (circuit[places].argmax(axis=1) == places + 1).all()
+
+
+def test_copying_first_is_read_at_every_kept_step():
+    """Defect 3: at the table's 100-step resolution training seed 16 has both events on one row (step 200),
+    and the old words ('an earlier step of the table') failed; at every kept step (every 20) copying
+    comes first on seed 16 too. The lesson reads its ordering there and says so."""
+    at = table(two_layer(16))
+    hundreds = {t: s for t, s in at.items() if t % 100 == 0}
+
+    def first_steps(steps):
+        copies = min(t for t, s in steps.items() if (s["copying"] > 0.5).all())
+        shows = min(t for t, s in steps.items()
+                    if s["previous-token"][0] >= 0.3 or s["prefix-matching"][1] >= 0.3)
+        return copies, shows
+
+    copies, shows = first_steps(hundreds)
+    assert copies == shows                                                # the tie of the 100-step table
+    copies, shows = first_steps(at)
+    assert copies < shows
+    assert "of the kept steps (every 20): both copying scores first above one half" in screen()
+    assert "of the steps kept every 20, both copying scores pass one half at an earlier one" in words()
+
+
+def test_digit_scores_rise_only_over_the_large_digits():
+    """Defect 4: in the lesson's run the mean score of a key digit does not rise over digits 0-4 (2 is the
+    lowest), so 'rises with its digit' was not so; the new words (checked on every seed above) say what
+    holds, and the lesson prints the ten means."""
+    by_key = content(0)["digit"].mean(axis=0)
+    assert not (np.diff(by_key) > 0).all() and by_key.argmin() == 2
+    assert "a key's score rises step by step from digit 5 to digit 9" in words()
+    assert "rises with its digit" not in words()
+    assert "mean score of each key digit 0-9: " + " ".join(f"{v:.2f}" for v in by_key) in screen()
+
+
+def test_the_cuts_are_not_called_ways_to_break_it():
+    """Defect 5: two of the six cuts leave the lookup intact, as the lesson's assert says."""
+    assert "Six ways to break it" not in words()
+    assert "four of them break the lookup and two do not" in words()
+    code = cell("l07-s8-code")
+    assert len(re.search(r"breaking = \[(.*?)\]", code, re.S)[1].split('",')) == 4
+    assert len(re.search(r"harmless = \[(.*?)\]", code, re.S)[1].split('",')) == 2
+
+
+def test_circuit_titles_carry_the_scaling():
+    """Defect 9: the heatmaps show the scores divided by √32, as the prose and the code define them."""
+    code = cell("l07-s8-weights-code")
+    assert code.count("/ np.sqrt(32)") == 2
+    assert 'title="through layer 1: E W_q2 (E W_v1 W_O1 W_k2)ᵀ / √32"' in code
+    assert 'title="direct: E W_q2 (E W_k2)ᵀ / √32"' in code
+
+
+def test_claims_of_one_run_are_scoped():
+    """Defect 10: sentences that were true of the lesson's run and of seeds 0-15 but fail on some other
+    seeds (the fixed-distance prefix-matching score of seed 17, the spread of content seed 21) now say
+    so, and the lesson says where its claims about runs are checked."""
+    said = words()
+    assert "Each claim about a training run is checked on training seeds 0–15; other seeds can differ" in said
+    assert "prefix-matching score stays near 0 (here 0.00; below 0.1 with each of training seeds 0–15)" \
+        in said
+    assert "spread several times wider (more than 4 times with each of training seeds 0–15)" in said
+    assert "largest prefix-matching score 0.00" in screen()

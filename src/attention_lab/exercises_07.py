@@ -82,14 +82,18 @@ def _design_07():
             return None
         blocks = {"own-own": M[:V72, :V72], "own-prev": M[:V72, V72:], "prev-own": M[V72:, :V72],
                   "prev-prev": M[V72:, V72:]}
-        diag = {k: float(np.trace(b)) for k, b in blocks.items()}
-        best = max(diag, key=lambda k: (diag[k], k == "own-prev"))   # a tie goes to the right block
-        if diag[best] <= 0:
-            if diag["own-prev"] < 0:
+        off = ~np.eye(V72, dtype=bool)
+        # how much a block's diagonal stands out from the rest of the block: a block with no diagonal of
+        # its own (a constant, say) favours no pair of equal tokens, whatever its size
+        lift = {k: float(np.diag(b).mean() - b[off].mean()) for k, b in blocks.items()}
+        best = max(lift, key=lambda k: (lift[k], k == "own-prev"))   # a tie goes to the right block
+        if lift[best] <= 0:
+            if np.trace(blocks["own-prev"]) < 0:
                 return "negative"
             return (f"your scores never favour the right key (mean weight on it {got[:, 0].mean():.2f}): "
                     "the right key is the one whose previous token (columns 8-15) is the query's own "
-                    "token (rows 0-7); give each such pair a large positive score.")
+                    "token (rows 0-7); give each such pair a large positive score, above every other "
+                    "pair's.")
         if best == "own-own":
             return "same token"
         if best == "prev-own":
@@ -130,17 +134,24 @@ def stream_forward(X, A1, A2, W1, W2):
     return H1 + A2 @ H1 @ W2
 
 
-def _stream_backward(skip1=True, skip2=True, transpose_A=True, transpose_W=True, layer1_reads="dH1"):
+def _stream_backward(skip1=True, skip2=True, transpose_A=(True, True), transpose_W=(True, True),
+                     layer1_reads="dH1"):
+    """The reference backward pass, or a wrong version of it. `transpose_A`, `transpose_W`: whether
+    layer 1's and layer 2's A and W are transposed on the way back."""
     def backward(X, A1, A2, W1, W2, dOut):
-        def through(A, W, d):
-            return (A.T if transpose_A else A) @ d @ (W.T if transpose_W else W)
-        dH1 = (dOut if skip2 else 0) + through(A2, W2, dOut)
+        def through(layer, A, W, d):
+            return ((A.T if transpose_A[layer - 1] else A) @ d
+                    @ (W.T if transpose_W[layer - 1] else W))
+        dH1 = (dOut if skip2 else 0) + through(2, A2, W2, dOut)
         if layer1_reads == "dOut":                                  # layer 1 sent dOut, not dH1
-            return dH1 + through(A1, W1, dOut)
+            return dH1 + through(1, A1, W1, dOut)
         if layer1_reads == "layer 2 only":                          # dOut added once, at the end
-            g = through(A2, W2, dOut)
-            return g + through(A1, W1, g) + dOut
-        return (dH1 if skip1 else 0) + through(A1, W1, dH1)
+            g = through(2, A2, W2, dOut)
+            return g + through(1, A1, W1, g) + dOut
+        if layer1_reads == "nothing":                               # stopped at dL/dH1
+            return dH1
+        dX = (dH1 if skip1 else 0) + through(1, A1, W1, dH1)
+        return dX + dOut if layer1_reads == "dOut again" else dX    # the straight path counted twice
     return backward
 
 
@@ -157,10 +168,17 @@ def _debug_07():
         inputs.append((X, _causal_weights(rng, n), _causal_weights(rng, n), rng.standard_normal((d, d)),
                        rng.standard_normal((d, d)), rng.standard_normal((n, d))))
     wrong = {"planted": _stream_backward(skip2=False), "no skip 1": _stream_backward(skip1=False),
-             "A not transposed": _stream_backward(transpose_A=False),
-             "W not transposed": _stream_backward(transpose_W=False),
+             "A not transposed": _stream_backward(transpose_A=(False, False)),
+             "W not transposed": _stream_backward(transpose_W=(False, False)),
+             "nothing transposed": _stream_backward(transpose_A=(False, False), transpose_W=(False, False)),
+             "A1 not transposed": _stream_backward(transpose_A=(False, True)),
+             "A2 not transposed": _stream_backward(transpose_A=(True, False)),
+             "W1 not transposed": _stream_backward(transpose_W=(False, True)),
+             "W2 not transposed": _stream_backward(transpose_W=(True, False)),
              "layer 1 gets dOut": _stream_backward(layer1_reads="dOut"),
-             "dOut added last": _stream_backward(layer1_reads="layer 2 only")}
+             "dOut added last": _stream_backward(layer1_reads="layer 2 only"),
+             "layer 1 forgotten": _stream_backward(layer1_reads="nothing"),
+             "straight path twice": _stream_backward(layer1_reads="dOut again")}
     judge = judge_fix(_stream_backward(), wrong, inputs,
                       "expected dL/dX (shape of X) for L = sum(H2 * dOut), the sum over every path.",
                       locked=(*SHORTCUTS, "induction_loss_and_grads"))
@@ -172,6 +190,22 @@ def _debug_07():
         "A not transposed": "output i read row i of A; going back, input j collects column j of A: "
                             "use Aᵀ.",
         "W not transposed": "for Z = H W the gradient of H is dZ Wᵀ, not dZ W.",
+        "nothing transposed": "going back through Z = A H W, the gradient of H is Aᵀ dZ Wᵀ: "
+                              "transpose both A and W, in both layers.",
+        "A1 not transposed": "layer 2's step is right; in layer 1, input j collects column j of A1 on the "
+                             "way back: use A1ᵀ.",
+        "A2 not transposed": "layer 1's step is right; in layer 2, input j collects column j of A2 on the "
+                             "way back: use A2ᵀ.",
+        "W1 not transposed": "layer 2's step is right; in layer 1, for Z = H W1 the gradient of H is dZ W1ᵀ, "
+                             "not dZ W1.",
+        "W2 not transposed": "layer 1's step is right; in layer 2, for Z = H W2 the gradient of H is dZ W2ᵀ, "
+                             "not dZ W2.",
+        "layer 1 forgotten": "you return dH1 = dL/dH1, which is right, but X lies one layer further "
+                             "back: H1 = X + A1 X W1, so dX = dH1 (straight) + what comes back through "
+                             "layer 1.",
+        "straight path twice": "dOut is already inside dH1 (the straight path past layer 2), and dH1 "
+                               "goes straight on to X: adding dOut once more counts the path X → H1 → H2 "
+                               "twice.",
         "layer 1 gets dOut": "layer 1 wrote into H1, and H1 reaches the loss along two paths (straight, "
                              "and through layer 2): send their sum dH1 back through layer 1, not dOut.",
         "dOut added last": "adding dOut at the end counts the straight path X → H1 → H2, but misses "
@@ -190,12 +224,14 @@ A2_74 = np.array([[1, 0, 0, 0], [0.5, 0.5, 0, 0], [0.5, 0.3, 0.2, 0], [0.1, 0.1,
 w1_74, w2_74 = 0.5, -2.0                              # each head's W_v W_O, a single number here
 
 
-def _paths_74(order="right", composed=True, w_both=None):
-    direct = x74[3]
-    head1 = w1_74 * (A1_74 @ x74)[3]
-    head2 = w2_74 * (A2_74 @ x74)[3]
+def _paths_74(order="right", composed=True, w_both=None, token=3, rows=True):
+    """The four paths to token `token`'s output; `rows=False` reads the columns of A (x @ A)."""
+    A1, A2 = (A1_74, A2_74) if rows else (A1_74.T, A2_74.T)
+    direct = x74[token]
+    head1 = w1_74 * (A1 @ x74)[token]
+    head2 = w2_74 * (A2 @ x74)[token]
     w = w1_74 * w2_74 if w_both is None else w_both
-    both = w * ((A2_74 @ A1_74) if order == "right" else (A1_74 @ A2_74))[3] @ x74
+    both = w * ((A2 @ A1) if order == "right" else (A1 @ A2))[token] @ x74
     return np.array([direct, head1, head2, both if composed else 0.0])
 
 
@@ -227,6 +263,27 @@ def lesson07() -> list:
             "composed path without w2": (lambda: _paths_74(w_both=w1_74),
                                          "the fourth path passes through both heads, so both weights "
                                          "scale it: w1 · w2 · (A2 A1 x), not w1 · (A2 A1 x)."),
+            "composed path without weights": (lambda: _paths_74(w_both=1.0),
+                                              "your fourth number has the wrong sign: the fourth path "
+                                              "passes through both heads, so both weights scale it, "
+                                              "w1 · w2 · (A2 A1 x), and w1 · w2 is negative here."),
+            "head 2 on the stream, composed path too": (
+                lambda: _paths_74() + np.array([0.0, 0.0, w2_74 * (A2_74 @ (h1 - x74))[3], 0.0]),
+                "your third number is head 2's whole output, which already contains the composed "
+                "path: you count that path twice. Head 2's own path reads x: w2 · (A2 x)."),
+            "heads swapped": (lambda: _paths_74()[[0, 2, 1, 3]],
+                              "the right numbers, in the wrong order: head 1's path comes second, "
+                              "head 2's third."),
+            "first token": (lambda: _paths_74(token=0),
+                            "these are the four paths to the first token's output; the exercise asks "
+                            "for the last token's (row 3 of each A)."),
+            "straight path in head 1": (lambda: _paths_74() + np.array([0.0, x74[3], 0.0, 0.0]),
+                                        "your second number is the stream after layer 1, x + w1 · "
+                                        "(A1 x): it holds the straight path, which is already the first "
+                                        "number. Head 1's own path is w1 · (A1 x)."),
+            "columns of A": (lambda: _paths_74(rows=False),
+                             "you read column 3 of each A (x @ A). The last token's output reads "
+                             "row 3: the weights it gives to each token, A @ x."),
             "output at every token": (lambda: h1 + w2_74 * (A2_74 @ h1),
                                       "these are the outputs of the four tokens. The exercise asks "
                                       "for the last token's output only, split into its four paths "
