@@ -164,10 +164,28 @@ def test_tab_completion_offers_no_answer_key(tmp_path):
     assert not {name for name in everything if "answer_key" in name or name in ("solution", "answer")}
     for kind in ("Exercise", "Choice", "Trial"):
         names = offered[f"exercises['{kind}']."]
-        assert "evaluate" in names and "mistakes" in names                        # it offered attributes
+        assert "evaluate" in names and "question" in names                        # it offered attributes
+        assert "mistakes" not in names and "judge" not in names and "reasons" not in names
         ex = next(e for e in al.EXERCISES.values() if type(e).__name__ == kind)
         for name in names:
             if name in ("check", "evaluate", "judge"):
                 continue
             for value in reachable(getattr(ex, name)):
                 assert not right_for(value, [ex.key]), f"{kind}.{name} holds its answer"
+
+
+PUBLIC = {"key", "question", "kind", "check", "evaluate", "named", "fallback", "expects", "softmax"}
+
+
+@pytest.mark.parametrize("key", sorted(al.EXERCISES))
+def test_an_exercise_shows_no_wrong_answers_and_no_judge(key):
+    """Round-3 review of lesson 07: the letter missing from 07.1's public `reasons` was the answer, and
+    `-mistakes['negative'][0]()` passed 07.2 (a wrong answer is often the right one turned round). A
+    debug exercise's public `judge` held its reference fix in its closure. Only these are public now."""
+    public = {name for name in dir(al.EXERCISES[key]) if not name.startswith("_")}
+    assert public <= PUBLIC, sorted(public - PUBLIC)
+
+
+def test_the_reviews_derivations_no_longer_work():
+    assert not hasattr(al.EXERCISES["07.1"], "reasons") and not hasattr(al.EXERCISES["07.1"], "mistakes")
+    assert not hasattr(al.EXERCISES["07.2"], "mistakes") and not hasattr(al.EXERCISES["06.3"], "judge")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import attention_lab as al
+from attention_lab.answer_keys import mistakes_of
 from attention_lab.checks import TOLERANCE
 
 # Right answers, computed from scratch by the teachers' worked solutions (solutions/answers.py).
@@ -42,9 +43,9 @@ def test_unanswered_does_not_fail(key, capsys):
 @pytest.mark.parametrize("key", sorted(al.EXERCISES))
 def test_each_mistake_gets_its_own_hint(key):
     exercise = al.EXERCISES[key]
-    assert len(exercise.mistakes) >= 2
+    assert len(mistakes_of(exercise.key)) >= 2
     hints = set()
-    for name, (wrong, _hint) in exercise.mistakes.items():
+    for name, (wrong, _hint) in mistakes_of(exercise.key).items():
         answer = wrong()
         if numeric(key):
             answer, right = np.asarray(answer, dtype=float), np.asarray(SOLUTIONS[key], dtype=float)
@@ -53,7 +54,7 @@ def test_each_mistake_gets_its_own_hint(key):
         result = exercise.evaluate(answer)
         assert result.status == "mistake" and result.mistake == name
         hints.add(result.message)
-    assert len(hints) == len(exercise.mistakes)
+    assert len(hints) == len(mistakes_of(exercise.key))
 
 
 def test_typical_mistakes_by_hand():

@@ -16,6 +16,7 @@ import pytest
 
 import attention_lab as al
 from attention_lab import heads as heads_module
+from attention_lab.answer_keys import mistakes_of
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = Path(os.environ.get("ATTENTION_LAB_NOTEBOOKS", ROOT / "notebooks"))
@@ -395,7 +396,7 @@ def test_02_dk_text_claims_only_what_every_seed_shows():
 def test_01_5_names_the_column_matrix_m():
     text = prose("01", "ex-01-5")
     assert "q = M x" in text and "q = W_q x" not in text
-    assert "x @ M.T" in al.EXERCISES["01.5"].mistakes["no transpose"][1]
+    assert "x @ M.T" in mistakes_of("01.5")["no transpose"][1]
 
 
 def test_01_small_only_ties_and_a_longer_vector_wins():

@@ -120,6 +120,11 @@ _HOLDS_THE_ANSWER = {"answer key": True}
 tab completion on an exercise never offers it; `attention_lab.answer_keys` (for teachers and tests) finds
 it by this metadata."""
 
+_HOLDS_THE_MISTAKES = {"mistakes": True}
+"""The metadata of each exercise's private field `_mistakes` (name -> (the wrong answer, its hint)). It is
+private too: a wrong answer is often the right one turned round (negated, transposed, scaled), and the
+letters a predict exercise gives reasons for are every letter but the answer."""
+
 
 @dataclass
 class Exercise(_Checked):
@@ -134,16 +139,22 @@ class Exercise(_Checked):
     key: str
     question: str
     solution: InitVar[Callable[[], np.ndarray]]
-    mistakes: dict[str, tuple[Callable[[], np.ndarray], str]] = field(default_factory=dict)
+    mistakes: InitVar[dict[str, tuple[Callable[[], np.ndarray], str]] | None] = None
     fallback: str | Callable[[np.ndarray], str | None] = GENERIC
     kind: str = "compute"
     expects: str = ""
     softmax: bool = False
     _answer_key: Callable[[], np.ndarray] = field(init=False, repr=False, compare=False,
                                                 metadata=_HOLDS_THE_ANSWER)
+    _mistakes: dict = field(init=False, repr=False, compare=False, metadata=_HOLDS_THE_MISTAKES)
 
-    def __post_init__(self, solution):
-        self._answer_key = solution
+    def __post_init__(self, solution, mistakes):
+        self._answer_key, self._mistakes = solution, dict(mistakes or {})
+
+    def named(self, name: str) -> Result:
+        """The verdict for known mistake `name`: its hint (for an exercise that recognises a mistake in a
+        way of its own, e.g. an answer in another unit)."""
+        return Result("mistake", f"Exercise {self.key}: not yet. Hint: {self._mistakes[name][1]}", name)
 
     def evaluate(self, answer) -> Result:
         """Compare an answer with the solution and with each known mistake."""
@@ -162,7 +173,7 @@ class Exercise(_Checked):
             return Result("wrong", f"Exercise {self.key}: your answer contains NaN or inf{place}.{tip}")
         if got.shape == expected.shape and np.allclose(got, expected, rtol=0, atol=TOLERANCE):
             return Result("correct", f"Exercise {self.key}: ✓ correct.")
-        for name, (wrong, hint) in self.mistakes.items():   # a known mistake may have its own shape
+        for name, (wrong, hint) in self._mistakes.items():  # a known mistake may have its own shape
             mistaken = np.asarray(wrong(), dtype=float)
             if got.shape == mistaken.shape and np.allclose(got, mistaken, rtol=0, atol=TOLERANCE):
                 return Result("mistake", f"Exercise {self.key}: not yet. Hint: {hint}", name)
@@ -176,23 +187,25 @@ class Exercise(_Checked):
                                f"{GENERIC if callable(self.fallback) else self.fallback}")
 
 
+del Exercise.mistakes   # the InitVar's default, left on the class by @dataclass: a public name, and no use
+
+
 @dataclass
 class Choice(_Checked):
     """Predict before you run: one letter, and for each wrong letter the reason it is wrong."""
     key: str
     question: str
     answer: InitVar[str]
-    reasons: dict[str, str]
+    reasons: InitVar[dict[str, str]]
     kind: str = "predict"
     _answer_key: Callable[[], str] = field(init=False, repr=False, compare=False,
                                            metadata=_HOLDS_THE_ANSWER)
+    _reasons: dict[str, str] = field(init=False, repr=False, compare=False)
+    _mistakes: dict = field(init=False, repr=False, compare=False, metadata=_HOLDS_THE_MISTAKES)
 
-    def __post_init__(self, answer):
-        self._answer_key = lambda: answer
-
-    @property
-    def mistakes(self) -> dict[str, tuple[Callable[[], str], str]]:
-        return {letter: ((lambda letter=letter: letter), why) for letter, why in self.reasons.items()}
+    def __post_init__(self, answer, reasons):
+        self._answer_key, self._reasons = (lambda: answer), dict(reasons)
+        self._mistakes = {letter: ((lambda letter=letter: letter), why) for letter, why in reasons.items()}
 
     def evaluate(self, answer) -> Result:
         if answer is None or answer is Ellipsis:
@@ -201,10 +214,10 @@ class Choice(_Checked):
         letter = answer.strip().lower().strip("()") if isinstance(answer, str) else None
         if letter == right:
             return Result("correct", f"Exercise {self.key}: ✓ correct.")
-        if letter in self.reasons:
-            return Result("mistake", f"Exercise {self.key}: not yet. ({letter}) {self.reasons[letter]}",
+        if letter in self._reasons:
+            return Result("mistake", f"Exercise {self.key}: not yet. ({letter}) {self._reasons[letter]}",
                           letter)
-        choices = ", ".join(sorted([right, *self.reasons]))
+        choices = ", ".join(sorted([right, *self._reasons]))
         return Result("wrong", f"Exercise {self.key}: answer with one letter: {choices}.")
 
 
@@ -218,22 +231,25 @@ class Trial(_Checked):
     question: str
     kind: str
     solution: InitVar[Callable[[], object]]
-    judge: Callable[[object], str | None]
-    mistakes: dict[str, tuple[Callable[[], object], str]]
+    judge: InitVar[Callable[[object], str | None]]
+    mistakes: InitVar[dict[str, tuple[Callable[[], object], str]]]
     _answer_key: Callable[[], object] = field(init=False, repr=False, compare=False,
                                               metadata=_HOLDS_THE_ANSWER)
+    _judge: Callable[[object], str | None] = field(init=False, repr=False, compare=False)
+    _mistakes: dict = field(init=False, repr=False, compare=False, metadata=_HOLDS_THE_MISTAKES)
 
-    def __post_init__(self, solution):
-        self._answer_key = solution
+    def __post_init__(self, solution, judge, mistakes):
+        # the judge is private too: its closure holds the reference function of a debug exercise
+        self._answer_key, self._judge, self._mistakes = solution, judge, dict(mistakes)
 
     def evaluate(self, answer) -> Result:
         if answer is None or answer is Ellipsis:
             return Result("unanswered", f"Exercise {self.key}: not answered yet.")
-        verdict = self.judge(answer)
+        verdict = self._judge(answer)
         if verdict is None:
             return Result("correct", f"Exercise {self.key}: ✓ correct.")
-        if verdict in self.mistakes:
-            return Result("mistake", f"Exercise {self.key}: not yet. Hint: {self.mistakes[verdict][1]}",
+        if verdict in self._mistakes:
+            return Result("mistake", f"Exercise {self.key}: not yet. Hint: {self._mistakes[verdict][1]}",
                           verdict)
         return Result("wrong", f"Exercise {self.key}: {verdict}")
 
