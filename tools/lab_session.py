@@ -116,9 +116,11 @@ def chromium_page(width=1400, height=1000):
 
 
 def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 120,
-                     save_first: bool = False) -> dict:
+                     save_first: bool = False, after_save=None) -> dict:
     """Open notebooks/<notebook>, run every cell, wait until done; returns what the page shows.
-    With save_first, the lesson is saved once its kernel is idle and before anything runs."""
+    With save_first, the lesson is saved once its kernel is idle and before anything runs; then
+    after_save() (if given) is called, before Run All, and its result is returned as 'after_save'.
+    (Read a saved file there: JupyterLab's autosave may write a half-run lesson during Run All.)"""
     page.goto(f"{base}/lab/tree/notebooks/{notebook}?reset", wait_until="domcontentloaded")
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
                            " && window.jupyterapp.shell.currentWidget.sessionContext"
@@ -133,6 +135,7 @@ def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 120,
         dirty_after_open = page.evaluate(
             "() => window.jupyterapp.shell.currentWidget.context.model.dirty")
         save(page, timeout_s)
+    saved = after_save() if after_save is not None else None
     # Run All, never awaited in the page: in JupyterLab 4.4 its promise once stayed pending for good
     # (offline CI run, lesson 05, no cell ran), which hung the test. Start it, wait for the cells with a
     # time-out, and start it once more (with a screenshot of the stuck page) if nothing finished.
@@ -197,7 +200,8 @@ def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 120,
             code_cells: window.jupyterapp.shell.currentWidget.content.widgets
                 .filter(c => c.model.type === 'code').length,
         })""".replace("__EXPLORER__", EXPLORER), ok) | {"widget_error_before_run": before,
-                                                         "dirty_after_open": dirty_after_open}
+                                                         "dirty_after_open": dirty_after_open,
+                                                         "after_save": saved}
 
 
 def save(page, timeout_s: float = 60) -> None:
