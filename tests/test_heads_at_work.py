@@ -208,9 +208,13 @@ def test_every_token_kept_when_top_k_is_none():
     np.testing.assert_allclose(hw.next_token_probs(LOGITS, 0.7, None), hw.next_token_probs(LOGITS, 0.7, 7))
 
 
-def test_ties_at_the_top_k_border_keep_the_lower_id():
+def test_ties_keep_the_lower_id():
     p = hw.next_token_probs(LOGITS, 1.0, 4)                              # 0.5 twice: ids 2 and 4
     assert p[2] > 0 and p[4] == 0
+    np.testing.assert_allclose(hw.next_token_probs(np.zeros(10), 2.0, 3), [1 / 3] * 3 + [0] * 7)
+    np.testing.assert_allclose(hw.next_token_probs([0.0, 5.0, 5.0, 5.0, 5.0], 1.0, 2), [0, 0.5, 0.5, 0, 0])
+    np.testing.assert_array_equal(hw.next_token_probs([1.0, 3.0, 3.0], 0), [0, 1, 0])      # greedy: argmax
+    assert hw.sample_token([1.0, 3.0, 3.0], 0.0, None, 5) == 1 == hw.sample_token([1.0, 3.0, 3.0], 9.0, 1, 5)
 
 
 def test_tau_zero_and_k_one_are_greedy():
@@ -281,7 +285,8 @@ def test_inputs_are_not_changed(tiny):
         return held | {"embedding": tiny.embedding, "final_norm": tiny.final_norm}
 
     before = {name: a.copy() for name, a in arrays().items()}
-    ids, arr, knock, logits = list(IDS), np.array(IDS), [(0, 1), (2, 3)], LOGITS.copy()
+    ids, arr, knock = list(IDS), np.array(IDS), [(0, 1), (2, 3)]
+    logits = np.array([2.0, -1.0, 0.5, 3.0, 0.5, -4.0, 1.25])
     hw.knockout_forward(tiny, ids, knock, "mean")
     hw.knockout_forward(tiny, arr, np.array(knock))
     hw.window_forward(tiny, arr, 2, 1)
@@ -289,7 +294,7 @@ def test_inputs_are_not_changed(tiny):
     hw.next_token_probs(logits, 0.5, 3)
     hw.sample_token(logits, 0.0, 2, 1)
     assert ids == IDS and np.array_equal(arr, IDS) and knock == [(0, 1), (2, 3)]
-    assert np.array_equal(logits, LOGITS)
+    assert np.array_equal(logits, [2.0, -1.0, 0.5, 3.0, 0.5, -4.0, 1.25])
     assert all(np.array_equal(before[name], a) for name, a in arrays().items())
 
 
