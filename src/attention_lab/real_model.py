@@ -546,12 +546,16 @@ def repeated_random_tokens(model: RealModel, period: int = 40, seed: int = 0) ->
 
 def token_losses(logits: ArrayLike, ids: Sequence[int]) -> np.ndarray:
     """Cross-entropy (nats) of predicting each next token of `ids` from the logits (n, vocab): (n - 1,)."""
-    logits = np.asarray(logits, dtype=np.float64)
+    logits = np.asarray(logits)
     logits_fit(logits, len(ids))
-    logits = logits[:-1]
-    top = logits.max(axis=-1, keepdims=True)
-    logp = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
-    return -logp[np.arange(len(ids) - 1), np.asarray(ids)[1:]]
+    targets = np.asarray(ids)[1:]
+    out = np.empty(len(ids) - 1)
+    for start in range(0, len(out), 64):       # 64 rows at a time: a long text's float64 copy stays small
+        rows = logits[start:start + 64][: len(out) - start].astype(np.float64)   # (m, vocab)
+        top = rows.max(axis=-1, keepdims=True)
+        logp = rows - top - np.log(np.exp(rows - top).sum(axis=-1, keepdims=True))
+        out[start:start + len(rows)] = -logp[np.arange(len(rows)), targets[start:start + len(rows)]]
+    return out
 
 
 # ---------------------------------------------------------------------------- the head view
