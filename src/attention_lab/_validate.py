@@ -578,8 +578,8 @@ def sequences_of_two(ids: np.ndarray) -> None:
                          "(B, n) with n >= 2")
 
 
-def knocked_heads(knock, n_layers: int, n_heads: int) -> list[tuple[int, int]]:
-    """(layer, head) pairs: whole numbers, layers 1..n_layers, heads 0..n_heads-1."""
+def knocked_heads(knock, n_layers: int, n_heads: int, first_layer: int = 1) -> list[tuple[int, int]]:
+    """(layer, head) pairs: whole numbers, layers first_layer.. (n_layers of them), heads 0..n_heads-1."""
     if isinstance(knock, (str, bytes)) or not hasattr(knock, "__iter__"):
         raise TypeError(f"knock is {knock!r}: expected a list of (layer, head) pairs, e.g. [(2, 0)]")
     pairs = []
@@ -589,9 +589,10 @@ def knocked_heads(knock, n_layers: int, n_heads: int) -> list[tuple[int, int]]:
             raise TypeError(f"knock holds {pair!r}: expected (layer, head) pairs of whole numbers, "
                             "e.g. [(2, 0)]")
         layer, head = (int(v) for v in pair)
-        if not (1 <= layer <= n_layers and 0 <= head < n_heads):
-            raise ValueError(f"cannot knock out head {head} of layer {layer}: expected layers 1.."
-                             f"{n_layers} and heads 0..{n_heads - 1}")
+        last = first_layer + n_layers - 1
+        if not (first_layer <= layer <= last and 0 <= head < n_heads):
+            raise ValueError(f"cannot knock out head {head} of layer {layer}: expected layers {first_layer}.."
+                             f"{last} and heads 0..{n_heads - 1}")
         pairs.append((layer, head))
     return pairs
 
@@ -711,6 +712,26 @@ def model_ids(ids, vocab_size: int) -> np.ndarray:
         raise ValueError(f"token ids {ids.tolist()!r}: expected one or more whole numbers in "
                          f"0..{vocab_size - 1}")
     return ids
+
+
+def logit_row(logits) -> np.ndarray:
+    """One row of logits (vocab,), real and finite, as float64."""
+    arr = _to_array(logits, "logits")
+    if arr.ndim != 1:
+        raise ValueError(f"logits has shape {shape_of(arr)}: expected one row (vocab,), e.g. the last "
+                         "token's logits[-1]")
+    return as_array(arr, "logits", "(vocab,)", min_ndim=1)
+
+
+def top_k_fits(top_k, vocab_size: int) -> int | None:
+    """None (every token), or a whole number of tokens 1..vocab_size."""
+    if top_k is None:
+        return None
+    top_k = as_count(top_k, "top_k")
+    if top_k > vocab_size:
+        raise ValueError(f"top_k is {top_k} but there are {vocab_size} tokens: expected 1..{vocab_size}, "
+                         "or None for every token")
+    return top_k
 
 
 def period_fits(period, n: int) -> int:

@@ -394,8 +394,10 @@ def grouped_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike 
     return out.reshape(Q.shape[0], Q.shape[1], -1), w.reshape(h, Q.shape[1], K.shape[1])
 
 
-def _attention(model, b, H, positions, cache):
-    """Self-attention of one block on normalized tokens H (n, d) at `positions`; keys join the cache."""
+def _attention(model, b, H, positions, cache, mask=None, knocked=(), ablation="zero"):
+    """Self-attention of one block on normalized tokens H (n, d) at `positions`; keys join the cache.
+    `mask` (n, t) replaces the causal mask; each head in `knocked` has its output replaced before W_O, by
+    zeros or (ablation 'mean') by its mean over the n positions."""
     n, d_k = len(H), model.head_width
     Q = (H @ b.W_q).reshape(n, model.n_heads, d_k).transpose(1, 0, 2)      # (h, n, d_k)
     K = (H @ b.W_k).reshape(n, model.n_kv_heads, d_k).transpose(1, 0, 2)   # (g, n, d_k)
@@ -405,8 +407,11 @@ def _attention(model, b, H, positions, cache):
     start = positions[0]
     if cache is not None:
         K, V = cache.append(K, V)                                        # (g, t, d_k): the past and now
-    mask = causal_mask(start + n)[start:]                                # (n, t): no peeking ahead
+    if mask is None:
+        mask = causal_mask(start + n)[start:]                            # (n, t): no peeking ahead
     out, w = grouped_attention(Q, K, V, mask)                            # (h, n, d_k), (h, n, t)
+    for head in knocked:                                                 # a fresh array: ours to change
+        out[head] = out[head].mean(axis=0) if ablation == "mean" else 0.0   # (n, d_k): one row, or zeros
     return out.transpose(1, 0, 2).reshape(n, -1).astype(np.float32) @ b.W_O, w   # (n, d)
 
 
@@ -414,24 +419,31 @@ def forward(model: RealModel, ids: Sequence[int], cache: list[Cache] | None = No
             keep_weights: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
     """Logits (n, vocab) for token ids, after the tokens already in `cache` (if any), and optionally
     every block's attention weights (h, n, t)."""
-    with one_blas_thread():
-        return _forward(model, ids, cache, keep_weights)
-
-
-def _forward(model, ids, cache, keep_weights):
-    """forward, with BLAS as it is set."""
     ids = model_ids(ids, len(model.embedding))
+    with one_blas_thread():
+        return forward_unchecked(model, ids, cache, keep_weights)
+
+
+def forward_unchecked(model: RealModel, ids: np.ndarray, cache: list[Cache] | None = None,
+                      keep_weights: bool = False, mask: np.ndarray | None = None,
+                      knock: dict[int, list[int]] | None = None, ablation: str = "zero",
+                      streams: list[np.ndarray] | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
+    """forward on checked ids, with BLAS as it is set. Changes for lesson 08's experiments: `mask` (n, t)
+    in place of the causal mask; `knock` {block: heads} whose outputs are replaced before W_O (zeros, or
+    their mean with ablation='mean'); `streams`, a list that receives the residual stream after each block."""
     start = cache[0].length if cache is not None else 0
     positions = np.arange(start, start + len(ids))
     X = model.embedding[ids]                                             # (n, d)
-    weights = []
+    weights, knock = [], knock or {}
     for i, b in enumerate(model.blocks):
         a, w = _attention(model, b, rms_norm(X, b.attn_norm, model.eps), positions,
-                          None if cache is None else cache[i])
+                          None if cache is None else cache[i], mask, knock.get(i, ()), ablation)
         X = X + a                                                        # residual 1
         X = X + swiglu(rms_norm(X, b.ffn_norm, model.eps), b.W_gate, b.W_up, b.W_down)   # residual 2
         if keep_weights:
             weights.append(w.astype(np.float32))
+        if streams is not None:
+            streams.append(X)                                            # (n, d) after block i
     return rms_norm(X, model.final_norm, model.eps) @ model.embedding.T, weights    # (n, vocab)
 
 
@@ -534,12 +546,16 @@ def repeated_random_tokens(model: RealModel, period: int = 40, seed: int = 0) ->
 
 def token_losses(logits: ArrayLike, ids: Sequence[int]) -> np.ndarray:
     """Cross-entropy (nats) of predicting each next token of `ids` from the logits (n, vocab): (n - 1,)."""
-    logits = np.asarray(logits, dtype=np.float64)
+    logits = np.asarray(logits)
     logits_fit(logits, len(ids))
-    logits = logits[:-1]
-    top = logits.max(axis=-1, keepdims=True)
-    logp = logits - top - np.log(np.exp(logits - top).sum(axis=-1, keepdims=True))
-    return -logp[np.arange(len(ids) - 1), np.asarray(ids)[1:]]
+    targets = np.asarray(ids)[1:]
+    out = np.empty(len(ids) - 1)
+    for start in range(0, len(out), 64):       # 64 rows at a time: a long text's float64 copy stays small
+        rows = logits[start:start + 64][: len(out) - start].astype(np.float64)   # (m, vocab)
+        top = rows.max(axis=-1, keepdims=True)
+        logp = rows - top - np.log(np.exp(rows - top).sum(axis=-1, keepdims=True))
+        out[start:start + len(rows)] = -logp[np.arange(len(rows)), targets[start:start + len(rows)]]
+    return out
 
 
 # ---------------------------------------------------------------------------- the head view

@@ -1,0 +1,133 @@
+"""Lesson 08, from correlation to cause: knock heads out, keep the sink, sample, and read every block.
+
+Each function checks its arguments, then runs real_model's own forward pass (`forward_unchecked`) with one
+change: chosen heads' outputs replaced before W_O; a sliding-window mask that keeps the first tokens
+(StreamingLLM, Xiao et al. 2023; the tokens keep their positions in the text, where StreamingLLM renumbers
+them inside its cache); or the residual stream read after each block (the logit lens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ._validate import (
+    as_count,
+    as_kind,
+    as_positive,
+    as_record,
+    knocked_heads,
+    logit_row,
+    model_ids,
+    top_k_fits,
+)
+from .blas import one_blas_thread
+from .real_model import RealModel, forward_unchecked, rms_norm
+
+ABLATIONS = ("zero", "mean")
+
+STREAM_TEXT = (
+    "The lighthouse keeper on the northern island kept a notebook for every storm. In the first pages "
+    "she wrote only the date, the direction of the wind and the height of the waves, because her "
+    "teacher had told her that numbers would outlast her memory. Later the notes grew longer. She "
+    "described the color of the sky an hour before the rain, the way the gulls flew low over the "
+    "harbor, and the sound the old iron door made when the pressure dropped. Fishermen began to visit "
+    "her on calm evenings. They asked whether the next week would be safe, and she would turn the pages "
+    "slowly, looking for a storm that had started in the same way. Sometimes she found one, and her "
+    "answer was careful and short. Sometimes she found nothing, and she said so, which the fishermen "
+    "trusted even more. After twenty years the notebooks filled three shelves. A young scientist from "
+    "the mainland came to copy them, and she was surprised to see how often the keeper had been right. "
+    "The scientist counted the storms, drew the wind on large sheets of paper, and searched for rules. "
+    "Some rules were simple: a falling barometer and a western wind meant rain by the morning. Others "
+    "were strange, and the keeper could not explain them, although she had written them down with the "
+    "same patience. When the scientist asked why she had kept writing for so long, the keeper laughed "
+    "and said that a notebook is a conversation with the person you will be next year, and that this "
+    "person always wants to know what the sea was doing today. The scientist wrote that sentence on the "
+    "first page of her own notebook, and she still reads it before every journey to the islands."
+)
+"""An original paragraph (written for this lesson) of more than 300 tokens, for the sliding window."""
+
+
+def _knock_table(knock: Iterable[tuple[int, int]], model: RealModel) -> dict[int, list[int]]:
+    """Checked (layer, head) pairs -> {layer: sorted heads}, each head once."""
+    table: dict[int, set[int]] = {}
+    for layer, head in knocked_heads(knock, model.n_layers, model.n_heads, first_layer=0):
+        table.setdefault(layer, set()).add(head)
+    return {layer: sorted(heads) for layer, heads in table.items()}
+
+
+def knockout_forward(model: RealModel, ids: Sequence[int], knock: Iterable[tuple[int, int]],
+                     ablation: str = "zero",
+                     keep_weights: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
+    """forward with the heads in `knock`, (layer, head) pairs, replaced before W_O: by zeros, or with
+    ablation='mean' by that head's mean output over the positions of this text -> (logits, weights)."""
+    model = as_record(model, RealModel, "model")
+    ids = model_ids(ids, len(model.embedding))
+    table = _knock_table(knock, model)
+    ablation = as_kind(ablation, ABLATIONS, "ablation")
+    with one_blas_thread():
+        return forward_unchecked(model, ids, keep_weights=bool(keep_weights), knock=table, ablation=ablation)
+
+
+def window_mask_unchecked(n: int, window: int, keep: int) -> np.ndarray:
+    """window_mask on checked whole numbers."""
+    i, j = np.arange(n)[:, None], np.arange(n)[None, :]                 # (n, 1) queries, (1, n) keys
+    return (j <= i) & ((i - j < window) | (j < keep))                    # (n, n)
+
+
+def window_mask(n: int, window: int, keep: int = 0) -> np.ndarray:
+    """(n, n) boolean: query i sees keys i-window+1..i (itself included) and the first `keep` tokens."""
+    n, window = as_count(n, "n (number of tokens)"), as_count(window, "window")
+    return window_mask_unchecked(n, window, as_count(keep, "keep", minimum=0))
+
+
+def window_forward(model: RealModel, ids: Sequence[int], window: int, keep: int = 0,
+                   keep_weights: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
+    """forward in which each token sees only the last `window` tokens and the first `keep` ones (a
+    sliding-window KV cache that keeps the sink) -> (logits (n, vocab), weights (h, n, n) per block)."""
+    model = as_record(model, RealModel, "model")
+    ids = model_ids(ids, len(model.embedding))
+    mask = window_mask_unchecked(len(ids), as_count(window, "window"), as_count(keep, "keep", minimum=0))
+    with one_blas_thread():
+        return forward_unchecked(model, ids, keep_weights=bool(keep_weights), mask=mask)
+
+
+def next_token_probs(logits: ArrayLike, tau: float = 1.0, top_k: int | None = None) -> np.ndarray:
+    """softmax(logits / tau) over the top_k largest logits, zero elsewhere: (vocab,). tau = 0 puts all
+    the probability on the largest logit (greedy); top_k None keeps every token."""
+    z = logit_row(logits)                                                # (vocab,) float64 copy
+    tau = as_positive(tau, "tau", "0.7", zero=True)
+    top_k = top_k_fits(top_k, len(z))
+    if top_k is not None:
+        order = np.argsort(-z, kind="stable")                            # largest first; ties: lower id
+        z[order[top_k:]] = -np.inf                                       # the rest can never be drawn
+    p = np.zeros_like(z)
+    if tau == 0.0:
+        p[np.argmax(z)] = 1.0                                            # the limit tau -> 0: greedy
+        return p
+    with np.errstate(over="ignore", under="ignore"):                     # tiny tau: exp(-huge) = 0
+        e = np.exp((z - z.max()) / tau)                                  # (vocab,) largest term is 1
+    return e / e.sum()
+
+
+def sample_token(logits: ArrayLike, tau: float = 1.0, top_k: int | None = None, seed: int = 0) -> int:
+    """One token id drawn from next_token_probs(logits, tau, top_k) by np.random.default_rng(seed)."""
+    p = next_token_probs(logits, tau, top_k)
+    rng = np.random.default_rng(as_count(seed, "seed", minimum=0))
+    return int(rng.choice(len(p), p=p))
+
+
+def logit_lens(model: RealModel, ids: Sequence[int], last_only: bool = False) -> np.ndarray:
+    """The final RMSNorm and the tied output head applied to the residual stream after each block:
+    logits (n_layers, n, vocab), or (n_layers, vocab) for the last token only."""
+    model = as_record(model, RealModel, "model")
+    ids = model_ids(ids, len(model.embedding))
+    streams: list[np.ndarray] = []
+    with one_blas_thread():
+        forward_unchecked(model, ids, streams=streams)
+        X = np.stack(streams)                                            # (n_layers, n, d)
+        if last_only:
+            X = X[:, -1]                                                 # (n_layers, d)
+        return rms_norm(X, model.final_norm, model.eps) @ model.embedding.T   # (n_layers, [n,] vocab)
