@@ -597,6 +597,31 @@ def knocked_heads(knock, n_layers: int, n_heads: int, first_layer: int = 1) -> l
     return pairs
 
 
+def knock_rows(table) -> dict:
+    """knockout_table's rows: a non-empty dict {name: (loss, score)} of real numbers."""
+    if not isinstance(table, dict) or not table:
+        raise TypeError(f"table is {table!r}: expected the dict {{name: (loss, score)}} that "
+                        "heads_at_work.knockout_table returns")
+    for name, row in table.items():
+        if (isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 2
+                or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in row)):
+            raise TypeError(f"table row {name!r} is {row!r}: expected (loss, score), two numbers")
+    return table
+
+
+def loss_dots(others) -> dict[str, list[float]]:
+    """None or a dict {name: [loss, ...]} of real numbers -> {str name: [float, ...]}."""
+    if others is None:
+        return {}
+    if not isinstance(others, dict):
+        raise TypeError(f"others is {others!r}: expected None or a dict {{name: [loss, ...]}}")
+    for name, values in others.items():
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__") or not all(
+                isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
+            raise TypeError(f"others[{name!r}] is {values!r}: expected a list of losses (numbers)")
+    return {str(name): [float(v) for v in values] for name, values in others.items()}
+
+
 def letter_ids(ids) -> np.ndarray:
     """One sequence of token ids 0..25 (one letter each)."""
     ids = whole_ids(ids)
