@@ -406,7 +406,7 @@ def test_06_2_a_right_key_tied_with_another_is_not_too_weak():
 
 
 @pytest.mark.parametrize("mask, shown, more", [
-    (np.eye(6, dtype=bool), 4, 2),                        # 6 pairs missing: (1,0) (2,0) (2,1) (4,3) (5,3) (5,4)
+    (np.eye(6, dtype=bool), 4, 2),              # 6 pairs missing: (1,0) (2,0) (2,1) (4,3) (5,3) (5,4)
     (np.ones((6, 6), dtype=bool), 4, 20),                 # 24 pairs too many: 36 - 12 allowed
 ])
 def test_04_2_the_list_of_pairs_says_how_many_more(mask, shown, more):
@@ -423,15 +423,13 @@ def test_06_one_name_for_dL_dS_in_prose_and_code():
     assert "dS = A * dA " in cells["ex-06-3-code"] and "s * dS @ K" in cells["ex-06-3-code"]
     assert "dQ = dS\\,K/\\sqrt{d_k}" in cells["s3"]
     # the planted bug is still the planted bug (no rowsum), and still named so
-    rng = np.random.default_rng(0)
-    Q, K, V, dY = (rng.standard_normal((4, 2)) for _ in range(4))
     namespace = {"np": np, "al": al}
     exec(cells["ex-06-3-code"].split("al.check")[0], namespace)
     assert al.EXERCISES["06.3"].evaluate(namespace["causal_attention_grads"]).mistake == "planted"
 
 
 def test_09_the_checklist_allows_for_rounding_and_09_1_agrees():
-    """Defect 5: 'each row sums to 1' with no room for rounding rejected the right answer [0.42, 0.42, 0.17]."""
+    """Defect 5: 'each row sums to 1', with no room for rounding, rejected the right answer (a)."""
     assert abs(sum([0.42, 0.42, 0.17]) - 1) > 0                           # 1.01: not exactly 1
     assert "up to the rounding of the" in cell_text("09", 3) and "0.015" in cell_text("09", 3)
     assert al.EXERCISES["09.1"].evaluate("a").mistake is None
