@@ -360,3 +360,136 @@ NAMED = [
 def test_a_former_generic_reply_is_now_a_named_hint(key, answer, mistake, phrase):
     result = al.EXERCISES[key].evaluate(answer)
     assert result.mistake == mistake and phrase in result.message, result.message
+
+
+# ---------- round four: a fresh review of 04-06, 09 (issue 29), nine defects ----------
+def cells_of(lesson: str) -> dict[str, str]:
+    path = next((ROOT / "notebooks").glob(f"{lesson}-*.ipynb"))
+    return {c["id"]: "".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]}
+
+
+@pytest.mark.parametrize("fill", [-4.0, -10.0, -15.0, -7.5])
+def test_04_3_a_finite_fill_is_named_not_blamed_on_rounding(fill):
+    """Defect 1: np.where(mask, S, c) with a finite c gives masked keys e^c-sized weights, not rounding."""
+    def masked_weights(S, mask):
+        z = np.where(mask, S, fill)
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    result = al.EXERCISES["04.3"].evaluate(masked_weights)
+    assert result.mistake == "finite fill" and "-inf" in result.message, result.message
+    assert "round" not in result.message
+
+
+def test_04_3_no_mask_at_all_is_not_called_a_finite_fill():
+    result = al.EXERCISES["04.3"].evaluate(lambda S, mask: sm(S))
+    assert result.mistake != "finite fill" and "fill" not in result.message, result.message
+
+
+@pytest.mark.parametrize("M, tied", [
+    (np.zeros((8, 8)), "0, 1, 2, 3, 4, 5, 6, 7"),
+    (-10.0 * np.roll(np.eye(8), 1, axis=1), "0, 2, 3, 4, 5, 6, 7"),
+    (np.ones((8, 8)) * 3.0, "0, 1, 2, 3, 4, 5, 6, 7"),
+])
+def test_06_2_a_tie_is_not_called_a_largest_weight_on_place_0(M, tied):
+    """Defect 2: argmax broke ties towards key 0, so a flat row was said to read place 0."""
+    message = al.EXERCISES["06.2"].evaluate(M).message
+    assert f"({tied})" in message and "tie" in message and "key place 0:" not in message, message
+
+
+def test_06_2_a_right_key_tied_with_another_is_not_too_weak():
+    """A tie that includes the right key is not 'the right key wins'."""
+    M = np.zeros((8, 8))
+    M[PLACES, (PLACES + 1) % 8] = 9.0
+    M[0, 5] = 9.0                                        # query 0: keys 1 and 5 tie
+    result = al.EXERCISES["06.2"].evaluate(M)
+    assert result.mistake != "too weak" and "(1, 5)" in result.message, result.message
+
+
+@pytest.mark.parametrize("mask, shown, more", [
+    (np.eye(6, dtype=bool), 4, 2),              # 6 pairs missing: (1,0) (2,0) (2,1) (4,3) (5,3) (5,4)
+    (np.ones((6, 6), dtype=bool), 4, 20),                 # 24 pairs too many: 36 - 12 allowed
+])
+def test_04_2_the_list_of_pairs_says_how_many_more(mask, shown, more):
+    """Defect 3: the lists stopped at four pairs without saying that more were wrong."""
+    message = al.EXERCISES["04.2"].evaluate(mask).message
+    assert f"and {more} more" in message, message
+
+
+def test_06_one_name_for_dL_dS_in_prose_and_code():
+    """Defect 4: the code's dS included 1/√d_k, the prose's did not; both now mean dL/dS before the scale."""
+    cells = cells_of("06")
+    assert "dS = A * (dA - (A * dA).sum(axis=1, keepdims=True))   #" in cells["s3-code"]
+    assert "dS @ K / 2.0" in cells["s3-code"] and "/ 2.0   #" not in cells["s3-code"].split("dS = ")[1][:70]
+    assert "dS = A * dA " in cells["ex-06-3-code"] and "s * dS @ K" in cells["ex-06-3-code"]
+    assert "dQ = dS\\,K/\\sqrt{d_k}" in cells["s3"]
+    # the planted bug is still the planted bug (no rowsum), and still named so
+    namespace = {"np": np, "al": al}
+    exec(cells["ex-06-3-code"].split("al.check")[0], namespace)
+    assert al.EXERCISES["06.3"].evaluate(namespace["causal_attention_grads"]).mistake == "planted"
+
+
+def test_09_the_checklist_allows_for_rounding_and_09_1_agrees():
+    """Defect 5: 'each row sums to 1', with no room for rounding, rejected the right answer (a)."""
+    assert abs(sum([0.42, 0.42, 0.17]) - 1) > 0                           # 1.01: not exactly 1
+    checklist = cell_text("09", 3)
+    assert "up to the rounding of the" in checklist and "half a unit of its last digit" in checklist
+    assert al.EXERCISES["09.1"].evaluate("a").mistake is None
+    assert "more than the rounding" in al.EXERCISES["09.1"].evaluate("c").message
+    assert al.printout_problems([1.2, 1.2, 0.3], [0.42, 0.42, 0.17]) == []
+
+
+def _decode(scale_of):
+    def decode(X, W_q, W_k, W_v):
+        K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
+        for x in X:
+            K, V = np.vstack([K, x @ W_k]), np.vstack([V, x @ W_v])
+            Y.append(sm(K @ (x @ W_q) / scale_of(X, W_q)) @ V)
+        return np.array(Y)
+    return decode
+
+
+@pytest.mark.parametrize("scale_of", [lambda X, W: np.sqrt(X.shape[1]), lambda X, W: np.sqrt(W.shape[0]),
+                                      lambda X, W: np.sqrt(len(X[0]))], ids=["sqrt X width", "sqrt W rows",
+                                                                             "sqrt row length"])
+def test_05_3_dividing_by_root_d_is_not_accepted(scale_of):
+    """Defect 6: with d = d_k = 4 a fix dividing by √d passed."""
+    result = al.EXERCISES["05.3"].evaluate(_decode(scale_of))
+    assert result.mistake is not None and "√d_k" in result.message, result.message
+    assert al.EXERCISES["05.3"].evaluate(_decode(lambda X, W: np.sqrt(W.shape[1]))).mistake is None
+
+
+@pytest.mark.parametrize("call, error, fragment", [
+    (lambda: al.saturation_experiment(np.zeros((2, 7), int), seeds=(0,), steps=2), ValueError, "n = 8"),
+    (lambda: al.numerical_gradient(lambda x: x, np.ones((3, 4))), ValueError, "must return one number"),
+    (lambda: al.numerical_gradient(lambda x: "loss", np.ones(2)), ValueError, "must return one number"),
+    (lambda: al.decoder_step(al.translation(), causal="yes"), TypeError, "causal must be True or False"),
+    (lambda: al.decoder_step(al.translation(), padding=1), TypeError, "padding must be True or False"),
+])
+def test_06_helpers_name_what_is_wrong(call, error, fragment):
+    """Defect 7: a raw IndexError, NumPy's own message, or silent acceptance."""
+    with pytest.raises(error, match=fragment):
+        call()
+
+
+def test_06_training_explorer_names_the_short_sequences():
+    run = al.train(al.ModelConfig(), steps=2, seed=0, snapshots=(0, 2))
+    with pytest.raises(ValueError, match=r"held_ids has shape \(500, 7\)"):
+        al.training_explorer(run, HELD[:, :7], HELD_T[:, :7])
+
+
+def test_06_model_flow_has_a_0_to_1_colour_bar():
+    """Defect 8: the weights and probabilities had no scale on the figure."""
+    import matplotlib.pyplot as plt
+    fig = al.plot_model_flow(al.init_params(CFG, seed=0), CFG, HELD[0])
+    bar = fig.axes[-1]
+    assert len(fig.axes) == 5 and bar.get_ylim() == (0.0, 1.0) and "0 to 1" in bar.get_ylabel()
+    plt.close(fig)
+
+
+def test_05_position_explorer_names_the_words_and_follows_swap():
+    """Defect 9: the axes said 'pos 0/1/2', so after swap the figure did not say which word was where."""
+    ex = al.cats_chase_mice()
+    e = al.position_explorer(ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"])
+    assert e.panels[0].row_labels == ["0: cats", "1: chase", "2: mice"]
+    e.set(swap=True)
+    assert all(p.row_labels == ["0: mice", "1: chase", "2: cats"] for p in e.panels)

@@ -262,7 +262,8 @@ def test_training_explorer_moves_through_the_steps():
     ex.reset()
     assert ex.image.value == first
     fig = al.plot_model_flow(run.params, cfg, held[0], title="the model of step 40")
-    assert len(fig.axes) == 4 and "the model of step 40" in fig.get_suptitle()
+    assert len(fig.axes) == 5 and "the model of step 40" in fig.get_suptitle()   # 4 panels + 0..1 bar
+    assert fig.axes[4].get_ylim() == (0.0, 1.0)
     fig = al.plot_learning_curve(run, held, targets, 0.1)
     assert len(fig.axes[1].lines[0].get_xdata()) == 5
 

@@ -506,7 +506,8 @@ def batch_ids(a, name: str, vocab_size: int, longest: int, shortest: int = 1) ->
         raise ValueError(f"{name} must be whole numbers of shape (B, n) (a batch of sequences), got "
                          f"{arr.dtype} of shape {arr.shape}")
     if arr.shape[0] == 0 or not shortest <= arr.shape[1] <= longest:
-        raise ValueError(f"{name} has shape {arr.shape}: expected (B, n) with {shortest} <= n <= {longest}")
+        n = f"n = {longest}" if shortest == longest else f"{shortest} <= n <= {longest}"
+        raise ValueError(f"{name} has shape {arr.shape}: expected (B, n) with {n}")
     if arr.min() < 0 or arr.max() >= vocab_size:
         raise ValueError(f"{name} holds {arr.min()}..{arr.max()}: expected token ids 0..{vocab_size - 1}")
     return arr
@@ -538,6 +539,22 @@ def as_function(f, what: str):
     if not callable(f):
         raise TypeError(f"f must be {what}, got {type(f).__name__}")
     return f
+
+
+def as_flag(value, name: str) -> bool:
+    """A yes/no argument: True or False (NumPy's bool too), never a string or a number."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r}")
+    return bool(value)
+
+
+def one_number(value, name: str) -> float:
+    """What a function of an array returned, as the one number it must be (a loss)."""
+    arr = np.asarray(value)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool) or arr.size != 1:
+        raise ValueError(f"{name} must return one number (a loss), got {type(value).__name__} of shape "
+                         f"{arr.shape}: sum or average it to one number")
+    return float(arr.reshape(()))
 
 
 def small_step(eps) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .checks import Choice, Exercise, Trial
-from .judging import as_numbers, hinted, judge_fix
+from .judging import as_numbers, hinted, judge_fix, run_student
 from .masks import causal_mask
 from .matrix import default_scale, scaled_dot_product_attention, softmax
 
@@ -43,7 +43,8 @@ def _design_04():
                 return name
         extra = [(int(i), int(j)) for i, j in zip(*np.nonzero(M & ~_packed()))]
         missing = [(int(i), int(j)) for i, j in zip(*np.nonzero(~M & _packed()))]
-        parts = [f"{what}, (i, j) = {pairs[:4]}" for what, pairs in (
+        parts = [f"{what}, (i, j) = {pairs[:4]}" + (f" and {len(pairs) - 4} more" if len(pairs) > 4 else "")
+                 for what, pairs in (
             ("query i may look at key j where it must not", extra),
             ("query i may not look at key j where it should", missing)) if pairs]
         return ("with your mask " + "; ".join(parts) + ". A token sees itself and the earlier tokens "
@@ -77,8 +78,21 @@ def _debug_04():
              "inverted": lambda S_, m: softmax(np.where(m, -np.inf, S_)),
              "wrong axis": lambda S_, m: softmax(np.where(m, S_, -np.inf), axis=0)}
 
-    judge = judge_fix(right, wrong, [(S, mask)], "expected weights that are 0 on masked keys and sum "
-                       "to 1 in every row (a softmax over the allowed keys).")
+    wrong["finite fill"] = lambda S_, m: softmax(np.where(m, S_, -10.0))
+    by_outputs = judge_fix(right, wrong, [(S, mask)], "expected weights that are 0 on masked keys and sum "
+                           "to 1 in every row (a softmax over the allowed keys).")
+
+    def judge(fn):
+        """By outputs; then a finite fill value, whatever it is: a softmax of np.where(mask, S, c)."""
+        verdict = by_outputs(fn)
+        if verdict is None or verdict in wrong:
+            return verdict
+        out = run_student(fn, S, mask)
+        if isinstance(out, str) or out.shape != S.shape or not np.isfinite(out).all() or (out <= 0).any():
+            return verdict
+        i, j, k = 0, int(np.flatnonzero(~mask[0])[0]), int(np.flatnonzero(mask[0])[0])
+        fill = float(np.log(out[i, j] / out[i, k]) + S[i, k])       # w_ij / w_ik = e^(c - S_ik)
+        return "finite fill" if np.allclose(out, softmax(np.where(mask, S, fill)), atol=1e-9) else verdict
 
     return Trial("04.3", "Fix masked_weights(S, mask): one line is wrong.", "debug", lambda: right, judge,
                  hinted(wrong, {
@@ -91,6 +105,9 @@ def _debug_04():
                     "~mask.)",
         "wrong axis": "the mask is right, but your softmax runs down the columns: each query's row of "
                       "weights must sum to 1 (axis=-1).",
+        "finite fill": "your masked keys still get some weight: a finite fill c leaves each of them "
+                       "the weight e^c / (its row's sum of e^s), perhaps small but not 0 (section 2). "
+                       "Fill with -inf, so that e^(-inf) = 0 exactly.",
     }))
 
 

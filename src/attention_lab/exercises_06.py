@@ -38,15 +38,20 @@ def _design_06():
         for name, m in wrong.items():
             if np.allclose(softmax(m), A, atol=0.05):
                 return name
-        right_keys = (M.argmax(axis=1) == (places + 1) % n).all()
-        if np.allclose(M.sum(axis=1), 1.0) and (M >= 0).all() and right_keys:
+        tied = np.isclose(A, A.max(axis=1, keepdims=True), rtol=0, atol=1e-12)   # (n, n) each row's top
+        wins = (tied.sum(axis=1) == 1) & (A.argmax(axis=1) == (places + 1) % n)  # (n,) the right key alone
+        if np.allclose(M.sum(axis=1), 1.0) and (M >= 0).all() and wins.all():
             return "weights for scores"
-        if (A.argmax(axis=1) == (places + 1) % n).all():
+        if wins.all():
             return "too weak"
-        if (A[:-1].argmax(axis=1) == places[:-1] + 1).all():
+        if wins[:-1].all():
             return "no wrap"
-        wrong_rows = np.flatnonzero(A.argmax(axis=1) != (places + 1) % n)
-        i = int(wrong_rows[0])
+        i = int(np.flatnonzero(~wins)[0])
+        if tied[i].sum() > 1:
+            top = ", ".join(str(int(j)) for j in np.flatnonzero(tied[i]))
+            return (f"with your scores, query place {i} gives its largest weight to several key places "
+                    f"at once ({top}), a tie: it must read place {(i + 1) % n}, with a larger score than "
+                    "every other key; every place i must read place i + 1 (the last one place 0).")
         return (f"with your scores, query place {i} gives its largest weight to key place "
                 f"{int(A[i].argmax())}: it must read place {(i + 1) % n}, and every place i must read "
                 "place i + 1 (the last one place 0).")

@@ -29,7 +29,8 @@ def lesson09():
         Choice("09.1", "Scores [1.2, 1.2, 0.3]: which printed weight row can be right?", "a", {
             "b": "equal scores must get equal weights: the first two differ (source 004 made this "
                  "slip).",
-            "c": "the weights sum to 1.1; a softmax row always sums to 1.",
+            "c": "the weights sum to 1.1, more than the rounding of three 2-decimal numbers allows "
+                 "(1 ± 0.015); a softmax row sums to 1.",
             "d": "the order is wrong: the lowest score (0.3) gets the largest weight, and softmax "
                  "keeps the order of the scores."}),
         Exercise(

@@ -106,7 +106,7 @@ def saturation_experiment(held_ids: np.ndarray, seeds: Sequence[int] = (0, 1, 2)
     steps = as_count(steps, "steps")
     threshold = as_positive(threshold, "threshold", "0.1 (a loss)")
     cfg = ModelConfig()
-    held_ids = batch_ids(held_ids, "held_ids", cfg.vocab_size, cfg.n)
+    held_ids = batch_ids(held_ids, "held_ids", cfg.vocab_size, cfg.n, shortest=cfg.n)   # the mirror of n
     n = cfg.n
     places = np.arange(n)
     d_k = cfg.d // cfg.n_heads

@@ -18,6 +18,7 @@ from ._validate import (
     as_index,
     as_run,
     as_scale,
+    batch_ids,
     even_width,
     explorer_inputs,
     has_attention,
@@ -300,14 +301,19 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
                 f"{'':{len(head)}}added {_fmt(r['added'][1])}\n"
                 f"{'':{len(head)}}RoPE  {_fmt(r['rope'][1])}")
 
-    rows = [f"pos {i}" for i in range(n)]                # 0-based, as in the lesson; words move with swap
-    cols = rows
+    def panels(values):
+        """Rows and columns named by place (from 0, as in the lesson) and by the word there now."""
+        order = list(range(n))
+        if values["swap"]:
+            order[0], order[-1] = order[-1], order[0]
+        rows = [f"{i}: {tokens[j]}" for i, j in enumerate(order)]
+        return [Panel("none", rows, rows, "weights", "no positions", "key", "query", cbar=False),
+                Panel("added", rows, rows, "weights", "sinusoidal added to X", "key", "", cbar=False),
+                Panel("rope", rows, rows, "weights", "RoPE on q and k", "key", "")]
+
     controls = [Control("shift", "shift positions", 0, 0, max_shift, 1, integer=True),
                 Control("strength", "strength", 1.0, 0.0, 3.0, 0.1),
                 Control("swap", f"swap words 0 and {n - 1}", False, toggle=True)]
-    panels = [Panel("none", rows, cols, "weights", "no positions", "key", "query", cbar=False),
-              Panel("added", rows, cols, "weights", "sinusoidal added to X", "key", "", cbar=False),
-              Panel("rope", rows, cols, "weights", "RoPE on q and k", "key", "")]
     return Explorer(controls, compute, panels, describe=describe, figsize=(12.0, 3.2))
 
 
@@ -318,6 +324,7 @@ def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, pr
     cfg = run.cfg
     has_attention(cfg)
     ids, targets = batch_inputs(cfg, run.params, held_ids, held_targets)[2:]
+    batch_ids(ids, "held_ids", cfg.vocab_size, cfg.n, shortest=cfg.n)    # the position scores are (n, n)
     probe = as_index(probe, len(ids))
     d_k = cfg.d // cfg.n_heads
     frames = {}

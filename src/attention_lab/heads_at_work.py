@@ -27,6 +27,7 @@ from ._validate import (
     top_k_fits,
 )
 from .blas import one_blas_thread
+from .matrix import softmax_unchecked
 from .real_model import RealModel, forward_unchecked, prefix_matching_scores, rms_norm, token_losses
 
 ABLATIONS = ("zero", "mean")
@@ -187,8 +188,7 @@ def next_token_probs(logits: ArrayLike, tau: float = 1.0, top_k: int | None = No
         p[np.argmax(z)] = 1.0                                            # the limit tau -> 0: greedy
         return p
     with np.errstate(over="ignore", under="ignore"):                     # tiny tau: exp(-huge) = 0
-        e = np.exp((z - z.max()) / tau)                                  # (vocab,) largest term is 1
-    return e / e.sum()
+        return softmax_unchecked((z - z.max()) / tau)                    # (vocab,) the lessons' softmax
 
 
 def sample_token(logits: ArrayLike, tau: float = 1.0, top_k: int | None = None, seed: int = 0) -> int:

@@ -8,7 +8,15 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_count, as_mask, as_scale, padding_lengths, projection_inputs, translation_inputs
+from ._validate import (
+    as_count,
+    as_flag,
+    as_mask,
+    as_scale,
+    padding_lengths,
+    projection_inputs,
+    translation_inputs,
+)
 from .examples import Translation
 from .matrix import attention_unchecked, default_scale, project_unchecked, self_attention_unchecked
 
@@ -70,4 +78,5 @@ def decoder_step_unchecked(ex: Translation, causal: bool, padding: bool) -> Deco
 
 def decoder_step(ex: Translation, causal: bool = True, padding: bool = True) -> DecoderStep:
     """One decoder step of a Translation: masked self-attention + residual, then cross-attention."""
-    return decoder_step_unchecked(translation_inputs(ex), bool(causal), bool(padding))
+    causal, padding = as_flag(causal, "causal"), as_flag(padding, "padding")
+    return decoder_step_unchecked(translation_inputs(ex), causal, padding)

@@ -29,6 +29,7 @@ from ._validate import (
     batch_ids,
     learning_rate,
     model_config,
+    one_number,
     paired_ids,
     same_shape,
     sequences_of_two,
@@ -84,9 +85,9 @@ def numerical_gradient(f: Callable[[np.ndarray], float], x: ArrayLike, eps: floa
     for i in np.ndindex(x.shape):            # slow on purpose: nothing here can share a mistake
         old = x[i]
         x[i] = old + eps
-        up = float(f(x))
+        up = one_number(f(x), "f(x)")
         x[i] = old - eps
-        down = float(f(x))
+        down = one_number(f(x), "f(x)")
         x[i] = old
         grad[i] = (up - down) / (2 * eps)
     return grad

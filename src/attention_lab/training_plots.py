@@ -34,6 +34,9 @@ def plot_model_flow(params: dict, cfg: ModelConfig, ids: ArrayLike, title: str =
         heatmap(values, words, cols, ax=ax, kind=kind, title=name, xlabel=["feature", "key token", "feature",
                 "output token"][i], ylabel="token" if i == 0 else "", cbar=False, annot=False)
         ax.tick_params(axis="x", labelrotation=0)
+    bar = fig.colorbar(axes[3].collections[0], ax=list(axes), shrink=0.85, pad=0.01)   # panels 2 and 4: 0..1
+    bar.set_label("weight, probability (0 to 1)", fontsize=FONT["ticks"])
+    bar.ax.tick_params(labelsize=FONT["ticks"])
     fig.suptitle(f"one held-out sequence through {title} →", fontsize=FONT["title"])
     return fig
 
