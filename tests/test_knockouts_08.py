@@ -92,15 +92,6 @@ def test_bad_inputs_say_what_was_expected(tiny, call, error, words):
 
 
 # ---------------------------------------------------------------- the lesson's cells on seeds 0 to 7
-@pytest.fixture(scope="module")
-def model():
-    try:
-        return rm.load_model()
-    except rm.ModelUnavailable as exc:
-        print(f"SKIPPED: {exc}")
-        pytest.skip(f"the SmolLM2 file could not be fetched: {str(exc).splitlines()[0]}")
-
-
 def run(code, ns, name):
     import matplotlib.pyplot as plt
     try:
@@ -110,20 +101,20 @@ def run(code, ns, name):
 
 
 @pytest.fixture(scope="module")
-def knockouts(model):
+def knockouts(real_model):
     """Seed -> the namespace after section 6's cells, run on that sequence seed (the candidates and the
     previous-token head stay those section 5 found on seed 0, as the lesson's prose names them). Every
     assert in the cells must hold on every seed."""
     import matplotlib.pyplot as plt
 
     import attention_lab as al
-    base = {"model": model, "np": np, "rm": rm, "hw": hw, "al": al, "plt": plt}
+    base = {"model": real_model, "np": np, "rm": rm, "hw": hw, "al": al, "plt": plt}
     run(cell("r08-scores"), base, "r08-scores")
     out = {}
     for seed in SEEDS:
         ns = dict(base)
-        ns["R"] = rm.repeated_random_tokens(model, period=40, seed=seed)
-        ns["logits_R"], _ = rm.forward(model, ns["R"])
+        ns["R"] = rm.repeated_random_tokens(real_model, period=40, seed=seed)
+        ns["logits_R"], _ = rm.forward(real_model, ns["R"])
         for cid in ("r08-loss", "r08-knock", "r08-knock-random"):
             run(cell(cid), ns, f"lesson 08, cell {cid}, sequence seed {seed}")
         out[seed] = ns
@@ -138,10 +129,10 @@ def test_the_cells_name_the_heads_of_section_5(knockouts):
     assert (18, 6) in ns["randoms"][0]
 
 
-def test_seed_0_as_the_prose_says_it(knockouts, model):
+def test_seed_0_as_the_prose_says_it(knockouts, real_model):
     ns = knockouts[0]
     _, cands, alone = ns["table"].values()
-    assert cands[0] > np.log(len(model.embedding))                  # "worse than a uniform guess"
+    assert cands[0] > np.log(len(real_model.embedding))                  # "worse than a uniform guess"
     losses = list(ns["losses"].values())
     assert max(losses) == ns["losses"][0]                            # "the one set that hurts holds (18, 6)"
     assert sorted(losses)[-2] < alone[0] / 2
