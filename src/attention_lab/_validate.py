@@ -909,7 +909,7 @@ def one_sequence_with_attention(ids: np.ndarray, attention: bool) -> np.ndarray:
     return ids
 
 
-# sources (lesson 09)
+# sources (lesson 10)
 def printout_rows(scores, weights) -> tuple[np.ndarray, np.ndarray]:
     """A source's printed scores and weights: the same shape, one row (n,) or rows (m, n)."""
     S = as_array(scores, "scores", "(n,) or (m, n)", min_ndim=1)

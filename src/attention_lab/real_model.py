@@ -428,7 +428,7 @@ def forward_unchecked(model: RealModel, ids: np.ndarray, cache: list[Cache] | No
                       keep_weights: bool = False, mask: np.ndarray | None = None,
                       knock: dict[int, list[int]] | None = None, ablation: str = "zero",
                       streams: list[np.ndarray] | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
-    """forward on checked ids, with BLAS as it is set. Changes for lesson 08's experiments: `mask` (n, t)
+    """forward on checked ids, with BLAS as it is set. Changes for lesson 09's experiments: `mask` (n, t)
     in place of the causal mask; `knock` {block: heads} whose outputs are replaced before W_O (zeros, or
     their mean with ablation='mean'); `streams`, a list that receives the residual stream after each block."""
     start = cache[0].length if cache is not None else 0
