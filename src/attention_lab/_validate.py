@@ -549,12 +549,29 @@ def as_flag(value, name: str) -> bool:
 
 
 def one_number(value, name: str) -> float:
-    """What a function of an array returned, as the one number it must be (a loss)."""
-    arr = np.asarray(value)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool) or arr.size != 1:
+    """What a function of an array returned, as the one real number it must be (a loss)."""
+    if value is None:
+        raise ValueError(f"{name} returned None: did the function forget to `return` its loss? It must "
+                         "return one number (a loss)")
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return float(value)                  # int, float, np.float64, fractions.Fraction, ...
+    arr = np.asarray(value) if not isinstance(value, (str, bytes)) else np.asarray(None)
+    if arr.dtype != object and np.iscomplexobj(arr):
+        raise ValueError(f"{name} must return one real number (a loss), got {type(value).__name__} "
+                         f"{_short(value)}, which is complex: a loss has no imaginary part")
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise ValueError(f"{name} must return one number (a loss), got {type(value).__name__} "
+                         f"{_short(value)}")
+    if arr.size != 1:
         raise ValueError(f"{name} must return one number (a loss), got {type(value).__name__} of shape "
                          f"{arr.shape}: sum or average it to one number")
     return float(arr.reshape(()))
+
+
+def _short(value) -> str:
+    """A value's repr, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def small_step(eps) -> float:
