@@ -631,6 +631,26 @@ def knocked_heads(knock, n_layers: int, n_heads: int, first_layer: int = 1) -> l
     return pairs
 
 
+def head_picks(picks, n_layers: int, n_heads: int) -> dict[str, tuple[int, int]]:
+    """{name: (layer, head)} with whole numbers inside the model (layers and heads counted from 0)."""
+    if picks is None:
+        return {}
+    if not isinstance(picks, dict):
+        raise TypeError(f"picks is {type(picks).__name__}: expected a dict {{name: (layer, head)}}, "
+                        "e.g. {'sink head': (5, 3)}")
+    out = {}
+    for name, pick in picks.items():
+        if isinstance(pick, (str, bytes)) or not hasattr(pick, "__len__") or len(pick) != 2 or not all(
+                isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in pick):
+            raise TypeError(f"picks[{name!r}] is {pick!r}: expected a (layer, head) pair of whole numbers")
+        layer, head = (int(v) for v in pick)
+        if not (0 <= layer < n_layers and 0 <= head < n_heads):
+            raise ValueError(f"picks[{name!r}] is head {head} of layer {layer}: expected layers "
+                             f"0..{n_layers - 1} and heads 0..{n_heads - 1}")
+        out[str(name)] = (layer, head)
+    return out
+
+
 def letter_ids(ids) -> np.ndarray:
     """One sequence of token ids 0..25 (one letter each)."""
     ids = whole_ids(ids)
