@@ -9,6 +9,7 @@ shared 2-core machine while other jobs ran).
 
 import itertools
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -666,3 +667,62 @@ def test_numerical_gradient_names_a_missing_return_and_a_complex_result():
         al.numerical_gradient(lambda x: np.complex128(x.sum()), np.ones(3))
     from fractions import Fraction
     assert np.allclose(al.numerical_gradient(lambda x: Fraction(float(x.sum())), np.ones(3)), 1.0)
+
+
+@pytest.mark.parametrize("path", [(40, 5), (40, 0), (10, 3)])
+def test_05_position_explorer_after_longer_labels_draws_what_a_rebuild_draws(path):
+    """Check of the round-five fixes, defect 5: after shift 40 ("40: cats") a shorter label was put on the
+    wider layout, so shift 5, shift 0 and Reset did not draw what a fresh figure draws."""
+    ex = al.cats_chase_mice()
+    moved, built = (al.position_explorer(ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"])
+                    for _ in range(2))
+    start = moved.image.value
+    for shift in path:
+        moved.sliders["shift"].value = shift
+    built.sliders["shift"].value = path[-1] + 1                   # a different layout first, then rebuilt
+    built.renderer._built_layout = None                           # forces a new figure
+    built.set(shift=path[-1])
+    assert moved.image.value == built.image.value
+    moved.reset()
+    assert moved.image.value == start                              # Reset draws the start figure again
+
+
+@pytest.mark.parametrize("f, words", [
+    (lambda x: (float(x.sum()), 2 * x), "returned a tuple of 2: it must return the loss alone"),
+    (lambda x: [float(x.sum()), 1.0], "returned a list of 2"),
+    (lambda x: x.sum() > 0, "a truth value"),
+    (lambda x: np.array([[1.0], [2.0, 3.0]], dtype=object), "one number"),
+])
+def test_numerical_gradient_names_a_tuple_a_truth_value_and_a_ragged_result(f, words):
+    """Check of the round-five fixes, defect 6: a (loss, gradient) pair got NumPy's raw 'inhomogeneous
+    shape' error, and a truth value was taken as a loss of 0 or 1."""
+    with pytest.raises(ValueError, match=re.escape(words)):
+        al.numerical_gradient(f, np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("change, words", [
+    ({(7, 7): 8.0}, "several key places at once (0, 7), a tie"),            # row 7: key 0 and key 7 both 8
+    ({(7, 0): 8.0 - 1e-9, (7, 7): 8.0}, "gives its largest weight to key place 7"),
+    ({(7, 6): 8.0 + 1e-9}, "gives its largest weight to key place 6"),
+])
+def test_06_2_the_last_place_that_tried_to_wrap_is_not_told_to_wrap(change, words):
+    """Check of the round-five fixes, defect 3: rows 0-6 right, and the last row does score place 0 as high
+    as any key (or within 1e-9): "no wrap" said it must wrap, though it did."""
+    M = 8.0 * np.roll(np.eye(8), 1, axis=1)                            # place i reads place i + 1 (7 -> 0)
+    for where, value in change.items():
+        M[where] = value
+    message = al.EXERCISES["06.2"].evaluate(M).message
+    assert words in message and "wrap around" not in message, message
+    no_wrap = M.copy()
+    no_wrap[7] = 0.0                                                  # the last place never tries place 0
+    assert "wrap around to place 0" in al.EXERCISES["06.2"].evaluate(no_wrap).message
+
+
+def test_04_3_a_fill_of_0_is_told_what_it_does_not_that_it_multiplied():
+    """Check of the round-five fixes, defect 4: np.where(mask, S, 0) was told it 'multiplied by False'."""
+    def masked_weights(S, mask):
+        z = np.where(mask, S, 0.0)
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    message = al.EXERCISES["04.3"].evaluate(masked_weights).message
+    assert "end up 0" in message and "a fill of 0" in message and "-inf" in message, message

@@ -555,11 +555,20 @@ def one_number(value, name: str) -> float:
                          "return one number (a loss)")
     if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
         return float(value)                  # int, float, np.float64, fractions.Fraction, ...
-    arr = np.asarray(value) if not isinstance(value, (str, bytes)) else np.asarray(None)
+    if isinstance(value, (tuple, list)):
+        raise ValueError(f"{name} returned a {type(value).__name__} of {len(value)}: it must return the loss "
+                         "alone, one number (e.g. write `return loss`, or wrap it: lambda x: f(x)[0])")
+    if isinstance(value, (bool, np.bool_)) or np.dtype(getattr(value, "dtype", object)) == np.bool_:
+        raise ValueError(f"{name} returned {_short(value)}, a truth value: it must return a loss, one "
+                         "real number")
+    try:
+        arr = np.asarray(value) if not isinstance(value, (str, bytes)) else np.asarray(None)
+    except ValueError:                      # ragged nesting
+        arr = np.asarray(None)
     if arr.dtype != object and np.iscomplexobj(arr):
         raise ValueError(f"{name} must return one real number (a loss), got {type(value).__name__} "
                          f"{_short(value)}, which is complex: a loss has no imaginary part")
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
         raise ValueError(f"{name} must return one number (a loss), got {type(value).__name__} "
                          f"{_short(value)}")
     if arr.size != 1:

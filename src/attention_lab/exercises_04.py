@@ -117,8 +117,9 @@ def _debug_04():
 
     return Trial("04.3", "Fix masked_weights(S, mask): one line is wrong.", "debug", lambda: right, judge,
                  hinted(wrong, {
-        "planted": "still the planted bug: a masked score multiplied by False becomes 0, and "
-                   "exp(0) = 1 is not 0. Replace masked scores with -inf instead.",
+        "planted": "your masked scores end up 0 (as in the planted line, where a score multiplied by "
+                   "False becomes 0; a fill of 0 does the same), and exp(0) = 1 is not 0. Replace masked "
+                   "scores with -inf instead.",
         "after softmax": "masking after the softmax leaves rows that no longer sum to 1: mask the "
                          "scores before it.",
         "inverted": "you hid the allowed keys and kept the masked ones: here True means 'may look'. "

@@ -59,7 +59,7 @@ def _design_06():
             return "weights for scores"
         if wins.all():                                         # the right key wins, with < 0.9 somewhere
             return too_weak(M, A)
-        if wins[:-1].all():
+        if wins[:-1].all() and M[n - 1, 0] < M[n - 1].max() - 1.0:   # the last place did not try place 0
             return "no wrap"
         i = int(np.flatnonzero(~wins)[0])
         if tied[i].sum() > 1:

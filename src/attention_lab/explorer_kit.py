@@ -173,7 +173,7 @@ class Renderer:
             labels = [*p.row_labels, *p.col_labels]
             return (p.kind != "curve" and replace(p, row_labels=q.row_labels, col_labels=q.col_labels) == q
                     and len(p.row_labels) == len(q.row_labels) and len(p.col_labels) == len(q.col_labels)
-                    and all(len(str(a)) <= room for a, room in zip(labels, self._room[q.key])))
+                    and [len(str(a)) for a in labels] == self._room[q.key])
         if len(layout) != len(built) or not all(shape == old_shape and fits(p, q)
                                                 for (p, shape), (q, old_shape) in zip(layout, built)):
             return False
