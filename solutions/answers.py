@@ -230,8 +230,8 @@ def answer_06_3():
         future = np.triu(np.ones((len(Q), len(K)), dtype=bool), k=1)
         A = rows_softmax(np.where(future, -np.inf, s * Q @ K.T))     # (m, n)
         dA = dY @ V.T                                                 # (m, n)
-        dS = s * A * (dA - (A * dA).sum(axis=1, keepdims=True))       # the fix: the whole Jacobian
-        return dS @ K, dS.T @ Q, A.T @ dY
+        dS = A * (dA - (A * dA).sum(axis=1, keepdims=True))           # the fix: the whole Jacobian
+        return s * dS @ K, s * dS.T @ Q, A.T @ dY                     # dQ, dK, dV (through the scale s)
     return causal_attention_grads
 
 

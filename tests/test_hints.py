@@ -204,8 +204,8 @@ def grads_of(fix=True, scaled=True, dK_T=True, masked=True):
         A = causal_sm(S) if masked else sm(S)
         dA = dY @ V.T
         dS = A * (dA - (A * dA).sum(axis=1, keepdims=True)) if fix else A * dA
-        dS = s * dS if scaled else dS
-        return dS @ K, (dS.T if dK_T else dS) @ Q, A.T @ dY
+        dR = s * dS if scaled else dS                  # dL/dR, R = Q Kᵀ before the scale
+        return dR @ K, (dR.T if dK_T else dR) @ Q, A.T @ dY
     return causal_attention_grads
 
 

@@ -128,8 +128,8 @@ def causal_grads(Q, K, V, dY):
     s = 1 / np.sqrt(K.shape[1])
     A = sm(np.where(np.tril(np.ones((len(Q), len(K)), dtype=bool)), s * Q @ K.T, -np.inf))
     dA = dY @ V.T
-    dS = s * A * (dA - (A * dA).sum(axis=1, keepdims=True))
-    return dS @ K, dS.T @ Q, A.T @ dY
+    dS = A * (dA - (A * dA).sum(axis=1, keepdims=True))           # dL/dS, S = s Q Kᵀ
+    return s * dS @ K, s * dS.T @ Q, A.T @ dY
 
 
 def shifted_grads(by):

@@ -10,6 +10,7 @@ shared 2-core machine while other jobs ran).
 
 import itertools
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -327,8 +328,8 @@ def causal_grads(axis=1, keepdims=True, times=1, swap=False):
         s = 1 / np.sqrt(K.shape[1])
         A = sm(np.where(np.tril(np.ones((len(Q), len(K)), dtype=bool)), s * Q @ K.T, -np.inf))
         dA = dY @ V.T
-        dS = s ** times * A * (dA - (A * dA).sum(axis=axis, keepdims=keepdims))
-        dQ, dK = dS @ K, dS.T @ Q
+        dR = s ** times * A * (dA - (A * dA).sum(axis=axis, keepdims=keepdims))   # dL/d(Q Kᵀ)
+        dQ, dK = dR @ K, dR.T @ Q
         return (dK, dQ, A.T @ dY) if swap else (dQ, dK, A.T @ dY)
     return grads
 
@@ -494,3 +495,235 @@ def test_05_position_explorer_names_the_words_and_follows_swap():
     assert e.panels[0].row_labels == ["0: cats", "1: chase", "2: mice"]
     e.set(swap=True)
     assert all(p.row_labels == ["0: mice", "1: chase", "2: cats"] for p in e.panels)
+
+
+# ---------- round five: a check of the round-four fixes (six defects left) ----------
+def _softmax_masked_after(S, m):
+    """softmax with a finite fill -10, then the mask applied again, rows not renormalised."""
+    return sm(np.where(m, S, -10.0)) * m
+
+
+@pytest.mark.parametrize("masked_weights", [
+    lambda S, m: sm(S + (m - 1) * 10.0),                                # an additive penalty
+    lambda S, m: sm(S - 10.0 * (~m)),
+    lambda S, m: sm(S + (1.0 - m) * -12.0),                             # BERT's form, a small constant
+    lambda S, m: sm(np.where(m, S, S.min(axis=1, keepdims=True) - 5.0)),   # a fill per row
+], ids=["(m-1)*10", "-10*(~m)", "(1-m)*-12", "row min - 5"])
+def test_04_3_a_finite_penalty_is_named_not_blamed_on_rounding(masked_weights):
+    """Round five, defect 1: the masked scores are S - 10 (not one constant), so the judge's one-constant
+    test missed them and blamed rounding. By hand on any scores: each row sums to 1, the allowed keys keep
+    the ratios e^(S_ij - S_ik), and every masked key keeps a weight > 0."""
+    rng = np.random.default_rng(5)
+    S, m = 3 * rng.standard_normal((3, 4)), np.array([[1, 0, 1, 0], [1, 1, 0, 0], [0, 1, 1, 1]], bool)
+    w = masked_weights(S, m)
+    assert np.allclose(w.sum(axis=1), 1) and (w[~m] > 0).all()
+    assert np.isclose(w[0, 0] / w[0, 2], np.exp(S[0, 0] - S[0, 2]))
+    result = al.EXERCISES["04.3"].evaluate(masked_weights)
+    assert result.mistake == "finite fill" and "-inf" in result.message, result.message
+    assert "round" not in result.message and "penalty" in result.message
+
+
+def test_04_3_rows_not_renormalised_are_named():
+    """softmax(np.where(m, S, -10)) * m: masked keys 0, allowed keys in the right ratios, but each row
+    sums to 1 minus what its masked keys had (by hand: below 1)."""
+    rng = np.random.default_rng(5)
+    S, m = 3 * rng.standard_normal((3, 4)), np.array([[1, 0, 1, 0], [1, 1, 0, 0], [0, 1, 1, 1]], bool)
+    assert (_softmax_masked_after(S, m).sum(axis=1) < 1).all()
+    result = al.EXERCISES["04.3"].evaluate(_softmax_masked_after)
+    assert "round" not in result.message and "renormalis" in result.message, result.message
+    assert "sum" in result.message
+
+
+NEAR = {"right 8, own place 8 - 1e-9": ((PLACES + 1) % 8, 8.0, PLACES, 8.0 - 1e-9, "0", "1e-09"),
+        "right 8, own place 7": ((PLACES + 1) % 8, 8.0, PLACES, 7.0, "0", "1"),
+        "right 8, place i + 2 at 6": ((PLACES + 1) % 8, 8.0, (PLACES + 2) % 8, 6.0, "2", "2")}
+
+
+@pytest.mark.parametrize("name", NEAR)
+def test_06_2_a_near_tie_names_the_rival_and_the_margin(name):
+    """Round five, defect 2: the right key scores 8, another key nearly as much. By hand the right key's
+    weight is below 0.9 (e^8 / (e^8 + e^rival + 6)), and the hint must name the rival and the margin, not
+    ask for a winning score above 4.1 against keys at 0."""
+    right, top, rival, score, rival_place, margin = NEAR[name]
+    M = np.zeros((8, 8))
+    M[PLACES, right], M[PLACES, rival] = top, score
+    assert np.exp(top) / (np.exp(top) + np.exp(score) + 6) < 0.9
+    message = al.EXERCISES["06.2"].evaluate(M).message
+    assert "must be above" not in message and "at 0" not in message, message
+    assert f"key place {rival_place}" in message and f"margin of only {margin}" in message, message
+    assert "ln 63" in message
+
+
+def test_06_2_all_others_level_is_a_margin_too():
+    """Every key 5, the right key 8: e^8 / (e^8 + 7 e^5) = 0.74 by hand. The hint speaks of the margin
+    over the others (3), not of keys at 0; scores 3 against 0 are still called too weak."""
+    M = np.full((8, 8), 5.0)
+    M[PLACES, (PLACES + 1) % 8] = 8.0
+    assert np.isclose(np.exp(8) / (np.exp(8) + 7 * np.exp(5)), 1 / (1 + 7 * np.exp(-3)))
+    result = al.EXERCISES["06.2"].evaluate(M)
+    assert "at 0" not in result.message and "margin" in result.message and "4.1" in result.message
+    weak = np.zeros((8, 8))
+    weak[PLACES, (PLACES + 1) % 8] = 3.0
+    assert al.EXERCISES["06.2"].evaluate(weak).mistake == "too weak"
+
+
+def _decode_by(scale_of):
+    def decode(X, W_q, W_k, W_v):
+        K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
+        for x in X:
+            K, V = np.vstack([K, x @ W_k]), np.vstack([V, x @ W_v])
+            Y.append(sm(K @ (x @ W_q) / np.sqrt(scale_of(X, W_q, W_v))) @ V)
+        return np.array(Y)
+    return decode
+
+
+def test_05_3_fresh_data_has_d_d_k_d_v_all_different():
+    """Round five, defect 3: with d_v = d_k, dividing by √d_v passed."""
+    seen = []
+
+    def spy(X, W_q, W_k, W_v):
+        seen.append((X.shape[1], W_q.shape[1], W_k.shape[1], W_v.shape[1]))
+        return _decode_by(lambda X, Wq, Wv: Wq.shape[1])(X, W_q, W_k, W_v)
+    assert al.EXERCISES["05.3"].evaluate(spy).mistake is None
+    d, d_q, d_k, d_v = seen[0]
+    assert d_q == d_k and len({d, d_k, d_v}) == 3, seen
+    by_dv = al.EXERCISES["05.3"].evaluate(_decode_by(lambda X, Wq, Wv: Wv.shape[1]))
+    assert by_dv.mistake is not None and "d_v" in by_dv.message, by_dv.message
+    by_d = al.EXERCISES["05.3"].evaluate(_decode_by(lambda X, Wq, Wv: X.shape[1]))
+    assert by_d.mistake is not None and f"√d = √{d}" in by_d.message, by_d.message
+
+
+def test_05_position_explorer_labels_follow_shift():
+    """Round five, defect 4: after a shift the summary said positions 5..7, the axes still 0, 1, 2."""
+    ex = al.cats_chase_mice()
+    e = al.position_explorer(ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"])
+    e.sliders["shift"].value = 5                                  # as a student moves the slider
+    assert "positions 5..7" in e.summary()
+    for key in ("none", "added", "rope"):
+        ax = e.axes[key]
+        assert [t.get_text() for t in ax.get_yticklabels()] == ["5: cats", "6: chase", "7: mice"]
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["5:\ncats", "6:\nchase", "7:\nmice"]
+    e.sliders["swap"].value = True
+    assert [t.get_text() for t in e.axes["rope"].get_yticklabels()] == ["5: mice", "6: chase", "7: cats"]
+    e.sliders["shift"].value = 0
+    assert [t.get_text() for t in e.axes["none"].get_xticklabels()] == ["0:\nmice", "1:\nchase", "2:\ncats"]
+    e.sliders["shift"].value = 40                                 # longer labels: the figure is rebuilt
+    assert [t.get_text() for t in e.axes["added"].get_yticklabels()] == ["40: mice", "41: chase", "42: cats"]
+
+
+def test_05_position_explorer_relabelled_in_place_draws_what_a_rebuild_draws():
+    """The shift slider puts new labels on the built figure (quicker than a new one): the same pixels."""
+    ex = al.cats_chase_mice()
+    moved, built = (al.position_explorer(ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"])
+                    for _ in range(2))
+    moved.sliders["shift"].value = 5
+    built.renderer._built_layout = None                           # forces a new figure
+    built.set(shift=5)
+    assert moved.image.value == built.image.value
+
+
+def test_06_dS_means_dL_dS_before_the_scale_everywhere():
+    """Round five, defect 5: the package, lesson 07's model and the answer key called the scaled gradient
+    dS; the 06.3 hint said dQ = dS K. With S = Q Kᵀ/√d_k and dS = A ⊙ (dA - rowsum(A ⊙ dA)), dQ = dS K/√d_k:
+    checked here by central differences of L = sum(Y dY) (written apart from the package)."""
+    import inspect
+    import sys
+    sys.path.insert(0, str(ROOT / "solutions"))
+    import answers
+    rng = np.random.default_rng(0)
+    Q, K, V, dY = (rng.standard_normal((3, 4)) for _ in range(4))
+    A = sm(Q @ K.T / 2.0)
+    dA = dY @ V.T
+    dS = A * (dA - (A * dA).sum(axis=1, keepdims=True))
+
+    def loss(Q_):
+        return float((sm(Q_ @ K.T / 2.0) @ V * dY).sum())
+    numeric = np.zeros_like(Q)
+    for idx in np.ndindex(Q.shape):
+        up, down = Q.copy(), Q.copy()
+        up[idx] += 1e-6
+        down[idx] -= 1e-6
+        numeric[idx] = (loss(up) - loss(down)) / 2e-6
+    assert np.allclose(dS @ K / 2.0, numeric, atol=1e-8)                 # the hint's formula is right
+    hint = al.EXERCISES["06.3"].evaluate(causal_grads(swap=True)).message
+    assert "dQ = dS K/√d_k" in hint and "dK = dSᵀ Q/√d_k" in hint, hint
+    for source in map(inspect.getsource, (al.training.attention_backward_unchecked,
+                                          al.induction.backward_unchecked, answers.answer_06_3)):
+        assert "dS = s * " not in source and "dS = scale * " not in source and \
+            "dS = cfg.scale * " not in source, source
+    assert "return s * dS @ K, s * dS.T @ Q, A.T @ dY" in inspect.getsource(answers.answer_06_3)
+
+
+def test_numerical_gradient_names_a_missing_return_and_a_complex_result():
+    """Round five, defect 6."""
+    def forgot(x):
+        (x ** 2).sum()
+    for f in (forgot, lambda x: None):
+        with pytest.raises((TypeError, ValueError), match="returned None") as info:
+            al.numerical_gradient(f, np.ones(3))
+        assert "return" in str(info.value).replace("returned", "") and "sum or average" not in str(info.value)
+    with pytest.raises((TypeError, ValueError), match=r"one real number.*complex"):
+        al.numerical_gradient(lambda x: complex(x.sum()), np.ones(3))
+    with pytest.raises((TypeError, ValueError), match=r"one real number.*complex"):
+        al.numerical_gradient(lambda x: np.complex128(x.sum()), np.ones(3))
+    from fractions import Fraction
+    assert np.allclose(al.numerical_gradient(lambda x: Fraction(float(x.sum())), np.ones(3)), 1.0)
+
+
+@pytest.mark.parametrize("path", [(40, 5), (40, 0), (10, 3)])
+def test_05_position_explorer_after_longer_labels_draws_what_a_rebuild_draws(path):
+    """Check of the round-five fixes, defect 5: after shift 40 ("40: cats") a shorter label was put on the
+    wider layout, so shift 5, shift 0 and Reset did not draw what a fresh figure draws."""
+    ex = al.cats_chase_mice()
+    moved, built = (al.position_explorer(ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"])
+                    for _ in range(2))
+    start = moved.image.value
+    for shift in path:
+        moved.sliders["shift"].value = shift
+    built.sliders["shift"].value = path[-1] + 1                   # a different layout first, then rebuilt
+    built.renderer._built_layout = None                           # forces a new figure
+    built.set(shift=path[-1])
+    assert moved.image.value == built.image.value
+    moved.reset()
+    assert moved.image.value == start                              # Reset draws the start figure again
+
+
+@pytest.mark.parametrize("f, words", [
+    (lambda x: (float(x.sum()), 2 * x), "returned a tuple of 2: it must return the loss alone"),
+    (lambda x: [float(x.sum()), 1.0], "returned a list of 2"),
+    (lambda x: x.sum() > 0, "a truth value"),
+    (lambda x: np.array([[1.0], [2.0, 3.0]], dtype=object), "one number"),
+])
+def test_numerical_gradient_names_a_tuple_a_truth_value_and_a_ragged_result(f, words):
+    """Check of the round-five fixes, defect 6: a (loss, gradient) pair got NumPy's raw 'inhomogeneous
+    shape' error, and a truth value was taken as a loss of 0 or 1."""
+    with pytest.raises(ValueError, match=re.escape(words)):
+        al.numerical_gradient(f, np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("change, words", [
+    ({(7, 7): 8.0}, "several key places at once (0, 7), a tie"),            # row 7: key 0 and key 7 both 8
+    ({(7, 0): 8.0 - 1e-9, (7, 7): 8.0}, "gives its largest weight to key place 7"),
+    ({(7, 6): 8.0 + 1e-9}, "gives its largest weight to key place 6"),
+])
+def test_06_2_the_last_place_that_tried_to_wrap_is_not_told_to_wrap(change, words):
+    """Check of the round-five fixes, defect 3: rows 0-6 right, and the last row does score place 0 as high
+    as any key (or within 1e-9): "no wrap" said it must wrap, though it did."""
+    M = 8.0 * np.roll(np.eye(8), 1, axis=1)                            # place i reads place i + 1 (7 -> 0)
+    for where, value in change.items():
+        M[where] = value
+    message = al.EXERCISES["06.2"].evaluate(M).message
+    assert words in message and "wrap around" not in message, message
+    no_wrap = M.copy()
+    no_wrap[7] = 0.0                                                  # the last place never tries place 0
+    assert "wrap around to place 0" in al.EXERCISES["06.2"].evaluate(no_wrap).message
+
+
+def test_04_3_a_fill_of_0_is_told_what_it_does_not_that_it_multiplied():
+    """Check of the round-five fixes, defect 4: np.where(mask, S, 0) was told it 'multiplied by False'."""
+    def masked_weights(S, mask):
+        z = np.where(mask, S, 0.0)
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    message = al.EXERCISES["04.3"].evaluate(masked_weights).message
+    assert "end up 0" in message and "a fill of 0" in message and "-inf" in message, message

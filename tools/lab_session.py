@@ -241,6 +241,34 @@ def _wait_quietly(page, condition: str, arg, timeout_ms: int = 10_000) -> None:
         return
 
 
+def _wait_idle(page, timeout_ms: int = 20_000) -> None:
+    """Wait until the lesson's kernel is idle (a step sent while it is busy waits in its queue)."""
+    page.wait_for_function("() => window.jupyterapp.shell.currentWidget.sessionContext"
+                           ".session.kernel.status === 'idle'", timeout=timeout_ms)
+
+
+def _painted(page, n_paints: int, timeout_ms: int) -> bool:
+    """Has the explorer drawn a heatmap beyond the first `n_paints`, within `timeout_ms`?"""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    try:
+        page.wait_for_function(f"() => window.__al.paints.length > {n_paints}", timeout=timeout_ms)
+    except PlaywrightTimeout:
+        return False
+    return True
+
+
+def _stuck(page, what: str) -> None:
+    """Fail with what was tried, where the focus is, the kernel's status and a screenshot."""
+    where = page.evaluate("""() => ({focus: document.activeElement ? document.activeElement.className : null,
+        kernel: window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status,
+        dialogs: document.querySelectorAll('.jp-Dialog').length})""")
+    shot = Path("build") / "screenshots" / "stuck.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=shot)
+    raise AssertionError(f"{what}; focus on {where['focus']!r}, kernel {where['kernel']}, "
+                         f"{where['dialogs']} dialog(s) open; screenshot {shot}")
+
+
 def measure_explorer(page, index: int, steps_per_slider: int = 4, burst: int = 20) -> dict:
     """Slider steps by keyboard in explorer `index`: latency key -> new heatmap image, in ms."""
     page.evaluate("() => { if (window.__al) window.__al = null; }")
@@ -249,15 +277,24 @@ def measure_explorer(page, index: int, steps_per_slider: int = 4, burst: int = 2
     explorer.scroll_into_view_if_needed()
     explorer.locator(".widget-readout").first.wait_for(state="visible")   # cells render lazily
     readouts_before = explorer.locator(".widget-readout").all_text_contents()
-    latencies, changed = [], []
+    latencies, changed, lost_keys = [], [], 0
     for s in range(n_sliders):
         handle = explorer.locator(".widget-slider .noUi-handle").nth(s)
-        handle.focus()
         for k in range(steps_per_slider):
+            key = "ArrowRight" if k % 2 == 0 else "ArrowLeft"
+            _wait_idle(page)
             src_before = page.evaluate("() => window.__al.img.src")
             n_paints = page.evaluate("() => window.__al.paints.length")
-            page.keyboard.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
-            page.wait_for_function(f"() => window.__al.paints.length > {n_paints}", timeout=10_000)
+            value_before = handle.get_attribute("aria-valuenow")
+            handle.focus()
+            page.keyboard.press(key)
+            if not _painted(page, n_paints, 10_000) and handle.get_attribute("aria-valuenow") == value_before:
+                lost_keys += 1                  # the key went elsewhere (focus moved): the slider never moved
+                handle.focus()
+                page.keyboard.press(key)
+            if not _painted(page, n_paints, 30_000):
+                _stuck(page, f"explorer {index}, slider {s}, step {k} ({key}): no new heatmap in 40 s; "
+                             f"slider value {value_before} -> {handle.get_attribute('aria-valuenow')}")
             t_key = page.evaluate("() => window.__al.keys[window.__al.keys.length - 1]")
             t_paint = page.evaluate(f"() => window.__al.paints[{n_paints}]")
             latencies.append(t_paint - t_key)
@@ -270,7 +307,8 @@ def measure_explorer(page, index: int, steps_per_slider: int = 4, burst: int = 2
             src_before = page.evaluate("() => window.__al.img.src")
             n_paints = page.evaluate("() => window.__al.paints.length")
             button.click()
-            page.wait_for_function(f"() => window.__al.paints.length > {n_paints}", timeout=10_000)
+            if not _painted(page, n_paints, 40_000):
+                _stuck(page, f"explorer {index}, button {b}: a click drew no new heatmap in 40 s")
             toggled.append(page.evaluate("() => window.__al.img.src") != src_before)
     # a burst of rapid steps on the first slider: how long until the final position is painted?
     handle = explorer.locator(".widget-slider .noUi-handle").first
@@ -306,6 +344,7 @@ def measure_explorer(page, index: int, steps_per_slider: int = 4, burst: int = 2
         "step_latencies_ms": latencies,
         "median_step_ms": statistics.median(latencies),
         "every_step_changed_image": all(changed),
+        "lost_keys": lost_keys,
         "toggles_clicked": len(toggled) // 2,
         "every_toggle_changed_image": all(toggled),
         "burst_steps": burst,

@@ -549,12 +549,38 @@ def as_flag(value, name: str) -> bool:
 
 
 def one_number(value, name: str) -> float:
-    """What a function of an array returned, as the one number it must be (a loss)."""
-    arr = np.asarray(value)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool) or arr.size != 1:
+    """What a function of an array returned, as the one real number it must be (a loss)."""
+    if value is None:
+        raise ValueError(f"{name} returned None: did the function forget to `return` its loss? It must "
+                         "return one number (a loss)")
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return float(value)                  # int, float, np.float64, fractions.Fraction, ...
+    if isinstance(value, (tuple, list)):
+        raise ValueError(f"{name} returned a {type(value).__name__} of {len(value)}: it must return the loss "
+                         "alone, one number (e.g. write `return loss`, or wrap it: lambda x: f(x)[0])")
+    if isinstance(value, (bool, np.bool_)) or np.dtype(getattr(value, "dtype", object)) == np.bool_:
+        raise ValueError(f"{name} returned {_short(value)}, a truth value: it must return a loss, one "
+                         "real number")
+    try:
+        arr = np.asarray(value) if not isinstance(value, (str, bytes)) else np.asarray(None)
+    except ValueError:                      # ragged nesting
+        arr = np.asarray(None)
+    if arr.dtype != object and np.iscomplexobj(arr):
+        raise ValueError(f"{name} must return one real number (a loss), got {type(value).__name__} "
+                         f"{_short(value)}, which is complex: a loss has no imaginary part")
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
+        raise ValueError(f"{name} must return one number (a loss), got {type(value).__name__} "
+                         f"{_short(value)}")
+    if arr.size != 1:
         raise ValueError(f"{name} must return one number (a loss), got {type(value).__name__} of shape "
                          f"{arr.shape}: sum or average it to one number")
     return float(arr.reshape(()))
+
+
+def _short(value) -> str:
+    """A value's repr, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def small_step(eps) -> float:
@@ -612,6 +638,26 @@ def knocked_heads(knock, n_layers: int, n_heads: int, first_layer: int = 1) -> l
                              f"{last} and heads 0..{n_heads - 1}")
         pairs.append((layer, head))
     return pairs
+
+
+def head_picks(picks, n_layers: int, n_heads: int) -> dict[str, tuple[int, int]]:
+    """{name: (layer, head)} with whole numbers inside the model (layers and heads counted from 0)."""
+    if picks is None:
+        return {}
+    if not isinstance(picks, dict):
+        raise TypeError(f"picks is {type(picks).__name__}: expected a dict {{name: (layer, head)}}, "
+                        "e.g. {'sink head': (5, 3)}")
+    out = {}
+    for name, pick in picks.items():
+        if isinstance(pick, (str, bytes)) or not hasattr(pick, "__len__") or len(pick) != 2 or not all(
+                isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in pick):
+            raise TypeError(f"picks[{name!r}] is {pick!r}: expected a (layer, head) pair of whole numbers")
+        layer, head = (int(v) for v in pick)
+        if not (0 <= layer < n_layers and 0 <= head < n_heads):
+            raise ValueError(f"picks[{name!r}] is head {head} of layer {layer}: expected layers "
+                             f"0..{n_layers - 1} and heads 0..{n_heads - 1}")
+        out[str(name)] = (layer, head)
+    return out
 
 
 def knock_rows(table) -> dict:

@@ -78,26 +78,48 @@ def _debug_04():
              "inverted": lambda S_, m: softmax(np.where(m, -np.inf, S_)),
              "wrong axis": lambda S_, m: softmax(np.where(m, S_, -np.inf), axis=0)}
 
+    wrong["no mask"] = lambda S_, m: softmax(S_)
     wrong["finite fill"] = lambda S_, m: softmax(np.where(m, S_, -10.0))
+    wrong["not renormalised"] = lambda S_, m: softmax(np.where(m, S_, -10.0)) * m
     by_outputs = judge_fix(right, wrong, [(S, mask)], "expected weights that are 0 on masked keys and sum "
                            "to 1 in every row (a softmax over the allowed keys).")
+    ref = right(S, mask)                                     # (3, 4) each row's allowed keys sum to 1
 
     def judge(fn):
-        """By outputs; then a finite fill value, whatever it is: a softmax of np.where(mask, S, c)."""
+        """By outputs, and then by the symptoms of an unnamed result: the allowed keys in the right
+        ratios to each other (e^(S_ij - S_ik)) with masked keys > 0 and rows summing to 1 is a finite fill
+        or penalty, whatever its form (np.where(mask, S, c), S - 10 (~mask), (mask - 1) * 10, ...);
+        masked keys at 0 with rows summing to less than 1 (or far from it) is a mask applied after the
+        softmax, rows not renormalised."""
         verdict = by_outputs(fn)
         if verdict is None or verdict in wrong:
             return verdict
         out = run_student(fn, S, mask)
-        if isinstance(out, str) or out.shape != S.shape or not np.isfinite(out).all() or (out <= 0).any():
+        if isinstance(out, str) or out.shape != S.shape or not np.isfinite(out).all() or (out < 0).any():
             return verdict
-        i, j, k = 0, int(np.flatnonzero(~mask[0])[0]), int(np.flatnonzero(mask[0])[0])
-        fill = float(np.log(out[i, j] / out[i, k]) + S[i, k])       # w_ij / w_ik = e^(c - S_ik)
-        return "finite fill" if np.allclose(out, softmax(np.where(mask, S, fill)), atol=1e-9) else verdict
+        allowed = np.where(mask, out, 0.0).sum(axis=1, keepdims=True)      # (3, 1)
+        if (allowed <= 0).any() or not np.allclose(np.where(mask, out, 0.0) / allowed, ref, rtol=1e-5,
+                                                   atol=1e-9):
+            return verdict                   # the allowed keys are not a softmax of their scores
+        masked, sums = out[~mask], out.sum(axis=1)
+        sums_to_1 = np.allclose(sums, 1.0, rtol=0, atol=1e-6)
+        if (masked > 0).any() and sums_to_1:
+            return "finite fill"
+        short = (sums < 1 - 1e-6).any() or (np.abs(sums - 1) > 1e-3).any()   # mass taken away, or far off
+        if not (masked > 0).any() and short:           # (all rows a hair above 1: a precision question)
+            return "not renormalised"
+        if (masked > 0).any():
+            return (f"your masked keys still get weight (up to {masked.max():.2g}), and your rows sum to "
+                    f"{', '.join(f'{v:.3g}' for v in sums)}, not 1. The allowed keys are in the right ratios "
+                    "to each other: give the masked keys a score of -inf before the softmax, and let the "
+                    "softmax make each row sum to 1.")
+        return verdict
 
     return Trial("04.3", "Fix masked_weights(S, mask): one line is wrong.", "debug", lambda: right, judge,
                  hinted(wrong, {
-        "planted": "still the planted bug: a masked score multiplied by False becomes 0, and "
-                   "exp(0) = 1 is not 0. Replace masked scores with -inf instead.",
+        "planted": "your masked scores end up 0 (as in the planted line, where a score multiplied by "
+                   "False becomes 0; a fill of 0 does the same), and exp(0) = 1 is not 0. Replace masked "
+                   "scores with -inf instead.",
         "after softmax": "masking after the softmax leaves rows that no longer sum to 1: mask the "
                          "scores before it.",
         "inverted": "you hid the allowed keys and kept the masked ones: here True means 'may look'. "
@@ -105,9 +127,18 @@ def _debug_04():
                     "~mask.)",
         "wrong axis": "the mask is right, but your softmax runs down the columns: each query's row of "
                       "weights must sum to 1 (axis=-1).",
-        "finite fill": "your masked keys still get some weight: a finite fill c leaves each of them "
-                       "the weight e^c / (its row's sum of e^s), perhaps small but not 0 (section 2). "
-                       "Fill with -inf, so that e^(-inf) = 0 exactly.",
+        "no mask": "your weights are the plain softmax of the scores: the mask is not used at all. Give "
+                   "the masked keys a score of -inf before the softmax.",
+        "finite fill": "your rows sum to 1 and the allowed keys have the right weights relative to each "
+                       "other, but your masked keys still get some weight: a finite fill c, or a finite "
+                       "penalty (S - 10 where masked, or S + (mask - 1) * 10), leaves each masked key the "
+                       "weight e^(its score) / (its row's sum of e^s), perhaps small but not 0 "
+                       "(section 2). Fill with -inf, so that e^(-inf) = 0 exactly.",
+        "not renormalised": "your masked keys get 0 and the allowed keys have the right weights relative "
+                            "to each other, but your rows do not sum to 1: they were not renormalised "
+                            "(weights set to 0 after a softmax, or e^s not divided by its row's sum). "
+                            "Mask the scores before the softmax (fill with -inf), so that the softmax "
+                            "spreads each row's weight over the allowed keys only.",
     }))
 
 

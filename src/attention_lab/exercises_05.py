@@ -104,7 +104,8 @@ def _design_05():
 def _debug_05():
     """05.3: decode(X, ...) uses the wrong query; the check compares with the masked computation."""
     rng = np.random.default_rng(53)
-    X, W_q, W_k, W_v = (rng.standard_normal(s) for s in ((5, 4), (4, 3), (4, 3), (4, 3)))   # d = 4, d_k = 3
+    X, W_q, W_k, W_v = (rng.standard_normal(s) for s in ((5, 6), (6, 2), (6, 2), (6, 3)))
+    # d = 6, d_k = 2, d_v = 3: dividing by √d or √d_v gives other numbers than √d_k
 
     def reference(X_, Wq, Wk, Wv):
         return scaled_dot_product_attention(X_ @ Wq, X_ @ Wk, X_ @ Wv, mask=causal_mask(len(X_)))[0]
@@ -133,7 +134,8 @@ def _debug_05():
     wrong = {"planted": cached(lambda X_, t: X_[-1]),
              "no scaling": cached(lambda X_, t: X_[t], lambda d: 1.0),
              "divided by d_k": cached(lambda X_, t: X_[t], lambda d: 1.0 / d),
-             "divided by √d": cached(lambda X_, t: X_[t], lambda d: 1.0 / np.sqrt(len(X[0]))),
+             "divided by √d": cached(lambda X_, t: X_[t], lambda d: 1.0 / np.sqrt(X.shape[1])),
+             "divided by √d_v": cached(lambda X_, t: X_[t], lambda d: 1.0 / np.sqrt(W_v.shape[1])),
              "unmasked": unmasked,
              "inverted mask": inverted(False), "inverted mask, al.softmax": inverted(True)}
 
@@ -148,11 +150,14 @@ def _debug_05():
         "planted": "still the planted bug: every step uses the query of the sequence's last token, "
                    "which a decoder has not seen yet. Step t must ask with its own token's query.",
         "no scaling": "the right query now, but the scores lost their division by √d_k.",
-        "divided by d_k": "the right query now, but you divide the scores by d_k = 3; the formula "
-                          "divides by its square root, √d_k = √3.",
-        "divided by √d": "the right query now, but you divide the scores by √d = 2, the root of the "
-                         "tokens' width; the formula divides by √d_k = √3, the root of the width of a "
-                         "query or key (W_q.shape[1] = 3).",
+        "divided by d_k": "the right query now, but you divide the scores by d_k = 2; the formula "
+                          "divides by its square root, √d_k = √2.",
+        "divided by √d": "the right query now, but you divide the scores by √d = √6, the root of the "
+                         "tokens' width; the formula divides by √d_k = √2, the root of the width of a "
+                         "query or key (W_q.shape[1] = 2).",
+        "divided by √d_v": "the right query now, but you divide the scores by √d_v = √3, the root of the "
+                           "width of a value (W_v.shape[1] = 3); the formula divides by √d_k = √2, the "
+                           "root of the width of a query or key (W_q.shape[1] = 2).",
         "inverted mask": inverted_hint,
         "inverted mask, al.softmax": inverted_hint + " (That is why al.softmax refused the last row: "
                                      "with your mask it has no key left to look at.)",

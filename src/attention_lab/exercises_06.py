@@ -26,6 +26,21 @@ def _design_06():
              "too weak": scores(places + 1, 3.0), "no wrap": scores(places + 1) * (places < n - 1)[:, None],
              "weights for scores": scores(places + 1, 1.0)}
 
+    def too_weak(M, A):
+        """The first row whose right key gets < 0.9: 'too weak' if its other keys are level (the margin
+        over all of them is too small), else the nearest rival and its margin, named."""
+        i = int(np.flatnonzero(A[places, (places + 1) % n] < 0.9)[0])
+        r = (i + 1) % n
+        others = np.delete(np.arange(n), r)
+        if np.ptp(M[i, others]) <= 1e-9 * max(1.0, np.abs(M[i]).max()):
+            return "too weak"
+        j = int(others[np.argmax(M[i, others])])
+        return (f"with your scores, query place {i} reads the right key (place {r}), but with only "
+                f"{A[i, r]:.2f} of the weight: key place {j} scores {M[i, j]:.10g} against its "
+                f"{M[i, r]:.10g}, a margin of only {M[i, r] - M[i, j]:.2g}. The weight reaches 0.9 when the "
+                "other keys' e^(s_j - s_right) add up to at most 1/9: a margin of ln(0.9 / 0.1 · 7) = "
+                "ln 63 ≈ 4.1 over every one of the 7 other keys is enough.")
+
     def judge(answer):
         M = as_numbers(answer, (n, n), "position scores (query place, key place)")
         if isinstance(M, str):
@@ -42,9 +57,9 @@ def _design_06():
         wins = (tied.sum(axis=1) == 1) & (A.argmax(axis=1) == (places + 1) % n)  # (n,) the right key alone
         if np.allclose(M.sum(axis=1), 1.0) and (M >= 0).all() and wins.all():
             return "weights for scores"
-        if wins.all():
-            return "too weak"
-        if wins[:-1].all():
+        if wins.all():                                         # the right key wins, with < 0.9 somewhere
+            return too_weak(M, A)
+        if wins[:-1].all() and M[n - 1, 0] < M[n - 1].max() - 1.0:   # the last place did not try place 0
             return "no wrap"
         i = int(np.flatnonzero(~wins)[0])
         if tied[i].sum() > 1:
@@ -62,8 +77,9 @@ def _design_06():
                         "(the place writing its output), columns are keys (the place it reads).",
         "reversal": "that is the reversal the model learned in this lesson; here place i must read "
                     "place i + 1.",
-        "too weak": "the right key wins, with less than 0.9 of the weight: against 7 other keys at 0, "
-                    "the winning score must be above ln(0.9 / 0.1 · 7) ≈ 4.1.",
+        "too weak": "the right key wins, with less than 0.9 of the weight: its score is not far enough "
+                    "above the others. Against 7 other keys level with each other, it needs a margin "
+                    "above ln(0.9 / 0.1 · 7) = ln 63 ≈ 4.1 over them (8 against 0, or 13 against 5).",
         "no wrap": "every place reads the next one, except the last: it must wrap around to place 0.",
         "weights for scores": "your rows sum to 1, like weights (or scores of 1 against 0). The check "
                               "takes your numbers as scores and applies the softmax, so a 1 against "
@@ -111,8 +127,8 @@ def _debug_06():
             A = softmax(np.where(causal_mask(len(Q)), S, -np.inf) if masked else S)
             dA = dY @ V.T
             dS = A * (dA - (A * dA).sum(axis=axis, keepdims=keepdims)) if fix_softmax else A * dA
-            dS = s ** times * dS if scale_grads else dS
-            dQ, dK = dS @ K, (dS.T if transpose_dK else dS) @ Q
+            dR = s ** times * dS if scale_grads else dS      # dL/dR, R = Q Kᵀ before the scale s
+            dQ, dK = dR @ K, (dR.T if transpose_dK else dR) @ Q
             return (dK, dQ, A.T @ dY) if swap else (dQ, dK, A.T @ dY)
         return grads
 
@@ -144,7 +160,7 @@ def _debug_06():
         "no scale": "the softmax is right now, but the scores were multiplied by 1/√d_k on the way "
                     "in, so their gradient must be multiplied by it on the way back.",
         "dK not transposed": "dK uses dS as if key j were query j: row j of dK collects column j of "
-                             "dS (dSᵀ Q).",
+                             "dS (dK = dSᵀ Q/√d_k).",
         "unmasked": "these are the gradients of attention without the mask (al.attention_backward): "
                     "the causal mask is part of the forward pass, so the backward pass must use the "
                     "masked weights.",
@@ -154,8 +170,8 @@ def _debug_06():
                        "sum is subtracted from column i. Keep it as a column, (n, 1).",
         "scaled twice": "the scale 1/√d_k is applied twice: once is enough, on the way back through "
                         "the scores.",
-        "dQ and dK swapped": "your dQ is dK and your dK is dQ: dQ = dS K (a query's row collects its "
-                             "keys), dK = dSᵀ Q.",
+        "dQ and dK swapped": "your dQ is dK and your dK is dQ: dQ = dS K/√d_k (a query's row collects "
+                             "its keys), dK = dSᵀ Q/√d_k.",
         "finite differences": "these are finite differences: close to the gradients, but not exact "
                               "(the check compares to the last digits, on scores where the softmax is "
                               "steep). Finite differences check a backward pass; they are not one. "

@@ -130,6 +130,7 @@ class Renderer:
         self.axes: dict = {}        # panel key -> its matplotlib Axes
         self.panels: list = []
         self._built_layout = None   # what the current figure was built for
+        self._room: dict = {}       # panel key -> the length of each label the layout was made for
         self._curve_x: dict = {}    # panel key -> the x values of a line panel
         self._animated: list = []   # the artists repainted on every change
         self._canvas = self._background = None
@@ -144,12 +145,15 @@ class Renderer:
         return [(p, np.shape(result[p.key])) for p in panels]
 
     def show(self, panels, result: dict) -> None:
-        """Draw `result` into the panels: in place if the layout is unchanged, else on a new figure."""
+        """Draw `result` into the panels: in place if the layout is unchanged (or only its labels changed,
+        none longer than the built ones), else on a new figure."""
         import matplotlib as mpl
-        if self._layout(panels, result) != self._built_layout:
-            with mpl.rc_context(_FAST_TEXT):
-                self._build(panels, result)
-            return
+        layout = self._layout(panels, result)
+        if layout != self._built_layout:
+            if not self._relabel(panels, layout):
+                with mpl.rc_context(_FAST_TEXT):
+                    self._build(panels, result)
+                return
         from .heatmaps import set_heatmap
         for p in panels:
             values = np.asarray(result[p.key], dtype=float)
@@ -157,6 +161,31 @@ class Renderer:
                 _set_curve(self.axes[p.key], self._curve_x[p.key], values)
             else:
                 set_heatmap(self.axes[p.key], values, p.fmt)
+
+    def _relabel(self, panels, layout) -> bool:
+        """Put new tick labels on the built heatmaps, if they are all that changed and none is longer
+        than the labels the layout was made for (e.g. positions after a shift): one static draw instead
+        of a new figure. False if the figure must be rebuilt."""
+        import matplotlib as mpl
+        built = self._built_layout or []
+
+        def fits(p, q) -> bool:
+            labels = [*p.row_labels, *p.col_labels]
+            return (p.kind != "curve" and replace(p, row_labels=q.row_labels, col_labels=q.col_labels) == q
+                    and len(p.row_labels) == len(q.row_labels) and len(p.col_labels) == len(q.col_labels)
+                    and [len(str(a)) for a in labels] == self._room[q.key])
+        if len(layout) != len(built) or not all(shape == old_shape and fits(p, q)
+                                                for (p, shape), (q, old_shape) in zip(layout, built)):
+            return False
+        with mpl.rc_context(_FAST_TEXT):
+            for p in panels:
+                ax = self.axes[p.key]
+                ax.set_yticklabels(p.row_labels)
+                ax.set_xticklabels(p.col_labels)
+            self._canvas.draw()                  # the animated cells are left out of the background
+        self._background = self._canvas.copy_from_bbox(self.figure.bbox)
+        self.panels, self._built_layout = list(panels), layout
+        return True
 
     def _build(self, panels, result: dict) -> None:
         """Draw the panels once; keep the static background for blitting."""
@@ -166,6 +195,7 @@ class Renderer:
         from .heatmaps import add_colorbar, heatmap
         self.figure.clear()
         self.panels = list(panels)
+        self._room = {p.key: [len(str(a)) for a in [*p.row_labels, *p.col_labels]] for p in panels}
         # seaborn draws the whole figure once per heatmap (to check tick labels): keep the costly
         # constrained layout off until all panels exist, then lay out once.
         self.figure.set_layout_engine("none")

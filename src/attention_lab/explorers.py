@@ -302,14 +302,17 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
                 f"{'':{len(head)}}RoPE  {_fmt(r['rope'][1])}")
 
     def panels(values):
-        """Rows and columns named by place (from 0, as in the lesson) and by the word there now."""
+        """Rows and columns named by position (from 0, as in the lesson, plus the shift: the positions
+        the summary gives) and by the word there now."""
         order = list(range(n))
         if values["swap"]:
             order[0], order[-1] = order[-1], order[0]
-        rows = [f"{i}: {tokens[j]}" for i, j in enumerate(order)]
-        return [Panel("none", rows, rows, "weights", "no positions", "key", "query", cbar=False),
-                Panel("added", rows, rows, "weights", "sinusoidal added to X", "key", "", cbar=False),
-                Panel("rope", rows, rows, "weights", "RoPE on q and k", "key", "")]
+        shift = int(values["shift"])
+        rows = [f"{shift + i}: {tokens[j]}" for i, j in enumerate(order)]
+        cols = [f"{shift + i}:\n{tokens[j]}" for i, j in enumerate(order)]    # two lines: side by side
+        return [Panel("none", rows, cols, "weights", "no positions", "key", "query", cbar=False),
+                Panel("added", rows, cols, "weights", "sinusoidal added to X", "key", "", cbar=False),
+                Panel("rope", rows, cols, "weights", "RoPE on q and k", "key", "")]
 
     controls = [Control("shift", "shift positions", 0, 0, max_shift, 1, integer=True),
                 Control("strength", "strength", 1.0, 0.0, 3.0, 0.1),

