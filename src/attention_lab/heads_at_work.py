@@ -19,12 +19,15 @@ from ._validate import (
     as_kind,
     as_positive,
     as_record,
+    distinct_names,
+    first_copy_loss,
     knock_rows,
     knocked_heads,
     logit_row,
     loss_dots,
     model_ids,
     period_fits,
+    repeats_after,
     top_k_fits,
 )
 from .blas import one_blas_thread
@@ -94,6 +97,7 @@ def second_copy_loss(model: RealModel, ids: Sequence[int], knock: Iterable[tuple
     model = as_record(model, RealModel, "model")
     ids = model_ids(ids, len(model.embedding))
     period = period_fits(period, len(ids))
+    repeats_after(ids, period)
     logits, _ = knockout_forward(model, ids, knock, ablation)
     return float(token_losses(logits, ids)[period:].mean())
 
@@ -106,6 +110,7 @@ def knockout_table(model: RealModel, ids: Sequence[int], sets: dict[str, Iterabl
     model = as_record(model, RealModel, "model")
     ids = model_ids(ids, len(model.embedding))
     period = period_fits(period, len(ids))
+    repeats_after(ids, period)
     watch = knocked_heads(watch, model.n_layers, model.n_heads, first_layer=0)
     if not watch:
         raise ValueError("watch is empty: expected the (layer, head) pairs whose prefix score to report")
@@ -113,20 +118,21 @@ def knockout_table(model: RealModel, ids: Sequence[int], sets: dict[str, Iterabl
         raise TypeError(f"sets is {sets!r}: expected a dict {{name: [(layer, head), ...]}}, e.g. "
                         "{'none': [], 'one head': [(16, 0)]}")
     rows, layers, heads = {}, [layer for layer, _ in watch], [head for _, head in watch]
-    for name, knock in sets.items():
+    for name, knock in zip(distinct_names(sets, "sets"), sets.values()):
         logits, weights = knockout_forward(model, ids, knock, ablation, keep_weights=True)
         scores = prefix_matching_scores(np.stack(weights), period)       # (layers, heads)
         loss = float(token_losses(logits, ids)[period:].mean())
-        rows[str(name)] = (loss, float(scores[layers, heads].mean()))
+        rows[name] = (loss, float(scores[layers, heads].mean()))
     return rows
 
 
 def plot_knockouts(table: dict[str, tuple[float, float]], others: dict[str, Sequence[float]] | None = None,
-                   first_copy: float | None = None):
-    """knockout_table's rows as bars (second-copy loss, candidates' prefix score); others: losses as dots."""
+                   first_copy: float | None = None, title: str = ""):
+    """knockout_table's rows as bars (second-copy loss, candidates' prefix score); others: losses as dots,
+    spread up and down a little so that equal losses stay apart."""
     import matplotlib.pyplot as plt
-    rows, others = knock_rows(table), loss_dots(others)
-    names = [*rows, *others]
+    rows, others, first_copy = knock_rows(table), loss_dots(others), first_copy_loss(first_copy)
+    names = distinct_names([*rows, *others], "table and others together")
     y = dict(zip(names, np.arange(len(names))[::-1]))                   # the first row on top
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 0.8 * len(names) + 1.7), layout="constrained",
                                       sharey=True)
@@ -138,7 +144,8 @@ def plot_knockouts(table: dict[str, tuple[float, float]], others: dict[str, Sequ
         ax.set_xlabel(xlabel, fontsize=13)
         ax.tick_params(labelsize=13)
     for name, values in others.items():
-        left.plot(values, [y[name]] * len(values), "o", color="#333333", ms=9, alpha=0.7)
+        spread = np.linspace(-0.25, 0.25, len(values)) if len(values) > 1 else np.zeros(1)
+        left.plot(values, y[name] + spread, "o", color="#333333", ms=9, alpha=0.7)
         right.text(0.02, y[name], "not measured", va="center", fontsize=13, color="#777777")
     losses = [row[0] for row in rows.values()] + [v for vs in others.values() for v in vs]
     left.set_xlim(0, 1.2 * max(*losses, first_copy or 0.0))
@@ -149,6 +156,8 @@ def plot_knockouts(table: dict[str, tuple[float, float]], others: dict[str, Sequ
         left.axvline(first_copy, color="#0072B2", ls="--")
         left.text(first_copy, y[names[-1]] + 0.5, "first copy ", color="#0072B2", fontsize=13, ha="right",
                   va="center")
+    if title:
+        fig.suptitle(str(title), fontsize=14)
     return fig
 
 
