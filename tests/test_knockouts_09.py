@@ -155,19 +155,28 @@ def test_the_cells_name_the_heads_of_section_5(knockouts):
 
 def test_seed_0_as_the_prose_says_it(knockouts, real_model):
     ns = knockouts[0]
-    _, cands, alone = ns["table"].values()
-    assert cands[0] > np.log(len(real_model.embedding))                  # "worse than a uniform guess"
+    none, cands, alone, early = ns["table"].values()
+    assert cands[0] > np.log(len(real_model.embedding))        # "on this draw, worse than a uniform guess"
     losses = list(ns["losses"].values())
-    assert max(losses) == ns["losses"][0]                            # "the one set that hurts holds (18, 6)"
-    assert sorted(losses)[-2] < alone[0] / 2
+    assert max(losses) == ns["losses"][0] and (18, 6) in ns["randoms"][0]   # "the worst set holds (18, 6)"
+    plain = [v for s, v in ns["losses"].items() if not set(ns["randoms"][s]) & set(ns["candidates"])]
+    assert round(max(plain), 2) == 3.48 and sorted(losses)[-2] == max(plain)
+    assert min(losses) < none[0]            # one random set lowers the loss: "the loss is 1.45 to 6.12"
+    # an early head with no previous-token pattern is needed as much: a knockout cannot say what it passes
+    assert early[0] > alone[0] and early[1] < none[1] / 2
     text = said(cell("r09-knock-read"))
-    for words in ("from 1.79 to 11.70 nats, worse than a uniform guess (10.8)", "prefix score 0.66 → 0.57",
-                  "1.45 to 6.12 (median 2.10)", "(16, 0) alone raises the loss to 7.89",
-                  "falls from 0.66 to 0.14", "similar numbers: 10.46 and 7.95"):
+    for words in ("from 1.79 to 11.70 nats (on this draw, worse than a uniform guess, 10.8)",
+                  "prefix score 0.66 → 0.57", "the loss is 1.45 to 6.12 (median 2.10)",
+                  "without a candidate the worst is 3.48", "(16, 0) alone raises the loss to 7.89",
+                  "falls from 0.66 to 0.14", "previous token (score 0.16)", "costs even more alone (11.34)",
+                  "prefix score falls to 0.22", "similar numbers: 10.46 and 7.95"):
         assert words in text, words
     screen = shown("r09-knock") + shown("r09-knock-random")
-    assert "7 random heads: 1.45 to 6.12 nats, median 2.10" in screen
+    assert ("7 random heads: 1.45 to 6.12 nats, median 2.10; the sets without a candidate: up to 3.48"
+            in screen)
     assert "the 7 candidates 10.46 nats, (16, 0) alone 7.95" in screen
+    assert "(1, 5) alone     second-copy loss 11.34 nats; candidates' prefix score 0.22" in screen
+    assert "previous-token score of (1, 5): 0.16; of (16, 0): 0.89" in screen
 
 
 def test_every_seed_as_the_prose_says_it(knockouts):
@@ -175,7 +184,7 @@ def test_every_seed_as_the_prose_says_it(knockouts):
     alone costs more than every random set without a candidate, and it cuts the candidates' prefix score
     to under a quarter"; mean-ablation "similar": above every such random set as well."""
     for seed, ns in knockouts.items():
-        none, cands, alone = ns["table"].values()
+        none, cands, alone, _ = ns["table"].values()
         plain = [v for s, v in ns["losses"].items() if not set(ns["randoms"][s]) & set(ns["candidates"])]
         assert len(plain) == 7, seed
         assert cands[0] > max(ns["losses"].values()), seed
@@ -193,7 +202,9 @@ def test_every_seed_as_the_prose_says_it(knockouts):
 
 def test_the_section_claims_only_what_a_knockout_shows():
     text = said(cell("r09-knock-read"))
-    assert "K-composition" in text and "not *which* path (keys or queries)" in text
+    assert "K-composition" in text
+    assert "so it cannot tell which path (keys or queries) carries it" in text
+    assert "A knockout shows that a head is needed, not what it passes on." in text
     assert "Zero-ablation" in said(cell("r09-s1-knock")) and "before $W_O$" in cell("r09-s1-knock")
     assert json.loads(LESSON.read_text(encoding="utf-8"))["cells"][-1]["id"] == "nav-bottom"
 
@@ -269,7 +280,7 @@ def test_09_2_prediction_holds_on_the_real_model(three_knockouts, knockouts):
     assert KNOCKOUT_09_2 == [(16, h) for h in range(1, 9)]
     assert round(three_knockouts[0]["layer 16 but (16, 0)"], 2) == 2.38
     for seed, loss in three_knockouts.items():
-        _, _, alone = knockouts[seed]["table"].values()
+        _, _, alone, _ = knockouts[seed]["table"].values()
         assert loss["layer 16 but (16, 0)"] < alone[0] / 2, seed
     text = said(cell("ex-09-2"))
     assert "(a) less than half as high; (b) about as high; (c) higher" in text
@@ -321,6 +332,10 @@ def test_09_3_by_hand():
     (block([O[0], [[2, 2], [1, 1], [1.5, 1.5]], O[2]]), "mean over the width"),
     (block([[[1, 2 / 3]] * 3, O[1], O[2]]), "head 0"),
     (block([O[0], O[1], [[1, 1]] * 3]), "head 2"),
+    # round five's review of lesson 09: three slips that fell to the generic hint
+    (block([[[1, 2 / 3]] * 3, [[2, 1]] * 3, [[1, 1]] * 3]), "every head mean-ablated"),
+    ([[2 * 1 + 1 * 2, 2 * 1 + 1 * 0]] * 3, "head 1's part alone"),   # mean row (2, 1) times W_O rows 2, 3
+    ([list(block(O).mean(axis=0))] * 3, "every head mean-ablated"),  # linear: the same as all heads' means
 ])
 def test_09_3_wrong_answers_get_their_hint(answer, mistake):
     result = al.EXERCISES["09.3"].evaluate(np.asarray(answer, float))
@@ -329,4 +344,15 @@ def test_09_3_wrong_answers_get_their_hint(answer, mistake):
 
 def test_09_3_other_answers_are_told_what_is_wrong():
     assert "3 × 2" in al.EXERCISES["09.3"].evaluate(np.zeros((3, 6))).message
-    assert al.EXERCISES["09.3"].evaluate(np.zeros((3, 2))).status == "wrong"
+    result = al.EXERCISES["09.3"].evaluate(np.zeros((3, 2)))
+    assert result.status == "wrong"
+    # lesson 09 has no steps that combine heads: the fallback says how, and where (lesson 03)
+    assert "steps of the lesson" not in result.message and "lesson 03" in result.message
+    assert "outs[1]" in al.EXERCISES["09.3"].named("zero-ablation").message   # the cell's own name, not O[1]
+
+
+def test_09_1_hint_b_claims_no_rule_about_sharp_heads():
+    """Round five's review: (18, 6), the sharpest candidate, is the costliest single candidate on seeds 0-2;
+    09.1 compares one head with six, which says nothing about sharpness against work."""
+    message = al.EXERCISES["09.1"].evaluate("b").message
+    assert "says little" not in message and "shared" in message

@@ -42,8 +42,8 @@ def lesson09() -> list:
                "a", {
                    "b": "(18, 6) has the clearest induction pattern, but it does not do most of the copying "
                         "alone: the six other candidates, knocked out together while (18, 6) keeps working, "
-                        "cost more. How sharply a head looks says little about how much of the work its "
-                        "output does; here the work is shared.",
+                        "cost more. One head, even the one with the clearest pattern, does not carry the "
+                        "copying alone: here the work is shared.",
                    "c": "a sink head parks its weight on the first token, and what it writes there is not "
                         "what the copying needs: knocked out, (18, 8) leaves the second-copy loss almost "
                         "where it was. It costs least of the three, not most.",
@@ -73,7 +73,7 @@ def lesson09() -> list:
                 "zero-ablation": (lambda: _block_output(_replaced(1, 0.0)),
                                   "that is zero-ablation: head 1's output set to 0. Mean-ablation keeps the "
                                   "head's average contribution: replace each of its rows by the mean of its "
-                                  "3 rows (O[1].mean(axis=0))."),
+                                  "3 rows (outs[1].mean(axis=0))."),
                 "nothing knocked out": (lambda: _block_output(O93),
                                         "that is the block's output with every head working: replace head "
                                         "1's output by its mean over the tokens first."),
@@ -93,10 +93,24 @@ def lesson09() -> list:
                 "head 2": (lambda: _block_output(_replaced(2, O93[2].mean(axis=0))),
                            "you mean-ablated the last head: heads are numbered from 0, so head 1 is the "
                            "second one, the middle of the three."),
+                "every head mean-ablated": (lambda: _block_output(np.repeat(O93.mean(axis=1, keepdims=True),
+                                                                            3, axis=1)),
+                                            "you replaced every head's output by its mean over the tokens "
+                                            "(the same numbers as the block's whole output averaged over "
+                                            "the tokens): only head 1 is knocked out; heads 0 and 2 keep "
+                                            "their own rows, token by token."),
+                "head 1's part alone": (lambda: np.tile(O93[1].mean(axis=0) @ W_O93[2:4], (3, 1)),
+                                        "that is only head 1's part of the output (its mean row times its 2 "
+                                        "rows of W_O): the block's output adds the parts of heads 0 and 2, "
+                                        "which keep working."),
                 "reshaped, not concatenated": (
                     lambda: _replaced(1, O93[1].mean(axis=0)).reshape(3, 6) @ W_O93,
                     "you reshaped the (3, 3, 2) array to (3, 6) directly, which lays head 0's three tokens "
                     "in the first row: concatenate the heads token by token instead, each token's row "
                     "holding its 2 numbers from head 0, then head 1, then head 2 (lesson 03)."),
-            }, expects="a 3 × 2 array, the block's attention output, one row per token"),
+            }, expects="a 3 × 2 array, the block's attention output, one row per token",
+            fallback="Not right yet. The block's output is the heads' outputs side by side, token by token "
+                     "(head 0's 2 numbers, then head 1's, then head 2's), times W_O (lesson 03); with head 1 "
+                     "mean-ablated, only head 1's 2 columns change: each of its rows becomes the mean of "
+                     "its 3 rows."),
     ]

@@ -1,5 +1,5 @@
-"""Lesson 09, what the heads do (from correlation to cause): knock heads out, keep the sink, sample, and
-read every block.
+"""Lesson 09, what the heads do (from correlation to cause): knock heads out (its section 1); and, for the
+sections still to come, a sliding window that keeps the sink, sampling, and a read of every block.
 
 Each function checks its arguments, then runs real_model's own forward pass (`forward_unchecked`) with one
 change: chosen heads' outputs replaced before W_O; a sliding-window mask that keeps the first tokens
