@@ -36,11 +36,12 @@ def pytest_cmdline_main(config):
 
 
 LESSON_08 = "08-inside-a-real-language-model.ipynb"
+MODEL_LESSONS = (LESSON_08, "09-heads-at-work.ipynb")      # the lessons that run the real model
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
-    """Lesson 08's model file (98 MB): fetched once, before any worker starts, if the lesson will run."""
+    """Lessons 08 and 09's model file (98 MB): fetched once, before any worker starts, if they will run."""
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "nbval", False):
         return
@@ -48,18 +49,18 @@ def pytest_sessionstart(session):
     try:
         real_model.find_model()
     except real_model.ModelUnavailable as exc:
-        print(f"\nlesson 08 will be skipped: {str(exc).splitlines()[0]}")
+        print(f"\nlessons 08 and 09 will be skipped: {str(exc).splitlines()[0]}")
 
 
 def pytest_collection_modifyitems(config, items):
-    """Without its model file (offline, never fetched), lesson 08's notebook is skipped, with the reason."""
-    lesson = [item for item in items if LESSON_08 in str(item.path)]
+    """Without their model file (offline, never fetched), lessons 08 and 09 are skipped, with the reason."""
+    lesson = [item for item in items if any(name in str(item.path) for name in MODEL_LESSONS)]
     if not lesson:
         return
     from attention_lab import real_model
     try:
         real_model.find_model(fetch=False)
     except real_model.ModelUnavailable as exc:
-        skip = pytest.mark.skip(reason=f"{LESSON_08}: {str(exc).splitlines()[0]}")
         for item in lesson:
-            item.add_marker(skip)
+            name = next(name for name in MODEL_LESSONS if name in str(item.path))
+            item.add_marker(pytest.mark.skip(reason=f"{name}: {str(exc).splitlines()[0]}"))

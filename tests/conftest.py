@@ -15,3 +15,14 @@ def _close_figures():
     yield
     import matplotlib.pyplot as plt
     plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def real_model():
+    """SmolLM2-135M, loaded once per test module (the cached file, else fetched); skipped offline."""
+    import attention_lab.real_model as rm
+    try:
+        return rm.load_model()
+    except rm.ModelUnavailable as exc:
+        print(f"SKIPPED: {exc}")
+        pytest.skip(f"the SmolLM2 file could not be fetched: {str(exc).splitlines()[0]}")

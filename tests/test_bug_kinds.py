@@ -85,7 +85,7 @@ def test_output_colours_cover_an_asymmetric_slider_range():
     assert norm.vmin <= -5 and norm.vmax >= 5                 # -5 is on the scale, not clipped
 
 
-# lesson 09: judging a printout
+# lesson 10: judging a printout
 
 
 def test_printout_problems_allows_rounding_but_not_real_slips():

@@ -145,9 +145,9 @@ def test_the_predictions_are_true():
     w2 = al.self_attention(X2, tr.self_W_q, tr.self_W_k, tr.self_W_v, mask=al.causal_mask(4))[1]
     assert np.array_equal(w1[:3], w2[:3]) and not np.allclose(w1[3], w2[3])
     assert al.EXERCISES["04.1"].evaluate("a").status == "correct"
-    # 09.1: softmax of [1.2, 1.2, 0.3] (by hand: e^1.2 = 3.3201, e^0.3 = 1.3499) rounds to option (a)
+    # 10.1: softmax of [1.2, 1.2, 0.3] (by hand: e^1.2 = 3.3201, e^0.3 = 1.3499) rounds to option (a)
     assert np.allclose(np.array([3.3201, 3.3201, 1.3499]) / 7.9901, [0.42, 0.42, 0.17], atol=5e-3)
-    assert al.EXERCISES["09.1"].evaluate("a").status == "correct"
+    assert al.EXERCISES["10.1"].evaluate("a").status == "correct"
 
 
 @pytest.mark.parametrize("answer, fragment", [

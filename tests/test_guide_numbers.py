@@ -3,7 +3,7 @@ lesson it speaks of (in an output, or in the code), as tests/test_lesson_words.p
 own prose.
 
 Which lesson a number speaks of: the lessons its table row, bullet or paragraph names (`01`,
-`00-start-here`, "Lesson `07`", "appendix `09`"); where it names none, the lessons its section's own
+`00-start-here`, "Lesson `07`", "appendix `10`"); where it names none, the lessons its section's own
 words name (the section on lesson 06 names `06` once, in its first line). A number in a part that names
 no lesson at all, and is not on the short list below, fails: say which lesson it comes from.
 """
@@ -16,7 +16,7 @@ from test_lesson_words import EXERCISE_KEY, NUMBER, cells, numbers, rounds_to, s
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "teaching-guide.md"
-LESSON = re.compile(r"`(0\d)(?:-[\w-]+)?`|\b[Ll]esson `?(0\d)\b`?|\bappendix `?(0\d)\b`?")
+LESSON = re.compile(r"`(0\d|10)(?:-[\w-]+)?`|\b[Ll]esson `?(0\d|10)\b`?|\bappendix `?(0\d|10)\b`?")
 
 # Numbers the guide may quote without a lesson computing them. Keep this list short; each says why.
 NOT_COMPUTED = {

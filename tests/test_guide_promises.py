@@ -24,16 +24,19 @@ def test_the_exercises_are_as_the_guide_counts_them():
         exercises = exercises_of(lesson)
         assert len(exercises) == (5 if lesson == "01" else 4), lesson
         assert {e.kind for e in exercises} == KINDS, lesson
-    assert "Lesson 00 has three recall questions, and the appendix 09 three on reading printouts." in GUIDE
+    assert "Lesson 00 has three recall questions, and the appendix 10 three on reading printouts." in GUIDE
+    assert ("Lesson 09 has two predictions about knockouts, checked against the real model, and a "
+            "mean-ablation computed by hand.") in GUIDE
+    assert [e.kind for e in exercises_of("09")] == ["predict", "predict", "compute"]
     assert len(exercises_of("00")) == 3 and len(exercises_of("09")) == 3
     assert {e.kind for e in exercises_of("00")} == {"compute"}                  # questions with one answer
 
 
 def test_the_on_screen_promise_covers_the_lessons_it_names():
     import test_exercises_on_screen as on_screen
-    assert ("No exercise of lessons 01–09 can be passed by copying a number the lesson has printed or "
+    assert ("No exercise of lessons 01–10 can be passed by copying a number the lesson has printed or "
             "computed (an array, or a row, column or block of one).") in GUIDE
-    assert sorted(p.name[:2] for p in on_screen.LESSONS) == [f"0{i}" for i in range(1, 10)]
+    assert sorted(p.name[:2] for p in on_screen.LESSONS) == [f"{i:02d}" for i in range(1, 11)]
 
 
 def test_the_switched_off_functions_the_guide_names_are_switched_off():

@@ -304,43 +304,37 @@ def test_stream_text_is_long_enough_for_the_window():
 
 # ---------------------------------------------------------------------------- the real model
 @pytest.fixture(scope="module")
-def real():
-    try:
-        return rm.load_model()
-    except rm.ModelUnavailable as exc:
-        print(f"SKIPPED: {exc}")
-        pytest.skip(f"the SmolLM2 file could not be fetched: {str(exc).splitlines()[0]}")
+def paris(real_model):
+    return rm.encode(real_model, "The capital of France is Paris, and the capital of Italy is")
 
 
-@pytest.fixture(scope="module")
-def paris(real):
-    return rm.encode(real, "The capital of France is Paris, and the capital of Italy is")
-
-
-def test_real_knockout_of_nothing_is_forward_and_a_knocked_block_has_no_attention(real, paris):
-    logits, weights = rm.forward(real, paris, keep_weights=True)
-    got, got_w = hw.knockout_forward(real, paris, [], keep_weights=True)
+def test_real_knockout_of_nothing_is_forward_and_a_knocked_block_has_no_attention(real_model, paris):
+    logits, weights = rm.forward(real_model, paris, keep_weights=True)
+    got, got_w = hw.knockout_forward(real_model, paris, [], keep_weights=True)
     assert np.array_equal(got, logits) and all(np.array_equal(a, b) for a, b in zip(got_w, weights))
     block = 3
-    silent = dataclasses.replace(real.blocks[block], W_O=np.zeros_like(real.blocks[block].W_O))
-    no_attention = dataclasses.replace(real, blocks=[*real.blocks[:block], silent, *real.blocks[block + 1:]])
-    knocked, _ = hw.knockout_forward(real, paris, [(block, head) for head in range(real.n_heads)])
+    silent = dataclasses.replace(real_model.blocks[block], W_O=np.zeros_like(real_model.blocks[block].W_O))
+    blocks = [*real_model.blocks[:block], silent, *real_model.blocks[block + 1:]]
+    no_attention = dataclasses.replace(real_model, blocks=blocks)
+    knocked, _ = hw.knockout_forward(real_model, paris, [(block, head) for head in range(real_model.n_heads)])
     assert np.array_equal(knocked, rm.forward(no_attention, paris)[0])
-    close(knocked, reference(real, paris, no_attention={block})[0])
+    close(knocked, reference(real_model, paris, no_attention={block})[0])
 
 
-def test_real_knockout_and_window_match_the_reference(real, paris):
+def test_real_knockout_and_window_match_the_reference(real_model, paris):
     knock = [(4, 6), (16, 0), (24, 2)]
-    close(hw.knockout_forward(real, paris, knock, "mean")[0], reference(real, paris, knock, "mean")[0])
+    close(hw.knockout_forward(real_model, paris, knock, "mean")[0],
+          reference(real_model, paris, knock, "mean")[0])
     allowed = hand_mask(len(paris), 4, 1)
-    close(hw.window_forward(real, paris, 4, 1)[0], reference(real, paris, allowed=allowed)[0])
+    close(hw.window_forward(real_model, paris, 4, 1)[0], reference(real_model, paris, allowed=allowed)[0])
 
 
-def test_real_full_window_is_forward_and_the_lens_ends_at_the_logits(real, paris):
-    logits, _ = rm.forward(real, paris)
-    assert np.array_equal(hw.window_forward(real, paris, len(paris))[0], logits)
-    lens = hw.logit_lens(real, paris)
-    assert lens.shape == (real.n_layers, len(paris), len(real.embedding))
+def test_real_full_window_is_forward_and_the_lens_ends_at_the_logits(real_model, paris):
+    logits, _ = rm.forward(real_model, paris)
+    assert np.array_equal(hw.window_forward(real_model, paris, len(paris))[0], logits)
+    lens = hw.logit_lens(real_model, paris)
+    assert lens.shape == (real_model.n_layers, len(paris), len(real_model.embedding))
     assert np.array_equal(lens[-1], logits)
-    np.testing.assert_allclose(hw.logit_lens(real, paris, last_only=True), lens[:, -1], rtol=1e-5, atol=1e-4)
-    assert rm.decode(real, [int(np.argmax(lens[-1, -1]))]) == " Rome"
+    np.testing.assert_allclose(hw.logit_lens(real_model, paris, last_only=True), lens[:, -1],
+                               rtol=1e-5, atol=1e-4)
+    assert rm.decode(real_model, [int(np.argmax(lens[-1, -1]))]) == " Rome"

@@ -243,11 +243,11 @@ def _ds64(use_weights=True, subtract=True, scale=2 ** -0.5):
 
 W13 = np.zeros((4, 4))
 _X4 = al.source_004().X
-_W93 = al.source_004().printed["self_weights"]                    # 09.3: the printed weights, read back
-_S93 = _X4 @ _X4.T / np.sqrt(2)
-_IMPLIED93 = np.log(_W93[:, 1:] / _W93[:, :1])
-_REAL93 = _S93[:, 1:] - _S93[:, :1]
-_q92, _k92 = np.array([1.371, -3.702, 2.628]), np.array([4.041, 1.368, -2.358])
+_W103 = al.source_004().printed["self_weights"]                    # 10.3: the printed weights, read back
+_S103 = _X4 @ _X4.T / np.sqrt(2)
+_IMPLIED103 = np.log(_W103[:, 1:] / _W103[:, :1])
+_REAL103 = _S103[:, 1:] - _S103[:, :1]
+_q102, _k102 = np.array([1.371, -3.702, 2.628]), np.array([4.041, 1.368, -2.358])
 _t = al.the_cat_sat().theta
 _WQ32 = al.the_cat_sat().W_q
 
@@ -409,24 +409,24 @@ CASES = [
     ("06.4", _ds64(scale=0.5), "scores divided by 2", "square root"),
     ("06.4", _ds64() / np.sqrt(2), "through the scale", "unscaled products"),
     ("06.4", _ds64() @ np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]]) / np.sqrt(2), "dL/dq", "dL/dq"),
-    ("09.1", "b", "b", "equal weights"),
-    ("09.1", "c", "c", "sums to 1"),
-    ("09.1", "d", "d", "order"),
-    ("09.2", _q92 @ _k92, "full precision", "rounded to 2 decimals"),
-    ("09.2", np.round(_q92, 1) @ np.round(_k92, 1), "one decimal", "one decimal"),
-    ("09.2", (np.floor(np.abs(_q92) * 100) / 100 * np.sign(_q92))
-     @ (np.floor(np.abs(_k92) * 100) / 100 * np.sign(_k92)),
+    ("10.1", "b", "b", "equal weights"),
+    ("10.1", "c", "c", "sums to 1"),
+    ("10.1", "d", "d", "order"),
+    ("10.2", _q102 @ _k102, "full precision", "rounded to 2 decimals"),
+    ("10.2", np.round(_q102, 1) @ np.round(_k102, 1), "one decimal", "one decimal"),
+    ("10.2", (np.floor(np.abs(_q102) * 100) / 100 * np.sign(_q102))
+     @ (np.floor(np.abs(_k102) * 100) / 100 * np.sign(_k102)),
      "cut off", "rounds them"),
-    ("09.3", _IMPLIED93, "implied only", "subtract"),
-    ("09.3", _REAL93, "real only", "minus these"),
-    ("09.3", _REAL93 - _IMPLIED93, "signs flipped", "signs are flipped"),
-    ("09.3", np.log(_W93[:, :1] / _W93[:, 1:]) - _REAL93, "ratios inverted", "other way"),
-    ("09.3", _W93[:, 1:] / _W93[:, :1] - _REAL93, "no logarithm", "logarithm"),
-    ("09.3", _W93[:, 1:] - _W93[:, :1] - _REAL93, "weight differences", "ratio"),
-    ("09.3", np.log10(_W93[:, 1:] / _W93[:, :1]) - _REAL93, "base-10 logarithm", "np.log10"),
-    ("09.3", _IMPLIED93 - (_X4 @ _X4.T)[:, 1:] + (_X4 @ _X4.T)[:, :1], "no scaling", "√d_k"),
-    ("09.3", _IMPLIED93 - (_S93[:, 1:] - _S93[:, :1]) * np.sqrt(2) / 2, "divided by 2", "square root"),
-    ("09.3", np.zeros((3, 2)), "recomputed weights", "printed"),
+    ("10.3", _IMPLIED103, "implied only", "subtract"),
+    ("10.3", _REAL103, "real only", "minus these"),
+    ("10.3", _REAL103 - _IMPLIED103, "signs flipped", "signs are flipped"),
+    ("10.3", np.log(_W103[:, :1] / _W103[:, 1:]) - _REAL103, "ratios inverted", "other way"),
+    ("10.3", _W103[:, 1:] / _W103[:, :1] - _REAL103, "no logarithm", "logarithm"),
+    ("10.3", _W103[:, 1:] - _W103[:, :1] - _REAL103, "weight differences", "ratio"),
+    ("10.3", np.log10(_W103[:, 1:] / _W103[:, :1]) - _REAL103, "base-10 logarithm", "np.log10"),
+    ("10.3", _IMPLIED103 - (_X4 @ _X4.T)[:, 1:] + (_X4 @ _X4.T)[:, :1], "no scaling", "√d_k"),
+    ("10.3", _IMPLIED103 - (_S103[:, 1:] - _S103[:, :1]) * np.sqrt(2) / 2, "divided by 2", "square root"),
+    ("10.3", np.zeros((3, 2)), "recomputed weights", "printed"),
 ]
 
 
@@ -440,8 +440,9 @@ def test_wrong_answer_gets_its_hint(key, answer, mistake, phrase):
         assert phrase in result.message, result.message
 
 
-# lessons 07 and 08 test their wrong answers in their own files (test_induction.py, test_real_model.py)
-OWN_FILES = ("07.", "08.")
+# lessons 07, 08 and 09 test their wrong answers in their own files (test_induction.py, test_real_model.py,
+# test_knockouts_09.py)
+OWN_FILES = ("07.", "08.", "09.")
 
 
 def test_every_exercise_has_three_wrong_answers():

@@ -39,10 +39,12 @@ NOT_COMPUTED: dict[str, dict[str, str]] = {
     },
     "09": {
     },
+    "10": {
+    },
 }
 
 NUMBER = re.compile(r"(?<![\w.])[-−]?\d+\.\d+(?![\w.]*\d)")
-EXERCISE_KEY = re.compile(r"0\d\.\d+")   # "05.3" names an exercise, it is not a number
+EXERCISE_KEY = re.compile(r"(?:0\d|10)\.\d+")   # "05.3" names an exercise, it is not a number
 
 
 def cells(path):

@@ -12,9 +12,9 @@ from attention_lab.checks import Exercise, in_words, read_numbers
 COMPUTE = sorted(k for k, e in al.EXERCISES.items() if e.kind == "compute")
 
 # The compute exercises whose computation has a softmax, read off their questions (not off the code):
-# weights (01.1), an output of attention (01.5, 02.4, 03.4, 04.4, 09.3), a gradient through one (06.4).
+# weights (01.1), an output of attention (01.5, 02.4, 03.4, 04.4, 10.3), a gradient through one (06.4).
 # 00.1-00.3 (shapes, a layout, an index), 05.4 (RoPE scores), 07.4 (paths, the weights given), 08.4
-# (bytes) and 09.2 (one dot product) have none.
+# (bytes) and 10.2 (one dot product) have none.
 WITH_SOFTMAX = {"01.1", "01.5", "02.4", "03.4", "04.4", "06.4"}
 
 
@@ -60,13 +60,13 @@ def test_a_softmax_is_named_only_where_there_is_one(key):
 def test_the_reviews_quotes_are_gone():
     """lessons-00-03 defect 9, lessons-04-06-09 defect 19, lesson-07 defect 7: each quoted message."""
     said = {key: al.EXERCISES[key].evaluate(answer).message for key, answer in
-            [("00.1", 50), ("00.3", al.cats_chase_mice().X[2]), ("05.4", [[1.0, 2.0]]), ("09.2", [3.0]),
+            [("00.1", 50), ("00.3", al.cats_chase_mice().X[2]), ("05.4", [[1.0, 2.0]]), ("10.2", [3.0]),
              ("07.4", 5.0)]}
     assert said["00.1"].endswith("expected two numbers, the shape of Q Kᵀ as [rows, columns]; got one "
                                  "number.")
     assert said["00.3"].endswith("expected one index, the row of X that holds x₃; got a list of 4 numbers.")
     assert said["05.4"].endswith("; got a 1 × 2 array.") and "two scores" in said["05.4"]
-    assert said["09.2"].endswith("expected one number, the dot product the tutorial prints; got a list of 1 "
+    assert said["10.2"].endswith("expected one number, the dot product the tutorial prints; got a list of 1 "
                                  "number.")
     assert "one per path" in said["07.4"] and "token" not in said["07.4"]
     for key in ("00.1", "00.2", "00.3"):                       # a NaN in an exercise without a softmax

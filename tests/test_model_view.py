@@ -24,7 +24,7 @@ def test_each_thumbnail_sits_at_its_layer_column_and_head_row():
     fig = rm.plot_model_view(w)
     ax = fig.axes[0]
     image = np.ma.filled(ax.images[0].get_array(), np.nan)
-    n, gap = 4, 1                                           # gap: round(0.15 * 4) = 1, at least 1
+    n, gap = 4, 2                                           # gap: round(0.25 * 4) = 1, at least 2
     assert image.shape == (2 * (n + gap) - gap, 3 * (n + gap) - gap)
     for layer in range(3):
         for head in range(2):
@@ -41,7 +41,7 @@ def test_picks_are_framed_where_their_heads_are_and_named_in_the_legend():
     fig = rm.plot_model_view(weights(), {"sink": (1, 0), "previous": (2, 1)})
     ax = fig.axes[0]
     frames = [p for p in ax.patches if not p.get_fill()]
-    n, gap = 4, 1
+    n, gap = 4, 2
     corners = [(round(p.get_x() + 0.5 + gap / 2), round(p.get_y() + 0.5 + gap / 2)) for p in frames]
     assert corners == [(1 * (n + gap), 0), (2 * (n + gap), 1 * (n + gap))]
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["sink: layer 1, head 0",

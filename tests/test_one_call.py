@@ -40,6 +40,7 @@ from attention_lab import (
     exercises_06,
     exercises_07,
     exercises_09,
+    exercises_10,
 )
 from attention_lab.answer_keys import answer_key
 
@@ -215,12 +216,21 @@ def inputs_06_4():
 
 
 def inputs_09_3():
+    outs, W_O = exercises_09.O93, exercises_09.W_O93
+    concat = np.concatenate(list(outs), axis=1)                    # (3, 6): the heads side by side
+    return {"X": [N("outs", outs), N("heads side by side", concat)],
+            "W": [N("W_O", W_O), N("I", np.eye(6))],
+            "W_O": [N("W_O", W_O), N("W_O with head 1's rows zeroed", zeroed_rows(W_O, slice(2, 4)))],
+            "h": [1, 3], "axis": [0, 1, -1]}, [outs, W_O]
+
+
+def inputs_10_3():
     s4 = _s4()
     printed = np.asarray(s4.printed["self_weights"], dtype=float)
     return {"X": [Named("s4.X", s4.X), Named("printed weights", printed),
                   Named("log of the printed weights", np.log(printed))],
             "W": [Named("s4.W", s4.W), Named("I", np.eye(s4.X.shape[1]))],
-            "scale": [exercises_09.SCALE93, 1.0, 0.5],
+            "scale": [exercises_10.SCALE103, 1.0, 0.5],
             "mask": [None]}, [s4.printed["self_output"], printed[:, 1:], np.log(printed[:, 1:])]
 
 
@@ -263,10 +273,11 @@ INPUTS: dict[str, Callable[[], tuple[dict, list]]] = {
                       "W": [N("[[w1]]", np.array([[exercises_07.w1_74]])),
                             N("[[w2]]", np.array([[exercises_07.w2_74]]))]}, []),
     "08.4": lambda: ({"n": [256, 30, 3, 9, 64, 4]}, []),
-    "09.2": lambda: ({"X": [N("q", exercises_09.q92), N("k", exercises_09.k92),
-                            N("q rounded", np.round(exercises_09.q92, 2)),
-                            N("k rounded", np.round(exercises_09.k92, 2))]},
-                     [exercises_09.q92, exercises_09.k92]),
+    "10.2": lambda: ({"X": [N("q", exercises_10.q102), N("k", exercises_10.k102),
+                            N("q rounded", np.round(exercises_10.q102, 2)),
+                            N("k rounded", np.round(exercises_10.k102, 2))]},
+                     [exercises_10.q102, exercises_10.k102]),
+    "10.3": inputs_10_3,
     "09.3": inputs_09_3,
 }
 
@@ -444,7 +455,7 @@ def one_call_passes(key: str) -> list[str]:
 MIN_TRIED = {"00.1": 0, "08.4": 0,          # nothing the package returns has these answers' shapes: fine
              # 01.1 asks for the scores and the weights as two rows, 03.4 for the heads' contributions
              # stacked (2, 3, 4): few results have those shapes (none from the checked functions)
-             "01.1": 10, "03.4": 1, "06.4": 50, "09.3": 20, "01.4": 5, "03.3": 3}
+             "01.1": 10, "03.4": 1, "06.4": 50, "10.3": 20, "01.4": 5, "03.3": 3}
 
 ONE_CALL_KEYS = sorted(k for k, e in al.EXERCISES.items() if e.kind in ("compute", "debug"))
 

@@ -325,32 +325,25 @@ def test_missing_file_gives_one_clear_message(tmp_path, monkeypatch):
 
 
 # ---------------------------------------------------------------------------- the real model
-@pytest.fixture(scope="module")
-def real():
-    try:
-        return rm.load_model()
-    except rm.ModelUnavailable as exc:
-        print(f"SKIPPED: {exc}")
-        pytest.skip(f"the SmolLM2 file could not be fetched: {str(exc).splitlines()[0]}")
+def test_real_model_answers_the_capital_question(real_model):
+    m = real_model
+    assert (m.n_layers, m.d, m.n_heads, m.n_kv_heads, m.head_width) == (30, 576, 9, 3, 64)
+    assert real_model.rope_base == 100000.0 and len(real_model.embedding) == 49152
+    assert rm.answer(real_model, "What is the capital of France?") == "The capital of France is Paris."
 
 
-def test_real_model_answers_the_capital_question(real):
-    assert (real.n_layers, real.d, real.n_heads, real.n_kv_heads, real.head_width) == (30, 576, 9, 3, 64)
-    assert real.rope_base == 100000.0 and len(real.embedding) == 49152
-    assert rm.answer(real, "What is the capital of France?") == "The capital of France is Paris."
-
-
-def test_real_chat_template_is_the_files_own(real):
+def test_real_chat_template_is_the_files_own(real_model):
     import gguf as g
-    template = g.GGUFReader(str(real.path)).fields["tokenizer.chat_template"].contents()
+    template = g.GGUFReader(str(real_model.path)).fields["tokenizer.chat_template"].contents()
     assert rm.SYSTEM in template and "<|im_start|>assistant\n" in template
 
 
-def test_real_cache_equals_no_cache(real):
-    ids = rm.encode(real, rm.chat_prompt("What is the capital of France?"))
-    full, _ = rm.forward(real, ids)
-    cache = rm.new_cache(real)
-    rows = [rm.forward(real, ids[:20], cache)[0]] + [rm.forward(real, [i], cache)[0] for i in ids[20:]]
+def test_real_cache_equals_no_cache(real_model):
+    ids = rm.encode(real_model, rm.chat_prompt("What is the capital of France?"))
+    full, _ = rm.forward(real_model, ids)
+    cache = rm.new_cache(real_model)
+    rows = [rm.forward(real_model, ids[:20], cache)[0]]
+    rows += [rm.forward(real_model, [i], cache)[0] for i in ids[20:]]
     inc = np.concatenate(rows)
     assert np.abs(inc - full).max() <= 1e-5 * np.abs(full).max()           # float32 rounding only
 
@@ -360,14 +353,14 @@ def test_real_cache_equals_no_cache(real):
     assert np.abs(probs(inc.astype(np.float64)) - probs(full.astype(np.float64))).max() <= 1e-5
 
 
-def test_real_tokenizer_round_trip(real):
+def test_real_tokenizer_round_trip(real_model):
     text = "The capital of France is Paris. 1234 naïve — ✓"
-    assert rm.decode(real, rm.encode(real, text)) == text
-    assert rm.encode(real, "<|im_start|>user") [0] == 1
-    assert rm.token_strings(real, rm.encode(real, " Paris")) == ["_Paris"]
+    assert rm.decode(real_model, rm.encode(real_model, text)) == text
+    assert rm.encode(real_model, "<|im_start|>user") [0] == 1
+    assert rm.token_strings(real_model, rm.encode(real_model, " Paris")) == ["_Paris"]
 
 
-def test_real_rope_convention_matters(real, monkeypatch):
+def test_real_rope_convention_matters(real_model, monkeypatch):
     """The file's Q and K are permuted for adjacent pairs (lesson 05's rope): rotating halves instead,
     the convention of the original checkpoint, no longer gives the answer."""
     def rope_halves(M, positions=None, base=10000.0):
@@ -379,9 +372,9 @@ def test_real_rope_convention_matters(real, monkeypatch):
         c, s = np.cos(angle), np.sin(angle)
         return np.concatenate([a * c - b * s, a * s + b * c], -1)
 
-    right = rm.answer(real, "What is the capital of France?")
+    right = rm.answer(real_model, "What is the capital of France?")
     monkeypatch.setattr(rm, "rope", rope_halves)
-    wrong = rm.answer(real, "What is the capital of France?", n_new=8)
+    wrong = rm.answer(real_model, "What is the capital of France?", n_new=8)
     assert "Paris" in right and "Paris" not in wrong, wrong
 
 
@@ -390,10 +383,10 @@ def test_real_rope_convention_matters(real, monkeypatch):
 import attention_lab as al  # noqa: E402
 
 
-def test_08_1_prediction_is_true(real):
-    ids = rm.encode(real, "The cat sat on the mat because it was tired.")
-    w = rm.attention_weights(real, ids)                    # heads 0, 1, 2 read key/value head 0
-    assert all(np.abs(w[layer, 0] - w[layer, 1]).max() > 0.05 for layer in range(real.n_layers))
+def test_08_1_prediction_is_true(real_model):
+    ids = rm.encode(real_model, "The cat sat on the mat because it was tired.")
+    w = rm.attention_weights(real_model, ids)                    # heads 0, 1, 2 read key/value head 0
+    assert all(np.abs(w[layer, 0] - w[layer, 1]).max() > 0.05 for layer in range(real_model.n_layers))
     assert al.EXERCISES["08.1"].evaluate("(a)").status == "correct"
     for letter in "bcd":
         assert al.EXERCISES["08.1"].evaluate(letter).mistake == letter
@@ -656,9 +649,9 @@ def test_08_4_hints_name_both_mistakes_that_give_the_same_numbers():
     assert "8 bytes per number" in twice and "512" in twice
 
 
-def test_08_4_matches_a_real_cache(real):
-    cache = rm.new_cache(real)
-    rm.forward(real, list(range(100, 356)), cache)
+def test_08_4_matches_a_real_cache(real_model):
+    cache = rm.new_cache(real_model)
+    rm.forward(real_model, list(range(100, 356)), cache)
     used = sum(c.keys[:, :c.length].nbytes + c.values[:, :c.length].nbytes for c in cache)
     assert al.EXERCISES["08.4"].evaluate([used, 3 * used]).status == "correct"
     allocated = sum(c.keys.nbytes + c.values.nbytes for c in cache)      # what a student may measure
@@ -714,20 +707,22 @@ NUMERALS = ["一个人", "第一次", "十二", "三", "零", "〇", "Ⅻ", " �
             "x²+y²", "1½ cups", "٣ and ३ and ៣", "三十一日 2025年"]
 
 
-def test_real_tokenizer_agrees_with_huggingface_tokenizers(real):
+def test_real_tokenizer_agrees_with_huggingface_tokenizers(real_model):
     import gguf as g
-    fields = g.GGUFReader(str(real.path)).fields
+    fields = g.GGUFReader(str(real_model.path)).fields
     ref = reference_tokenizer(*(fields[f"tokenizer.ggml.{k}"].contents() for k in ("tokens", "merges",
                                                                                     "token_type")))
     for text in [rm.chat_prompt("What is the capital of France?"), *NUMERALS, *texts_to_try(2)]:
-        assert rm.encode(real, text) == ref.encode(text, add_special_tokens=False).ids, repr(text)
-    assert rm.encode(real, "一个人") == ref.encode("一个人").ids and len(rm.encode(real, "一个人")) == 2
+        assert rm.encode(real_model, text) == ref.encode(text, add_special_tokens=False).ids, repr(text)
+    assert rm.encode(real_model, "一个人") == ref.encode("一个人").ids
+    assert len(rm.encode(real_model, "一个人")) == 2
 
 
-def test_real_file_stores_the_embedding_in_8_bits_and_the_rest_in_4(real):
+def test_real_file_stores_the_embedding_in_8_bits_and_the_rest_in_4(real_model):
     import gguf as g
-    kinds = {t.name: t.tensor_type.name for t in g.GGUFReader(str(real.path)).tensors}
+    kinds = {t.name: t.tensor_type.name for t in g.GGUFReader(str(real_model.path)).tensors}
     assert kinds["token_embd.weight"] == "Q8_0" and "output.weight" not in kinds    # also the output head
     matrices = [k for k in kinds if k.startswith("blk.") and not k.endswith("norm.weight")]
     assert {kinds[k] for k in matrices} == {"Q4_1"} and len(matrices) == 7 * 30
-    assert rm.storage(real) == {kind: [k for k in kinds if kinds[k] == kind] for kind in set(kinds.values())}
+    by_kind = {kind: [k for k in kinds if kinds[k] == kind] for kind in set(kinds.values())}
+    assert rm.storage(real_model) == by_kind

@@ -22,15 +22,6 @@ SEEDS = range(8)
 PERIOD = 40
 
 
-@pytest.fixture(scope="module")
-def model():
-    try:
-        return rm.load_model()
-    except rm.ModelUnavailable as exc:
-        print(f"SKIPPED: {exc}")
-        pytest.skip(f"the SmolLM2 file could not be fetched: {str(exc).splitlines()[0]}")
-
-
 def cells():
     return json.loads(LESSON.read_text(encoding="utf-8"))["cells"]
 
@@ -61,13 +52,13 @@ def first_three(W):
 
 
 @pytest.fixture(scope="module")
-def draws(model):
+def draws(real_model):
     """Seed -> (the three scores by hand, the weights of layer 11, the loss on each next token, the
     weights on the first three tokens)."""
     out = {}
     for seed in SEEDS:
-        R = rm.repeated_random_tokens(model, period=PERIOD, seed=seed)
-        logits, weights = rm.forward(model, R, keep_weights=True)
+        R = rm.repeated_random_tokens(real_model, period=PERIOD, seed=seed)
+        logits, weights = rm.forward(real_model, R, keep_weights=True)
         W = np.stack(weights)
         z = logits[:-1].astype(np.float64)                    # the loss, written here
         logp = z - z.max(axis=1, keepdims=True)
@@ -77,7 +68,7 @@ def draws(model):
     return out
 
 
-def test_the_lessons_section_5_cells_hold_on_every_seed(model):
+def test_the_lessons_section_5_cells_hold_on_every_seed(real_model):
     """The code cells of section 5 (scores to loss; the eight-draw cell runs every seed itself), with
     the draw's seed changed: every assert in them holds on seeds 0 to 7."""
     import matplotlib.pyplot as plt
@@ -88,7 +79,7 @@ def test_the_lessons_section_5_cells_hold_on_every_seed(model):
            if c["cell_type"] == "code" and c["id"] not in ("r08-seeds", "r08-sink-draws")]
     assert source(run[0]).count("seed=0") == 1
     for seed in SEEDS:
-        ns = {"model": model, "np": np, "rm": rm, "al": al, "plt": plt}
+        ns = {"model": real_model, "np": np, "rm": rm, "al": al, "plt": plt}
         for cell in run:
             code = source(cell).replace("seed=0", f"seed={seed}")
             try:
@@ -124,8 +115,8 @@ def test_the_strongest_heads_and_the_candidates_on_every_draw(draws):
         assert np.argwhere(induction > 0.5)[:, 0].min() > 16, seed            # all above layer 16
 
 
-def test_the_loss_falls_in_the_second_copy_on_every_draw(draws, model):
-    uniform = np.log(len(model.embedding))
+def test_the_loss_falls_in_the_second_copy_on_every_draw(draws, real_model):
+    uniform = np.log(len(real_model.embedding))
     for seed, (_, _, loss, _) in draws.items():
         first, second = loss[:PERIOD - 1].mean(), loss[PERIOD:].mean()
         assert first > uniform and second < first / 4, seed
@@ -256,10 +247,10 @@ def test_the_guide_states_the_run_time_as_measured():
 
 # ---- driving the explorer, as a student does (exercise 08.1, the guide's plan and misconception row)
 @pytest.fixture(scope="module")
-def head_view(model):
-    ids = rm.encode(model, "My cat sat on the mat. My cat sat on the mat.")
-    tokens = rm.token_strings(model, ids)
-    return rm.head_explorer(rm.attention_weights(model, ids), tokens), tokens
+def head_view(real_model):
+    ids = rm.encode(real_model, "My cat sat on the mat. My cat sat on the mat.")
+    tokens = rm.token_strings(real_model, ids)
+    return rm.head_explorer(rm.attention_weights(real_model, ids), tokens), tokens
 
 
 def look(ex, layer, head):

@@ -1,7 +1,7 @@
 """Lesson 08's model on this machine: medians of load + dequantize, a 32-token forward pass, generation
 speed with the KV cache and without it (lesson 08, section 3: the same tokens, each step re-running the whole
-sequence), a knockout experiment and a sliding window (heads_at_work.py), and the peak memory of the process.
-Prints the figures and the issues' limits.
+sequence), lesson 09's knockout experiment, the sliding window of heads_at_work.py (not yet in a lesson), and
+the peak memory of the process. Prints the figures and the issues' limits.
 
     python tools/benchmark_real_model.py [--repeats 3]
 

@@ -2,7 +2,7 @@
 
 Row convention everywhere: a sequence is an (n, d) array, one token per row, and Q = X @ W_q.
 Lesson -> module: 01 loop, 02 matrix (+ experiments), 03 heads, 04 masks, 05 positions (+ decoding),
-06 training (+ training_plots), 07 induction (+ exercises_07), 09 sources (appendix); examples, plots,
+06 training (+ training_plots), 07 induction (+ exercises_07), 10 sources (appendix); examples, plots,
 explorers (built on explorer_kit; both draw with heatmaps), checks, exercises and notation serve every
 lesson. The picture and explorer modules (and with them matplotlib, seaborn and ipywidgets) are
 imported on first use of one of their names.

@@ -660,6 +660,74 @@ def head_picks(picks, n_layers: int, n_heads: int) -> dict[str, tuple[int, int]]
     return out
 
 
+def _loss(value, where: str) -> float:
+    """A loss in nats: one finite real number, not negative."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{where} is {value!r}: expected a loss, one number in nats")
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{where} is {value!r}: expected a loss, a finite number of nats, 0 or more")
+    return float(value)
+
+
+def distinct_names(names, what: str) -> list[str]:
+    """Names as text, none repeated once written as text (1 and '1' would share a row)."""
+    text = [str(name) for name in names]
+    twice = sorted({t for t in text if text.count(t) > 1})
+    if twice:
+        raise ValueError(f"{what} use the name(s) {twice} more than once (1 and '1' count as the same "
+                         "name): expected one row per name")
+    return text
+
+
+def knock_rows(table) -> dict[str, tuple[float, float]]:
+    """knockout_table's rows: a non-empty dict {name: (loss, score)}: a loss >= 0 and a score in 0..1."""
+    if not isinstance(table, dict) or not table:
+        raise TypeError(f"table is {table!r}: expected the dict {{name: (loss, score)}} that "
+                        "heads_at_work.knockout_table returns")
+    rows = {}
+    for name, text in zip(table, distinct_names(table, "the table's rows")):
+        row = table[name]
+        if (isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 2
+                or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in row)):
+            raise TypeError(f"table row {name!r} is {row!r}: expected (loss, score), two numbers")
+        loss = _loss(row[0], f"the loss of table row {name!r}")
+        if not 0.0 <= row[1] <= 1.0:
+            raise ValueError(f"the score of table row {name!r} is {row[1]!r}: expected a prefix-matching "
+                             "score, a mean weight in 0..1")
+        rows[text] = (loss, float(row[1]))
+    return rows
+
+
+def loss_dots(others) -> dict[str, list[float]]:
+    """None or a dict {name: [loss, ...]} of losses -> {str name: [float, ...]}."""
+    if others is None:
+        return {}
+    if not isinstance(others, dict):
+        raise TypeError(f"others is {others!r}: expected None or a dict {{name: [loss, ...]}}")
+    dots = {}
+    for name, text in zip(others, distinct_names(others, "others")):
+        values = others[name]
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError(f"others[{name!r}] is {values!r}: expected a list of losses (numbers)")
+        dots[text] = [_loss(v, f"a loss in others[{name!r}]") for v in values]
+    return dots
+
+
+def first_copy_loss(value) -> float | None:
+    """None, or the first copy's mean loss: one finite number of nats."""
+    return None if value is None else _loss(value, "first_copy")
+
+
+def repeats_after(ids: np.ndarray, period: int) -> None:
+    """The text repeats after `period` tokens: token t + period is token t, for every t."""
+    differ = np.flatnonzero(ids[period:] != ids[:len(ids) - period])
+    if differ.size:
+        t = int(differ[0])
+        raise ValueError(f"the ids do not repeat after period {period}: token {t + period} is "
+                         f"{int(ids[t + period])}, token {t} is {int(ids[t])}; expected a text whose second "
+                         "copy starts at token period, e.g. rm.repeated_random_tokens(model, period)")
+
+
 def letter_ids(ids) -> np.ndarray:
     """One sequence of token ids 0..25 (one letter each)."""
     ids = whole_ids(ids)
@@ -930,7 +998,7 @@ def one_sequence_with_attention(ids: np.ndarray, attention: bool) -> np.ndarray:
     return ids
 
 
-# sources (lesson 09)
+# sources (lesson 10)
 def printout_rows(scores, weights) -> tuple[np.ndarray, np.ndarray]:
     """A source's printed scores and weights: the same shape, one row (n,) or rows (m, n)."""
     S = as_array(scores, "scores", "(n,) or (m, n)", min_ndim=1)

@@ -22,10 +22,13 @@ from .exercises_06 import lesson06
 from .exercises_07 import lesson07
 from .exercises_08 import lesson08
 from .exercises_09 import lesson09
+from .exercises_10 import lesson10
 
 EXERCISES = {e.key: e for e in (*lesson00(), *lesson01(), *lesson02(), *lesson03(), *lesson04(),
-                                *lesson05(), *lesson06(), *lesson09(), *lesson07(), *lesson08())}
-"""Every exercise by its key ('01.2'): lessons 00-06 and 09, then 07 and 08 (the order they were written)."""
+                                *lesson05(), *lesson06(), *lesson10(), *lesson07(), *lesson08(),
+                                *lesson09())}
+"""Every exercise by its key ('01.2'): lessons 00-06 and 10 (the appendix,
+once 09), then 07, 08 and 09 (the order they were written)."""
 
 
 def check(key: str, answer: object) -> None:

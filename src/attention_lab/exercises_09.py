@@ -1,87 +1,116 @@
-"""Lesson 09's exercises (registered in exercises.EXERCISES): reading the sources critically."""
+"""Lesson 09's exercises (registered in exercises.EXERCISES): what a knockout costs, predicted before it
+runs, and a mean-ablation computed by hand. The predictions are measured on the real model in
+tests/test_knockouts_09.py."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .checks import Choice, Exercise
-from .matrix import default_scale, softmax
-from .sources import source_004
 
-q92 = np.array([1.371, -3.702, 2.628])            # 09.2: a fresh query and key, as a tutorial would
-SCALE93 = default_scale(2)                        # 09.3: source 004's d_k = 2
-k92 = np.array([4.041, 1.368, -2.358])            # store them, printed with two decimals
+KNOCKOUTS_09_1 = {"A": [(18, 6)],                                             # the strongest candidate
+                  "B": [(17, 3), (17, 4), (17, 5), (18, 7), (20, 6), (23, 2)],  # the other six candidates
+                  "C": [(18, 8)]}                                             # a sink head
+"""09.1's three knockouts, on lesson 09's draw (40 random tokens repeated, seed 0)."""
+
+KNOCKOUT_09_2 = [(16, head) for head in range(1, 9)]
+"""09.2's knockout: the eight heads of layer 16 other than the previous-token head (16, 0)."""
+
+O93 = np.array([[[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]],               # 09.3: head 0's output, 3 tokens × 2
+                [[3.0, 1.0], [0.0, 2.0], [3.0, 0.0]],               # head 1's
+                [[1.0, 1.0], [2.0, 0.0], [0.0, 2.0]]])              # head 2's: (3 heads, 3 tokens, 2)
+W_O93 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0], [0.0, 2.0], [1.0, -1.0]])   # (6, 2)
 
 
-def lesson09():
-    s4 = source_004()
-    X4 = s4.X
-    printed = s4.printed["self_weights"]                # (3, 3) the weights the source printed
+def _block_output(outs: np.ndarray, W_O: np.ndarray = W_O93) -> np.ndarray:
+    """The heads' outputs (h, n, d_k) side by side, token by token, times W_O -> (n, d)."""
+    return np.concatenate(list(outs), axis=1) @ W_O                       # (n, h d_k) @ (h d_k, d)
 
-    def read_back(w=printed, log=np.log):              # (3, 2): s_j - s_0 that a row of weights implies
-        return log(w[:, 1:] / w[:, :1])
 
-    def real(scale=SCALE93):                           # (3, 2): s_j - s_0 of the real scores X Xᵀ/√2
-        S = X4 @ X4.T * scale
-        return S[:, 1:] - S[:, :1]
+def _replaced(head: int, value) -> np.ndarray:
+    """O93 with one head's output replaced by `value` (broadcast over its tokens)."""
+    outs = O93.copy()
+    outs[head] = value
+    return outs
 
+
+def lesson09() -> list:
+    """Lesson 09's exercises, in order."""
     return [
-        Choice("09.1", "Scores [1.2, 1.2, 0.3]: which printed weight row can be right?", "a", {
-            "b": "equal scores must get equal weights: the first two differ (source 004 made this "
-                 "slip).",
-            "c": "the weights sum to 1.1, more than the rounding of three 2-decimal numbers allows "
-                 "(1 ± 0.015); a softmax row sums to 1.",
-            "d": "the order is wrong: the lowest score (0.3) gets the largest weight, and softmax "
-                 "keeps the order of the scores."}),
+        Choice("09.1", "Order three knockouts by the second-copy loss, the largest first: (A) the strongest "
+                       "candidate (18, 6) alone; (B) the other six candidates; (C) the sink head (18, 8).",
+               "a", {
+                   "b": "(18, 6) has the clearest induction pattern, but it does not do most of the copying "
+                        "alone: the six other candidates, knocked out together while (18, 6) keeps working, "
+                        "cost more. One head, even the one with the clearest pattern, does not carry the "
+                        "copying alone: here the work is shared.",
+                   "c": "a sink head parks its weight on the first token, and what it writes there is not "
+                        "what the copying needs: knocked out, (18, 8) leaves the second-copy loss almost "
+                        "where it was. It costs least of the three, not most.",
+                   "d": "the six weaker candidates are not spare copies of (18, 6): together they cost more "
+                        "than (18, 6) alone. And the sink head (18, 8) costs least: without it the "
+                        "second-copy loss hardly moves."}),
+        Choice("09.2", "Knock out the eight heads of layer 16 other than (16, 0): compared with (16, 0) "
+                       "alone, the second-copy loss is (a) less than half as high; (b) about as high; (c) "
+                       "higher, eight heads being more than one; (d) higher, because they share (16, 0)'s "
+                       "keys.", "a", {
+                   "b": "the eight other heads of layer 16 do not share (16, 0)'s job: knocked out together, "
+                        "they cost less than half of what (16, 0) alone costs. The previous-token head is "
+                        "one head, not a layer.",
+                   "c": "which heads you knock out matters more than how many: eight heads of layer 16 cost "
+                        "less than half of what the one previous-token head costs. What the induction "
+                        "heads need is written by (16, 0).",
+                   "d": "(16, 1) and (16, 2) do read the same keys and values as (16, 0) (grouped-query "
+                        "attention, lesson 08), but a knockout removes a head's output, not its keys; each "
+                        "head asks its own query and writes its own output (exercise 08.1). And (16, 3) to "
+                        "(16, 8) share nothing with it. Knocked out, the eight cost less than half of what "
+                        "(16, 0) costs."}),
         Exercise(
-            "09.2", "The dot product a tutorial prints if it computes with q and k rounded to 2 decimals.",
-            lambda: np.round(q92, 2) @ np.round(k92, 2), {
-                "full precision": (lambda: q92 @ k92,
-                                   "this is the exact dot product; the tutorial computed with the "
-                                   "numbers as printed, rounded to 2 decimals first."),
-                "one decimal": (lambda: np.round(q92, 1) @ np.round(k92, 1),
-                                "you rounded to one decimal; the tutorial shows two."),
-                "one rounded": (lambda: np.round(q92, 2) @ k92,
-                                "you rounded q only; the tutorial shows both vectors with two "
-                                "decimals, and computes with both as shown."),
-                "cut off": (lambda: np.trunc(q92 * 100) / 100 @ (np.trunc(k92 * 100) / 100),
-                            "you cut the digits off after two decimals; printing rounds them "
-                            "(2.628 is shown as 2.63)."),
-            }, expects="one number, the dot product the tutorial prints"),
-        Exercise(
-            "09.3", "Source 004's printed weights, read back: the score differences s_j - s_0 (j = 1, 2) "
-                    "that each printed row implies, minus those of the real scores X Xᵀ/√2 (3 × 2).",
-            lambda: read_back() - real(), {
-                "implied only": (read_back,
-                                 "these are the differences the printed rows imply; subtract those of "
-                                 "the real scores, X Xᵀ/√2, to see how far off each is."),
-                "real only": (real,
-                              "these are the differences of the real scores; the question asks for "
-                              "the ones the printed weights imply, minus these."),
-                "signs flipped": (lambda: real() - read_back(),
-                                  "your signs are flipped: implied minus real, not real minus implied."),
-                "ratios inverted": (lambda: -read_back() - real(),
-                                    "ln(w_0 / w_j) is s_0 - s_j: the ratio goes the other way, "
-                                    "ln(w_j / w_0) = s_j - s_0."),
-                "no logarithm": (lambda: printed[:, 1:] / printed[:, :1] - real(),
-                                 "a ratio of weights is e to the power of a score difference: "
-                                 "w_j / w_0 = exp(s_j - s_0). Take the natural logarithm of it."),
-                "weight differences": (lambda: printed[:, 1:] - printed[:, :1] - real(),
-                                       "a difference of weights is not a difference of scores: the "
-                                       "softmax divides, so read the ratio, s_j - s_0 = ln(w_j / w_0)."),
-                "base-10 logarithm": (lambda: read_back(log=np.log10) - real(),
-                                      "the softmax uses e: take the natural logarithm (np.log), not "
-                                      "np.log10."),
-                "no scaling": (lambda: read_back() - real(scale=1.0),
-                               "your real scores forgot to divide by √d_k = √2."),
-                "divided by 2": (lambda: read_back() - real(scale=0.5),
-                                 "you divided the real scores by d_k = 2; divide by its square root, "
-                                 "√2."),
-                "recomputed weights": (lambda: read_back(softmax(X4 @ X4.T * SCALE93)) - real(),
-                                       "all zeros: you read back the recomputed weights, which agree "
-                                       "with the real scores by construction. Read back the printed "
-                                       "ones, s4.printed['self_weights']."),
-            },
-            expects="implied minus real score differences, a 3 × 2 array "
-                    "(one row per printed row, one column per j = 1, 2)"),
+            "09.3", "Three heads' outputs (3 tokens × 2 each) and W_O (6 × 2) given: the block's attention "
+                    "output (3 × 2) with head 1 mean-ablated (its output replaced, at every token, by its "
+                    "mean over the 3 tokens).",
+            lambda: _block_output(_replaced(1, O93[1].mean(axis=0))), {
+                "zero-ablation": (lambda: _block_output(_replaced(1, 0.0)),
+                                  "that is zero-ablation: head 1's output set to 0. Mean-ablation keeps the "
+                                  "head's average contribution: replace each of its rows by the mean of its "
+                                  "3 rows (outs[1].mean(axis=0))."),
+                "nothing knocked out": (lambda: _block_output(O93),
+                                        "that is the block's output with every head working: replace head "
+                                        "1's output by its mean over the tokens first."),
+                "mean over the heads": (lambda: _block_output(_replaced(1, O93.mean(axis=0))),
+                                        "you averaged over the heads, token by token: mean-ablation averages "
+                                        "head 1's own output over the tokens (axis 0 of outs[1]), so every "
+                                        "token gets the same row."),
+                "one number": (lambda: _block_output(_replaced(1, O93[1].mean())),
+                               "you replaced head 1's output by one number, the mean of all its entries: "
+                               "average each of its 2 columns over the tokens, keeping a row of 2 numbers."),
+                "mean over the width": (lambda: _block_output(_replaced(1, O93[1].mean(1, keepdims=True))),
+                                        "you averaged each token's row of head 1 (over its 2 numbers): "
+                                        "average over the tokens instead, column by column."),
+                "head 0": (lambda: _block_output(_replaced(0, O93[0].mean(axis=0))),
+                           "you mean-ablated the first head in the list: heads are numbered from 0, so head "
+                           "1 is the second one."),
+                "head 2": (lambda: _block_output(_replaced(2, O93[2].mean(axis=0))),
+                           "you mean-ablated the last head: heads are numbered from 0, so head 1 is the "
+                           "second one, the middle of the three."),
+                "every head mean-ablated": (lambda: _block_output(np.repeat(O93.mean(axis=1, keepdims=True),
+                                                                            3, axis=1)),
+                                            "you replaced every head's output by its mean over the tokens "
+                                            "(the same numbers as the block's whole output averaged over "
+                                            "the tokens): only head 1 is knocked out; heads 0 and 2 keep "
+                                            "their own rows, token by token."),
+                "head 1's part alone": (lambda: np.tile(O93[1].mean(axis=0) @ W_O93[2:4], (3, 1)),
+                                        "that is only head 1's part of the output (its mean row times its 2 "
+                                        "rows of W_O): the block's output adds the parts of heads 0 and 2, "
+                                        "which keep working."),
+                "reshaped, not concatenated": (
+                    lambda: _replaced(1, O93[1].mean(axis=0)).reshape(3, 6) @ W_O93,
+                    "you reshaped the (3, 3, 2) array to (3, 6) directly, which lays head 0's three tokens "
+                    "in the first row: concatenate the heads token by token instead, each token's row "
+                    "holding its 2 numbers from head 0, then head 1, then head 2 (lesson 03)."),
+            }, expects="a 3 × 2 array, the block's attention output, one row per token",
+            fallback="Not right yet. The block's output is the heads' outputs side by side, token by token "
+                     "(head 0's 2 numbers, then head 1's, then head 2's), times W_O (lesson 03); with head 1 "
+                     "mean-ablated, only head 1's 2 columns change: each of its rows becomes the mean of "
+                     "its 3 rows."),
     ]

@@ -1,4 +1,5 @@
-"""Lesson 08, from correlation to cause: knock heads out, keep the sink, sample, and read every block.
+"""Lesson 09, what the heads do (from correlation to cause): knock heads out (its section 1); and, for the
+sections still to come, a sliding window that keeps the sink, sampling, and a read of every block.
 
 Each function checks its arguments, then runs real_model's own forward pass (`forward_unchecked`) with one
 change: chosen heads' outputs replaced before W_O; a sliding-window mask that keeps the first tokens
@@ -18,14 +19,20 @@ from ._validate import (
     as_kind,
     as_positive,
     as_record,
+    distinct_names,
+    first_copy_loss,
+    knock_rows,
     knocked_heads,
     logit_row,
+    loss_dots,
     model_ids,
+    period_fits,
+    repeats_after,
     top_k_fits,
 )
 from .blas import one_blas_thread
 from .matrix import softmax_unchecked
-from .real_model import RealModel, forward_unchecked, rms_norm
+from .real_model import RealModel, forward_unchecked, prefix_matching_scores, rms_norm, token_losses
 
 ABLATIONS = ("zero", "mean")
 
@@ -70,6 +77,88 @@ def knockout_forward(model: RealModel, ids: Sequence[int], knock: Iterable[tuple
     ablation = as_kind(ablation, ABLATIONS, "ablation")
     with one_blas_thread():
         return forward_unchecked(model, ids, keep_weights=bool(keep_weights), knock=table, ablation=ablation)
+
+
+def random_heads(model: RealModel, count: int, seed: int = 0) -> list[tuple[int, int]]:
+    """`count` distinct (layer, head) pairs drawn from all the model's heads by default_rng(seed), sorted."""
+    model = as_record(model, RealModel, "model")
+    total = model.n_layers * model.n_heads
+    count = as_count(count, "count")
+    if count > total:
+        raise ValueError(f"count is {count}: expected at most {total}, the model's number of heads")
+    picks = np.random.default_rng(as_count(seed, "seed", minimum=0)).choice(total, size=count, replace=False)
+    return sorted(divmod(int(i), model.n_heads) for i in picks)
+
+
+def second_copy_loss(model: RealModel, ids: Sequence[int], knock: Iterable[tuple[int, int]], period: int,
+                     ablation: str = "zero") -> float:
+    """Mean loss (nats) on the second copy of a text that repeats after `period` tokens (predicting tokens
+    period + 1 on), with the heads in `knock` knocked out."""
+    model = as_record(model, RealModel, "model")
+    ids = model_ids(ids, len(model.embedding))
+    period = period_fits(period, len(ids))
+    repeats_after(ids, period)
+    logits, _ = knockout_forward(model, ids, knock, ablation)
+    return float(token_losses(logits, ids)[period:].mean())
+
+
+def knockout_table(model: RealModel, ids: Sequence[int], sets: dict[str, Iterable[tuple[int, int]]],
+                   period: int, watch: Iterable[tuple[int, int]],
+                   ablation: str = "zero") -> dict[str, tuple[float, float]]:
+    """For each named set of heads knocked out: (the second-copy loss, the mean prefix-matching score of the
+    heads in `watch`) -> {name: (loss, score)}."""
+    model = as_record(model, RealModel, "model")
+    ids = model_ids(ids, len(model.embedding))
+    period = period_fits(period, len(ids))
+    repeats_after(ids, period)
+    watch = knocked_heads(watch, model.n_layers, model.n_heads, first_layer=0)
+    if not watch:
+        raise ValueError("watch is empty: expected the (layer, head) pairs whose prefix score to report")
+    if not isinstance(sets, dict) or not sets:
+        raise TypeError(f"sets is {sets!r}: expected a dict {{name: [(layer, head), ...]}}, e.g. "
+                        "{'none': [], 'one head': [(16, 0)]}")
+    rows, layers, heads = {}, [layer for layer, _ in watch], [head for _, head in watch]
+    for name, knock in zip(distinct_names(sets, "sets"), sets.values()):
+        logits, weights = knockout_forward(model, ids, knock, ablation, keep_weights=True)
+        scores = prefix_matching_scores(np.stack(weights), period)       # (layers, heads)
+        loss = float(token_losses(logits, ids)[period:].mean())
+        rows[name] = (loss, float(scores[layers, heads].mean()))
+    return rows
+
+
+def plot_knockouts(table: dict[str, tuple[float, float]], others: dict[str, Sequence[float]] | None = None,
+                   first_copy: float | None = None, title: str = ""):
+    """knockout_table's rows as bars (second-copy loss, candidates' prefix score); others: losses as dots,
+    spread up and down a little so that equal losses stay apart."""
+    import matplotlib.pyplot as plt
+    rows, others, first_copy = knock_rows(table), loss_dots(others), first_copy_loss(first_copy)
+    names = distinct_names([*rows, *others], "table and others together")
+    y = dict(zip(names, np.arange(len(names))[::-1]))                   # the first row on top
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 0.8 * len(names) + 1.7), layout="constrained",
+                                      sharey=True)
+    for ax, col, xlabel, color in ((left, 0, "loss on the second copy (nats)", "#333333"),
+                                   (right, 1, "prefix-matching score of the candidates", "#CC79A7")):
+        for name, row in rows.items():
+            ax.barh(y[name], row[col], color=color, height=0.6)
+            ax.text(row[col], y[name], f" {row[col]:.2f}", va="center", fontsize=13)
+        ax.set_xlabel(xlabel, fontsize=13)
+        ax.tick_params(labelsize=13)
+    for name, values in others.items():
+        spread = np.linspace(-0.25, 0.25, len(values)) if len(values) > 1 else np.zeros(1)
+        left.plot(values, y[name] + spread, "o", color="#333333", ms=9, alpha=0.7)
+        right.text(0.02, y[name], "not measured", va="center", fontsize=13, color="#777777")
+    losses = [row[0] for row in rows.values()] + [v for vs in others.values() for v in vs]
+    left.set_xlim(0, 1.2 * max(*losses, first_copy or 0.0))
+    right.set_xlim(0, 1.0)
+    left.set_yticks(list(y.values()), names)
+    left.set_ylabel("heads knocked out", fontsize=13)
+    if first_copy is not None:
+        left.axvline(first_copy, color="#0072B2", ls="--")
+        left.text(first_copy, y[names[-1]] + 0.5, "first copy ", color="#0072B2", fontsize=13, ha="right",
+                  va="center")
+    if title:
+        fig.suptitle(str(title), fontsize=14)
+    return fig
 
 
 def window_mask_unchecked(n: int, window: int, keep: int) -> np.ndarray:

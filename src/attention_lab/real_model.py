@@ -432,9 +432,10 @@ def forward_unchecked(model: RealModel, ids: np.ndarray, cache: list[Cache] | No
                       keep_weights: bool = False, mask: np.ndarray | None = None,
                       knock: dict[int, list[int]] | None = None, ablation: str = "zero",
                       streams: list[np.ndarray] | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
-    """forward on checked ids, with BLAS as it is set. Changes for lesson 08's experiments: `mask` (n, t)
-    in place of the causal mask; `knock` {block: heads} whose outputs are replaced before W_O (zeros, or
-    their mean with ablation='mean'); `streams`, a list that receives the residual stream after each block."""
+    """forward on checked ids, with BLAS as it is set. Changes for the experiments of heads_at_work.py
+    (lesson 09): `mask` (n, t) in place of the causal mask; `knock` {block: heads} whose outputs are
+    replaced before W_O (zeros, or their mean with ablation='mean'); `streams`, a list that receives the
+    residual stream after each block."""
     start = cache[0].length if cache is not None else 0
     positions = np.arange(start, start + len(ids))
     X = model.embedding[ids]                                             # (n, d)
@@ -633,7 +634,7 @@ def plot_model_view(weights: ArrayLike, picks: dict[str, tuple[int, int]] | None
                          f"{MODEL_VIEW_MOST} tokens per thumbnail (a short sentence); slice the weights, "
                          f"e.g. weights[:, :, :{MODEL_VIEW_MOST}, :{MODEL_VIEW_MOST}]")
     picks = head_picks(picks, L, h)
-    gap = max(1, round(0.15 * n))
+    gap = max(2, round(0.25 * n))                            # blank cells between thumbnails
     mosaic = np.full((h * (m + gap) - gap, L * (n + gap) - gap), np.nan)   # (h rows, L columns) of (m, n)
     for layer in range(L):
         for head in range(h):
@@ -653,7 +654,7 @@ def plot_model_view(weights: ArrayLike, picks: dict[str, tuple[int, int]] | None
     frames = [(colour, style) for style in ("-", "--", ":") for colour in (*LINE_COLORS, "#E69F00")]
     for (name, (layer, head)), (colour, style) in zip(picks.items(), frames):   # no role colour here
         ax.add_patch(Rectangle((layer * (n + gap) - 0.5 - gap / 2, head * (m + gap) - 0.5 - gap / 2),
-                               n + gap, m + gap, fill=False, edgecolor=colour, linestyle=style, linewidth=2.5,
+                               n + gap, m + gap, fill=False, edgecolor=colour, linestyle=style, linewidth=1.8,
                                label=f"{name}: layer {layer}, head {head}"))
     edge = 0.5 + gap / 2 + 0.5                                 # room for a frame around an outer thumbnail
     ax.set_xlim(-edge, L * (n + gap) - gap - 1 + edge)

@@ -1,4 +1,4 @@
-"""Lesson 09 (appendix; errata of 01-04): the sources' worked examples, what they printed, a checker.
+"""Lesson 10 (appendix; errata of 01-04): the sources' worked examples, what they printed, a checker.
 
 Each function returns a fresh, frozen record with named fields (src.X, src.W_q, src.printed, ...),
 as the collection's own examples do, so a lesson may change its own copy of the arrays freely.

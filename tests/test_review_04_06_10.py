@@ -1,4 +1,5 @@
-"""The second review of lessons 04, 05, 06 and 09 (issue 29), its defects checked.
+"""The second review of lessons 04, 05, 06 and the appendix (issue 29; the appendix was lesson 09 then, it is
+10 now), its defects checked.
 
 Lesson 06's claims about training runs are checked on seeds 0-7 with the lesson's own functions, as the
 lesson words them (the lesson shows seeds 0-2 or seed 0). The file takes about 25 s of one core: the
@@ -134,7 +135,7 @@ def test_06_ablations_hold_for_every_seed(seed):
     assert al.accuracy(al.train(copy, steps=300, seed=seed).params, HELD, HELD, copy) >= 0.99
 
 
-# ---------- 06.4 and 09.3 redesigned (defect 8): no single package call, nothing on screen ----------
+# ---------- 06.4 and 10.3 redesigned (defect 8): no single package call, nothing on screen ----------
 Q64, K64 = np.array([2.0, 1.0]), np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]])
 V64, G64 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), np.array([1.0, -1.0])
 S4 = al.source_004()
@@ -150,13 +151,13 @@ def test_06_4_by_hand():
     assert al.EXERCISES["06.4"].evaluate([ai * (di - mean) for ai, di in zip(a, dA)]).status == "correct"
 
 
-def test_09_3_by_hand():
+def test_10_3_by_hand():
     """Implied minus real score differences: ln(w_j / w_0) - (s_j - s_0), row by row."""
     w, X = S4.printed["self_weights"], S4.X
     S = X @ X.T / np.sqrt(2)
     answer = [[np.log(w[i, j] / w[i, 0]) - (S[i, j] - S[i, 0]) for j in (1, 2)] for i in range(3)]
     assert np.isclose(answer[0][1], np.log(0.317 / 0.5))               # equal scores, unequal weights
-    assert al.EXERCISES["09.3"].evaluate(answer).status == "correct"
+    assert al.EXERCISES["10.3"].evaluate(answer).status == "correct"
 
 
 def views(out):
@@ -217,7 +218,7 @@ def test_06_4_is_not_one_package_call():
     assert al.EXERCISES["06.4"].evaluate(old).status == "correct"   # a matmul first, then the call
 
 
-def test_09_3_is_not_one_package_call_nor_on_screen():
+def test_10_3_is_not_one_package_call_nor_on_screen():
     X, W, Y = S4.X, S4.printed["self_weights"], S4.printed["self_output"]
     I2, I3 = np.eye(2), np.eye(3)
     mats = [X, X.T, W, W.T, Y, X @ X.T, I2, I3]
@@ -227,12 +228,12 @@ def test_09_3_is_not_one_package_call_nor_on_screen():
     checked = 0
     for candidate in one_call_answers(functions, (None, 1.0, 2 ** -0.5, 0.5)):
         checked += 1
-        assert not passes("09.3", candidate)
+        assert not passes("10.3", candidate)
     assert checked > 1000
-    A = al.self_attention(X, I2, I2, I2)[1].round(3)                   # the weights 09 prints
+    A = al.self_attention(X, I2, I2, I2)[1].round(3)                   # the weights 10 prints
     for shown in (A, W):
         for answer in (shown[:, 1:], shown[:, 1:] - shown[:, :1], np.log(shown[:, 1:] / shown[:, :1])):
-            assert al.EXERCISES["09.3"].evaluate(answer).status != "correct"
+            assert al.EXERCISES["10.3"].evaluate(answer).status != "correct"
 
 
 # ---------- 04.4 (defect 4) ----------
@@ -353,7 +354,7 @@ NAMED = [
     ("06.3", causal_grads(swap=True), "dQ and dK swapped", "dQ = dS K"),
     ("06.4", -DS64, "sign flipped", "signs are flipped"),
     ("06.4", A64, "the weights", "forward pass"),
-    ("09.2", np.round([1.371, -3.702, 2.628], 2) @ np.array([4.041, 1.368, -2.358]), "one rounded", "both"),
+    ("10.2", np.round([1.371, -3.702, 2.628], 2) @ np.array([4.041, 1.368, -2.358]), "one rounded", "both"),
 ]
 
 
@@ -363,7 +364,7 @@ def test_a_former_generic_reply_is_now_a_named_hint(key, answer, mistake, phrase
     assert result.mistake == mistake and phrase in result.message, result.message
 
 
-# ---------- round four: a fresh review of 04-06, 09 (issue 29), nine defects ----------
+# ---------- round four: a fresh review of 04-06 and the appendix, now 10 (issue 29), nine defects ----------
 def cells_of(lesson: str) -> dict[str, str]:
     path = next((ROOT / "notebooks").glob(f"{lesson}-*.ipynb"))
     return {c["id"]: "".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]}
@@ -429,13 +430,13 @@ def test_06_one_name_for_dL_dS_in_prose_and_code():
     assert al.EXERCISES["06.3"].evaluate(namespace["causal_attention_grads"]).mistake == "planted"
 
 
-def test_09_the_checklist_allows_for_rounding_and_09_1_agrees():
+def test_10_the_checklist_allows_for_rounding_and_10_1_agrees():
     """Defect 5: 'each row sums to 1', with no room for rounding, rejected the right answer (a)."""
     assert abs(sum([0.42, 0.42, 0.17]) - 1) > 0                           # 1.01: not exactly 1
-    checklist = cell_text("09", 3)
+    checklist = cell_text("10", 3)
     assert "up to the rounding of the" in checklist and "half a unit of its last digit" in checklist
-    assert al.EXERCISES["09.1"].evaluate("a").mistake is None
-    assert "more than the rounding" in al.EXERCISES["09.1"].evaluate("c").message
+    assert al.EXERCISES["10.1"].evaluate("a").mistake is None
+    assert "more than the rounding" in al.EXERCISES["10.1"].evaluate("c").message
     assert al.printout_problems([1.2, 1.2, 0.3], [0.42, 0.42, 0.17]) == []
 
 

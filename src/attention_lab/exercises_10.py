@@ -1,0 +1,87 @@
+"""Lesson 10's exercises (registered in exercises.EXERCISES): reading the sources critically."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .checks import Choice, Exercise
+from .matrix import default_scale, softmax
+from .sources import source_004
+
+q102 = np.array([1.371, -3.702, 2.628])            # 10.2: a fresh query and key, as a tutorial would
+SCALE103 = default_scale(2)                        # 10.3: source 004's d_k = 2
+k102 = np.array([4.041, 1.368, -2.358])            # store them, printed with two decimals
+
+
+def lesson10():
+    s4 = source_004()
+    X4 = s4.X
+    printed = s4.printed["self_weights"]                # (3, 3) the weights the source printed
+
+    def read_back(w=printed, log=np.log):              # (3, 2): s_j - s_0 that a row of weights implies
+        return log(w[:, 1:] / w[:, :1])
+
+    def real(scale=SCALE103):                           # (3, 2): s_j - s_0 of the real scores X Xᵀ/√2
+        S = X4 @ X4.T * scale
+        return S[:, 1:] - S[:, :1]
+
+    return [
+        Choice("10.1", "Scores [1.2, 1.2, 0.3]: which printed weight row can be right?", "a", {
+            "b": "equal scores must get equal weights: the first two differ (source 004 made this "
+                 "slip).",
+            "c": "the weights sum to 1.1, more than the rounding of three 2-decimal numbers allows "
+                 "(1 ± 0.015); a softmax row sums to 1.",
+            "d": "the order is wrong: the lowest score (0.3) gets the largest weight, and softmax "
+                 "keeps the order of the scores."}),
+        Exercise(
+            "10.2", "The dot product a tutorial prints if it computes with q and k rounded to 2 decimals.",
+            lambda: np.round(q102, 2) @ np.round(k102, 2), {
+                "full precision": (lambda: q102 @ k102,
+                                   "this is the exact dot product; the tutorial computed with the "
+                                   "numbers as printed, rounded to 2 decimals first."),
+                "one decimal": (lambda: np.round(q102, 1) @ np.round(k102, 1),
+                                "you rounded to one decimal; the tutorial shows two."),
+                "one rounded": (lambda: np.round(q102, 2) @ k102,
+                                "you rounded q only; the tutorial shows both vectors with two "
+                                "decimals, and computes with both as shown."),
+                "cut off": (lambda: np.trunc(q102 * 100) / 100 @ (np.trunc(k102 * 100) / 100),
+                            "you cut the digits off after two decimals; printing rounds them "
+                            "(2.628 is shown as 2.63)."),
+            }, expects="one number, the dot product the tutorial prints"),
+        Exercise(
+            "10.3", "Source 004's printed weights, read back: the score differences s_j - s_0 (j = 1, 2) "
+                    "that each printed row implies, minus those of the real scores X Xᵀ/√2 (3 × 2).",
+            lambda: read_back() - real(), {
+                "implied only": (read_back,
+                                 "these are the differences the printed rows imply; subtract those of "
+                                 "the real scores, X Xᵀ/√2, to see how far off each is."),
+                "real only": (real,
+                              "these are the differences of the real scores; the question asks for "
+                              "the ones the printed weights imply, minus these."),
+                "signs flipped": (lambda: real() - read_back(),
+                                  "your signs are flipped: implied minus real, not real minus implied."),
+                "ratios inverted": (lambda: -read_back() - real(),
+                                    "ln(w_0 / w_j) is s_0 - s_j: the ratio goes the other way, "
+                                    "ln(w_j / w_0) = s_j - s_0."),
+                "no logarithm": (lambda: printed[:, 1:] / printed[:, :1] - real(),
+                                 "a ratio of weights is e to the power of a score difference: "
+                                 "w_j / w_0 = exp(s_j - s_0). Take the natural logarithm of it."),
+                "weight differences": (lambda: printed[:, 1:] - printed[:, :1] - real(),
+                                       "a difference of weights is not a difference of scores: the "
+                                       "softmax divides, so read the ratio, s_j - s_0 = ln(w_j / w_0)."),
+                "base-10 logarithm": (lambda: read_back(log=np.log10) - real(),
+                                      "the softmax uses e: take the natural logarithm (np.log), not "
+                                      "np.log10."),
+                "no scaling": (lambda: read_back() - real(scale=1.0),
+                               "your real scores forgot to divide by √d_k = √2."),
+                "divided by 2": (lambda: read_back() - real(scale=0.5),
+                                 "you divided the real scores by d_k = 2; divide by its square root, "
+                                 "√2."),
+                "recomputed weights": (lambda: read_back(softmax(X4 @ X4.T * SCALE103)) - real(),
+                                       "all zeros: you read back the recomputed weights, which agree "
+                                       "with the real scores by construction. Read back the printed "
+                                       "ones, s4.printed['self_weights']."),
+            },
+            expects="implied minus real score differences, a 3 × 2 array "
+                    "(one row per printed row, one column per j = 1, 2)"),
+    ]

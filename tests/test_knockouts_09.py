@@ -1,0 +1,358 @@
+"""Lesson 09, section 1 (knock heads out): the package helpers checked against code written here, the
+section's claims about random draws run with the lesson's own cells on sequence seeds 0 to 7, and exercise
+09.1's prediction measured on the real model (its wrong answers written here, apart from exercises_09.py)."""
+
+import json
+import os
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+from test_heads_at_work import reference, tiny_model
+
+import attention_lab as al
+from attention_lab import heads_at_work as hw
+from attention_lab import real_model as rm
+from attention_lab.answer_keys import answer_key
+from attention_lab.exercises_09 import KNOCKOUT_09_2, KNOCKOUTS_09_1
+
+matplotlib.use("Agg")
+SEEDS = range(8)
+NOTEBOOKS = Path(os.environ.get("LESSON_NOTEBOOKS", Path(__file__).resolve().parents[1] / "notebooks"))
+LESSON = NOTEBOOKS / "09-heads-at-work.ipynb"
+
+
+def cells():
+    return json.loads(LESSON.read_text(encoding="utf-8"))["cells"]
+
+
+def cell(cell_id) -> str:
+    return "".join(next(c for c in cells() if c["id"] == cell_id)["source"])
+
+
+def shown(cell_id) -> str:
+    c = next(c for c in cells() if c["id"] == cell_id)
+    return "".join("".join(o.get("text", "")) for o in c.get("outputs", []))
+
+
+def said(text) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return tiny_model()
+
+
+def hand_loss(logits, ids, period):
+    """Mean cross-entropy of tokens period + 1 on, written here in float64."""
+    z = np.asarray(logits, dtype=np.float64)[:-1]
+    logp = z - z.max(axis=1, keepdims=True)
+    logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
+    return float(-logp[np.arange(len(ids) - 1), np.asarray(ids)[1:]][period:].mean())
+
+
+REPEAT = [3, 17, 42, 8, 51, 3, 17, 42, 8, 51]                          # period 5
+
+
+def test_second_copy_loss_matches_a_float64_reference(tiny):
+    for knock in ([], [(0, 1), (2, 3)]):
+        want = hand_loss(reference(tiny, REPEAT, knock)[0], REPEAT, 5)
+        assert abs(hw.second_copy_loss(tiny, REPEAT, knock, 5) - want) < 1e-4
+    mean = hand_loss(reference(tiny, REPEAT, [(1, 2)], "mean")[0], REPEAT, 5)
+    assert abs(hw.second_copy_loss(tiny, REPEAT, [(1, 2)], 5, "mean") - mean) < 1e-4
+
+
+def test_knockout_table_rows_are_loss_and_the_watched_heads_prefix_score(tiny):
+    watch = [(1, 0), (2, 3)]
+    table = hw.knockout_table(tiny, REPEAT, {"none": [], "two": [(0, 1), (2, 3)]}, 5, watch)
+    assert list(table) == ["none", "two"]
+    for name, knock in (("none", []), ("two", [(0, 1), (2, 3)])):
+        _, weights = hw.knockout_forward(tiny, REPEAT, knock, keep_weights=True)
+        by_hand = np.mean([np.mean([weights[layer][head][q, q - 4] for q in range(5, 9)])
+                           for layer, head in watch])                    # query q reads key q - period + 1
+        assert abs(table[name][1] - by_hand) < 1e-6
+        assert abs(table[name][0] - hand_loss(reference(tiny, REPEAT, knock)[0], REPEAT, 5)) < 1e-4
+
+
+def test_random_heads_are_distinct_seeded_and_cover_the_model(tiny):
+    seen = set()
+    for seed in range(200):
+        heads = hw.random_heads(tiny, 5, seed)
+        assert heads == sorted(set(heads)) and len(heads) == 5
+        assert all(0 <= layer < 3 and 0 <= head < 4 for layer, head in heads)
+        assert heads == hw.random_heads(tiny, 5, seed)
+        seen |= set(heads)
+    assert len(seen) == 12 and hw.random_heads(tiny, 12, 3) == sorted(seen)
+    assert hw.random_heads(tiny, 5, 0) != hw.random_heads(tiny, 5, 1)
+
+
+def test_plot_knockouts_labels_its_axes():
+    import matplotlib.pyplot as plt
+    fig = hw.plot_knockouts({"none": (1.8, 0.66), "seven": (11.7, 0.57)}, {"random": [1.5, 6.1]}, 14.2)
+    left, right = fig.axes
+    assert left.get_xlabel() == "loss on the second copy (nats)" and left.get_ylabel() == "heads knocked out"
+    assert right.get_xlabel() == "prefix-matching score of the candidates"
+    assert [t.get_text() for t in left.get_yticklabels()] == ["none", "seven", "random"]
+    assert min(t.get_fontsize() for t in left.get_yticklabels()) >= 13      # readable on a projector
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda m: hw.random_heads(m, 13), ValueError, "count is 13: expected at most 12"),
+    (lambda m: hw.random_heads(m, 0), ValueError, "count is 0"),
+    (lambda m: hw.random_heads(m, 2, -1), ValueError, "seed is -1"),
+    (lambda m: hw.second_copy_loss(m, REPEAT, [], 9), ValueError, "period 9 with 10 tokens"),
+    (lambda m: hw.second_copy_loss(m, REPEAT, [(3, 0)], 5), ValueError, "head 0 of layer 3"),
+    (lambda m: hw.knockout_table(m, REPEAT, [[]], 5, [(0, 0)]), TypeError, "expected a dict"),
+    (lambda m: hw.knockout_table(m, REPEAT, {"a": []}, 5, []), ValueError, "watch is empty"),
+    (lambda m: hw.plot_knockouts({"a": (1.0,)}), TypeError, "expected \\(loss, score\\)"),
+    (lambda m: hw.plot_knockouts({"a": (1.0, 0.5)}, {"r": "12"}), TypeError, "a list of losses"),
+])
+def test_bad_inputs_say_what_was_expected(tiny, call, error, words):
+    with pytest.raises(error, match=words):
+        call(tiny)
+
+
+# ---------------------------------------------------------------- the lesson's cells on seeds 0 to 7
+def run(code, ns, name):
+    import matplotlib.pyplot as plt
+    try:
+        exec(compile(code, name, "exec"), ns)
+    finally:
+        plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def knockouts(real_model):
+    """Seed -> the namespace after section 1's cells, run on that sequence seed (the candidates and the
+    previous-token head stay those the redone measurement finds on seed 0, as the lesson's prose names
+    them). Every assert in the cells must hold on every seed."""
+    import matplotlib.pyplot as plt
+
+    base = {"model": real_model, "np": np, "rm": rm, "hw": hw, "al": al, "plt": plt}
+    redo = cell("r09-redo")
+    assert redo.count("rm.load_model()") == 1 and redo.count("seed=0") == 1
+    run(redo.replace("rm.load_model()", "model"), base, "r09-redo")      # the model the fixture loaded
+    out = {}
+    for seed in SEEDS:
+        ns = dict(base)
+        ns["R"] = rm.repeated_random_tokens(real_model, period=40, seed=seed)
+        for cid in ("r09-loss", "r09-knock", "r09-knock-random"):
+            run(cell(cid), ns, f"lesson 09, cell {cid}, sequence seed {seed}")
+        out[seed] = ns
+    return out
+
+
+def test_the_cells_name_the_heads_of_section_5(knockouts):
+    ns = knockouts[0]
+    assert ns["candidates"] == [(17, 3), (17, 4), (17, 5), (18, 6), (18, 7), (20, 6), (23, 2)]
+    assert ns["prev"] == (16, 0)
+    assert sum(bool(set(h) & set(ns["candidates"])) for h in ns["randoms"].values()) == 1   # only set 0
+    assert (18, 6) in ns["randoms"][0]
+
+
+def test_seed_0_as_the_prose_says_it(knockouts, real_model):
+    ns = knockouts[0]
+    none, cands, alone, early = ns["table"].values()
+    assert cands[0] > np.log(len(real_model.embedding))        # "on this draw, worse than a uniform guess"
+    losses = list(ns["losses"].values())
+    assert max(losses) == ns["losses"][0] and (18, 6) in ns["randoms"][0]   # "the worst set holds (18, 6)"
+    plain = [v for s, v in ns["losses"].items() if not set(ns["randoms"][s]) & set(ns["candidates"])]
+    assert round(max(plain), 2) == 3.48 and sorted(losses)[-2] == max(plain)
+    assert min(losses) < none[0]            # one random set lowers the loss: "the loss is 1.45 to 6.12"
+    # an early head with no previous-token pattern is needed as much: a knockout cannot say what it passes
+    assert early[0] > alone[0] and early[1] < none[1] / 2
+    text = said(cell("r09-knock-read"))
+    for words in ("from 1.79 to 11.70 nats (on this draw, worse than a uniform guess, 10.8)",
+                  "prefix score 0.66 → 0.57", "the loss is 1.45 to 6.12 (median 2.10)",
+                  "without a candidate the worst is 3.48", "(16, 0) alone raises the loss to 7.89",
+                  "falls from 0.66 to 0.14", "previous token (score 0.16)", "costs even more alone (11.34)",
+                  "prefix score falls to 0.22", "similar numbers: 10.46 and 7.95"):
+        assert words in text, words
+    screen = shown("r09-knock") + shown("r09-knock-random")
+    assert ("7 random heads: 1.45 to 6.12 nats, median 2.10; the sets without a candidate: up to 3.48"
+            in screen)
+    assert "the 7 candidates 10.46 nats, (16, 0) alone 7.95" in screen
+    assert "(1, 5) alone     second-copy loss 11.34 nats; candidates' prefix score 0.22" in screen
+    assert "previous-token score of (1, 5): 0.16; of (16, 0): 0.89" in screen
+
+
+def test_every_seed_as_the_prose_says_it(knockouts):
+    """"On each of sequence seeds 0 to 7 ... the seven candidates cost more than every random set, (16, 0)
+    alone costs more than every random set without a candidate, and it cuts the candidates' prefix score
+    to under a quarter"; mean-ablation "similar": above every such random set as well."""
+    for seed, ns in knockouts.items():
+        none, cands, alone, _ = ns["table"].values()
+        plain = [v for s, v in ns["losses"].items() if not set(ns["randoms"][s]) & set(ns["candidates"])]
+        assert len(plain) == 7, seed
+        assert cands[0] > max(ns["losses"].values()), seed
+        assert alone[0] > max(plain), seed
+        assert alone[1] < none[1] / 4, seed
+        assert cands[1] > 0.8 * none[1], seed                          # "their own patterns stay"
+        assert min(ns["mean_abl"]) > max(plain), seed
+        assert none[0] == ns["second"], seed
+    text = said(cell("r09-knock-read"))
+    assert ("On each of sequence seeds 0 to 7 (the tests run all eight, with the same eight random sets), "
+            "the seven candidates cost more than every random set, (16, 0) alone costs more than every "
+            "random set without a candidate, and it cuts the candidates' prefix score to under a quarter"
+            in text)
+
+
+def test_the_section_claims_only_what_a_knockout_shows():
+    text = said(cell("r09-knock-read"))
+    assert "K-composition" in text
+    assert "so it cannot tell which path (keys or queries) carries it" in text
+    assert "A knockout shows that a head is needed, not what it passes on." in text
+    assert "Zero-ablation" in said(cell("r09-s1-knock")) and "before $W_O$" in cell("r09-s1-knock")
+    assert json.loads(LESSON.read_text(encoding="utf-8"))["cells"][-1]["id"] == "nav-bottom"
+
+
+def test_the_lesson_redoes_lesson_08s_measurement_and_says_so():
+    assert "Lesson 08's measurement, redone" in cell("r09-redo-md")
+    assert "rm.load_model()" in cell("r09-redo")
+    assert ("candidate induction heads (layer, head): [(17, 3), (17, 4), (17, 5), (18, 6), (18, 7), "
+            "(20, 6), (23, 2)]") in shown("r09-redo")
+
+
+# ---------------------------------------------------------------- exercise 09.1, on the real model
+@pytest.fixture(scope="module")
+def three_knockouts(real_model):
+    """Seed -> {set: second-copy loss} for 09.1's sets A, B, C, 09.2's eight heads and no knockout."""
+    out = {}
+    for seed in SEEDS:
+        R = rm.repeated_random_tokens(real_model, period=40, seed=seed)
+        sets = {**KNOCKOUTS_09_1, "layer 16 but (16, 0)": KNOCKOUT_09_2, "none": []}
+        out[seed] = {name: hw.second_copy_loss(real_model, R, heads, period=40)
+                     for name, heads in sets.items()}
+    return out
+
+
+def test_09_1_sets_are_the_ones_the_lesson_names(knockouts):
+    candidates = knockouts[0]["candidates"]
+    assert KNOCKOUTS_09_1["A"] == [(18, 6)] and (18, 6) in candidates
+    assert sorted(KNOCKOUTS_09_1["B"] + KNOCKOUTS_09_1["A"]) == candidates
+    text = said(cell("ex-09-1"))
+    assert "(A) the strongest candidate, (18, 6), alone" in text
+    assert "(B) the other six candidates together, with (18, 6) kept" in text
+    assert "(C) the sink head (18, 8) alone" in text
+    assert "(a) B, A, C; (b) A, B, C; (c) C, A, B; (d) A, C, B" in text
+
+
+def test_09_1_is_not_already_on_screen():
+    """None of the three knockouts is run by the lesson: the prediction is not read off an output."""
+    code = "\n".join("".join(c["source"]) for c in cells() if c["cell_type"] == "code")
+    assert "18, 8" not in code and "(18, 6)]" not in code
+
+
+def test_09_1_prediction_holds_on_the_real_model(three_knockouts):
+    """The answer (a): B, A, C, measured on the lesson's draw (seed 0) and on seeds 0 to 7; the hints'
+    claims too: the sink head leaves the loss "almost where it was"."""
+    seed0 = three_knockouts[0]
+    assert [round(seed0[k], 2) for k in ("B", "A", "C", "none")] == [6.44, 4.14, 1.82, 1.79]
+    for seed, loss in three_knockouts.items():
+        assert loss["B"] > loss["A"] > loss["C"], seed
+        assert abs(loss["C"] - loss["none"]) < 0.1, seed
+    assert al.EXERCISES["09.1"].evaluate("a").status == "correct"
+
+
+@pytest.mark.parametrize("answer, mistake, words", [
+    ("b", "b", "the six other candidates, knocked out together"),      # the strongest pattern does it all
+    ("(B)", "b", "the work is shared"),
+    ("c", "c", "costs least of the three, not most"),                  # the sink head is vital
+    ("d", "d", "not spare copies of (18, 6)"),                         # the weaker candidates are spares
+])
+def test_09_1_wrong_answers_get_their_hint(answer, mistake, words):
+    result = al.EXERCISES["09.1"].evaluate(answer)
+    assert result.status == "mistake" and result.mistake == mistake and words in result.message
+
+
+@pytest.mark.parametrize("answer", ["B, A, C", "e", 1, ["a"]])
+def test_09_1_answers_that_are_not_a_letter_are_told_the_choices(answer):
+    result = al.EXERCISES["09.1"].evaluate(answer)
+    assert result.status == "wrong" and "answer with one letter: a, b, c, d" in result.message
+
+
+def test_09_2_prediction_holds_on_the_real_model(three_knockouts, knockouts):
+    """The answer (a): the eight other heads of layer 16 cost less than half of what (16, 0) alone costs,
+    on the lesson's draw and on seeds 0 to 7 ((16, 0) alone: the lesson's own cell, run on each seed)."""
+    assert KNOCKOUT_09_2 == [(16, h) for h in range(1, 9)]
+    assert round(three_knockouts[0]["layer 16 but (16, 0)"], 2) == 2.38
+    for seed, loss in three_knockouts.items():
+        _, _, alone, _ = knockouts[seed]["table"].values()
+        assert loss["layer 16 but (16, 0)"] < alone[0] / 2, seed
+    text = said(cell("ex-09-2"))
+    assert "(a) less than half as high; (b) about as high; (c) higher" in text
+    assert al.EXERCISES["09.2"].evaluate("a").status == "correct"
+
+
+@pytest.mark.parametrize("answer, mistake, words", [
+    ("b", "b", "do not share (16, 0)'s job"),                        # the layer does one job
+    ("c", "c", "which heads you knock out matters more than how many"),   # more heads, more damage
+    ("(D)", "d", "a knockout removes a head's output, not its keys"),     # shared keys, shared fate
+])
+def test_09_2_wrong_answers_get_their_hint(answer, mistake, words):
+    result = al.EXERCISES["09.2"].evaluate(answer)
+    assert result.status == "mistake" and result.mistake == mistake and words in result.message
+
+
+# ---------------------------------------------------------------- exercise 09.3, by hand
+O = np.array([[[1, 0], [0, 1], [2, 1]], [[3, 1], [0, 2], [3, 0]], [[1, 1], [2, 0], [0, 2]]], float)  # noqa: E741
+W_O = np.array([[1, 0], [0, 1], [1, 1], [2, 0], [0, 2], [1, -1]], float)
+
+
+def block(heads):
+    """Token t's row: heads 0, 1, 2's rows t side by side, times W_O (written out, no concatenation)."""
+    return np.array([[sum(heads[h][t][j] * W_O[2 * h + j][c] for h in range(3) for j in range(2))
+                      for c in range(2)] for t in range(3)])
+
+
+def test_09_3_the_numbers_the_cell_shows_are_the_exercises():
+    code = cell("ex-09-3-code")
+    ns = {"np": np}
+    exec(code.split("answer_09_3")[0], ns)
+    assert np.array_equal(ns["outs"], O) and np.array_equal(ns["W_O"], W_O)
+
+
+def test_09_3_by_hand():
+    mean1 = [(3 + 0 + 3) / 3, (1 + 2 + 0) / 3]                       # head 1's columns, over the 3 tokens
+    right = block([O[0], [mean1] * 3, O[2]])
+    assert right.tolist() == [[6.0, 3.0], [4.0, 7.0], [8.0, 1.0]]
+    assert np.allclose(answer_key("09.3"), right)
+    assert al.EXERCISES["09.3"].evaluate(right).status == "correct"
+    assert al.EXERCISES["09.3"].evaluate(right.tolist()).status == "correct"
+
+
+@pytest.mark.parametrize("answer, mistake", [
+    (block([O[0], np.zeros((3, 2)), O[2]]), "zero-ablation"),
+    (block(O), "nothing knocked out"),
+    (block([O[0], O.mean(axis=0), O[2]]), "mean over the heads"),
+    (block([O[0], np.full((3, 2), 1.5), O[2]]), "one number"),       # the mean of O[1]'s 6 entries, 9 / 6
+    (block([O[0], [[2, 2], [1, 1], [1.5, 1.5]], O[2]]), "mean over the width"),
+    (block([[[1, 2 / 3]] * 3, O[1], O[2]]), "head 0"),
+    (block([O[0], O[1], [[1, 1]] * 3]), "head 2"),
+    # round five's review of lesson 09: three slips that fell to the generic hint
+    (block([[[1, 2 / 3]] * 3, [[2, 1]] * 3, [[1, 1]] * 3]), "every head mean-ablated"),
+    ([[2 * 1 + 1 * 2, 2 * 1 + 1 * 0]] * 3, "head 1's part alone"),   # mean row (2, 1) times W_O rows 2, 3
+    ([list(block(O).mean(axis=0))] * 3, "every head mean-ablated"),  # linear: the same as all heads' means
+])
+def test_09_3_wrong_answers_get_their_hint(answer, mistake):
+    result = al.EXERCISES["09.3"].evaluate(np.asarray(answer, float))
+    assert result.mistake == mistake, result.message
+
+
+def test_09_3_other_answers_are_told_what_is_wrong():
+    assert "3 × 2" in al.EXERCISES["09.3"].evaluate(np.zeros((3, 6))).message
+    result = al.EXERCISES["09.3"].evaluate(np.zeros((3, 2)))
+    assert result.status == "wrong"
+    # lesson 09 has no steps that combine heads: the fallback says how, and where (lesson 03)
+    assert "steps of the lesson" not in result.message and "lesson 03" in result.message
+    assert "outs[1]" in al.EXERCISES["09.3"].named("zero-ablation").message   # the cell's own name, not O[1]
+
+
+def test_09_1_hint_b_claims_no_rule_about_sharp_heads():
+    """Round five's review: (18, 6), the sharpest candidate, is the costliest single candidate on seeds 0-2;
+    09.1 compares one head with six, which says nothing about sharpness against work."""
+    message = al.EXERCISES["09.1"].evaluate("b").message
+    assert "says little" not in message and "shared" in message
