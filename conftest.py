@@ -6,7 +6,8 @@ notebook re-executed under nbval, spread over every core. Naming paths is the qu
 """
 
 import os
-import platform
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,13 +15,14 @@ import pytest
 # 120-step training run took 0.7-1.4 s with threads against 0.1 s without). Set before any kernel or
 # xdist worker starts, so that every notebook and test runs single-threaded BLAS.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-# OpenBLAS picks its kernels by CPU (Haswell, SkylakeX, Sandybridge, ...), and kernels round differently
-# in the last bit. Lessons 06 and 07 train for hundreds of steps, which turns that last bit into a
-# different second decimal (07's fixed-distance run, then 800 steps: 0.49 with Haswell kernels, 0.46 with
-# Sandybridge, on one machine). One kernel everywhere, the one the stored outputs were made with (AVX, no
-# FMA, on every x86-64 machine of the last decade), so nbval compares like with like on any such CI machine.
-if platform.machine().lower() in ("x86_64", "amd64"):
-    os.environ.setdefault("OPENBLAS_CORETYPE", "Sandybridge")
+# One numerical path on every x86-64 CPU (one OpenBLAS kernel, NumPy's AVX2 loops), the one the stored
+# outputs were made with, so that nbval compares like with like on any CI machine: see tools/one_kernel.py.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
+import one_kernel
+
+one_kernel.pin()
+if "numpy" in sys.modules:      # both settings are read when NumPy loads: too late for this process
+    raise RuntimeError("NumPy was imported before conftest.py could pin its CPU path (a pytest plugin?)")
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from nbclient import NotebookClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import navigation
+import one_kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -84,8 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ["PYTHONHASHSEED"] = "0"   # inherited by the kernel: stable set/dict order
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # small matrices: BLAS threads only contend
-    if platform.machine().lower() in ("x86_64", "amd64"):   # one BLAS kernel on every CPU: see conftest.py
-        os.environ.setdefault("OPENBLAS_CORETYPE", "Sandybridge")
+    one_kernel.pin()                     # one numerical path on every x86-64 CPU: see one_kernel.py
     navigation.main([])
     for path in args.paths or lessons():
         print(f"executing {path.relative_to(ROOT) if path.is_absolute() else path}", flush=True)
