@@ -713,6 +713,33 @@ def loss_dots(others) -> dict[str, list[float]]:
     return dots
 
 
+def loss_curves(losses) -> dict[str, np.ndarray]:
+    """A non-empty dict {name: per-token losses}: 1-D, finite, >= 0, all of one length of at least 2."""
+    if not isinstance(losses, dict) or not losses:
+        raise TypeError(f"losses is {type(losses).__name__}: expected a dict {{name: per-token losses}}, "
+                        "e.g. {'full': rm.token_losses(logits, ids)}")
+    curves = {}
+    for name, text in zip(losses, distinct_names(losses, "losses")):
+        values = losses[name]
+        if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__"):
+            raise TypeError(f"losses[{name!r}] is {type(values).__name__}: expected one loss per token")
+        try:
+            row = np.array(values, dtype=np.float64)
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"losses[{name!r}] holds something that is not a number: {err}") from None
+        if row.ndim != 1 or len(row) < 2:
+            raise ValueError(f"losses[{name!r}] has shape {row.shape}: expected one loss per token, "
+                             "a 1-D list of at least 2")
+        if not np.isfinite(row).all() or (row < 0).any():
+            raise ValueError(f"losses[{name!r}] holds a NaN, an infinity or a negative number: expected "
+                             "losses in nats, finite and 0 or more")
+        curves[text] = row
+    lengths = sorted({len(row) for row in curves.values()})
+    if len(lengths) > 1:
+        raise ValueError(f"the losses have lengths {lengths}: expected one length, the same text's tokens")
+    return curves
+
+
 def first_copy_loss(value) -> float | None:
     """None, or the first copy's mean loss: one finite number of nats."""
     return None if value is None else _loss(value, "first_copy")

@@ -1,6 +1,6 @@
 """Lesson 09's exercises (registered in exercises.EXERCISES): what a knockout costs, predicted before it
-runs, and a mean-ablation computed by hand. The predictions are measured on the real model in
-tests/test_knockouts_09.py."""
+runs, a mean-ablation computed by hand, and which of two sliding-window caches does better. The
+predictions are measured on the real model in tests/test_knockouts_09.py and tests/test_window_09.py."""
 
 from __future__ import annotations
 
@@ -15,6 +15,9 @@ KNOCKOUTS_09_1 = {"A": [(18, 6)],                                             # 
 
 KNOCKOUT_09_2 = [(16, head) for head in range(1, 9)]
 """09.2's knockout: the eight heads of layer 16 other than the previous-token head (16, 0)."""
+
+CACHES_09_4 = {"A": (128, 0), "B": (32, 1)}
+"""09.4's two caches on hw.STREAM_TEXT, as (window, first tokens kept)."""
 
 O93 = np.array([[[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]],               # 09.3: head 0's output, 3 tokens × 2
                 [[3.0, 1.0], [0.0, 2.0], [3.0, 0.0]],               # head 1's
@@ -113,4 +116,15 @@ def lesson09() -> list:
                      "(head 0's 2 numbers, then head 1's, then head 2's), times W_O (lesson 03); with head 1 "
                      "mean-ablated, only head 1's 2 columns change: each of its rows becomes the mean of "
                      "its 3 rows."),
+        Choice("09.4", "Which cache gives the lower mean loss on the paragraph: (A) a window of 128 without "
+                       "the first token, or (B) a window of 32 with the first token (33 entries)? (a) A; "
+                       "(b) B; (c) within 0.1 nats of each other.", "b", {
+                   "a": "four times as much recent text does not make up for the lost first token: from "
+                        "token 128 on, every head that parked its weight on token 0 must spread it over "
+                        "the window instead. With token 0 kept, 32 recent tokens do better than 128 "
+                        "without it.",
+                   "c": "the first token is one token, but not one like the others: it is where many heads "
+                        "park their weight (the sink, lesson 08). Losing it costs more "
+                        "than 96 recent tokens are worth: the two caches are more than 0.1 nats apart, "
+                        "and the one with the first token is ahead."}),
     ]

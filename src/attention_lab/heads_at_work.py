@@ -1,5 +1,6 @@
-"""Lesson 09, what the heads do (from correlation to cause): knock heads out (its section 1); and, for the
-sections still to come, a sliding window that keeps the sink, sampling, and a read of every block.
+"""Lesson 09, what the heads do (from correlation to cause): knock heads out (its section 1), a sliding
+window that keeps the sink (section 2); and, for the sections still to come, sampling and a read of every
+block.
 
 Each function checks its arguments, then runs real_model's own forward pass (`forward_unchecked`) with one
 change: chosen heads' outputs replaced before W_O; a sliding-window mask that keeps the first tokens
@@ -24,6 +25,7 @@ from ._validate import (
     knock_rows,
     knocked_heads,
     logit_row,
+    loss_curves,
     loss_dots,
     model_ids,
     period_fits,
@@ -182,6 +184,42 @@ def window_forward(model: RealModel, ids: Sequence[int], window: int, keep: int 
     mask = window_mask_unchecked(len(ids), as_count(window, "window"), as_count(keep, "keep", minimum=0))
     with one_blas_thread():
         return forward_unchecked(model, ids, keep_weights=bool(keep_weights), mask=mask)
+
+
+def plot_window(losses: dict[str, ArrayLike], window: int, smooth: int = 32, title: str = ""):
+    """Left, which keys each of 12 queries sees with a window of 4 that keeps the first token; right, each
+    run's per-token loss (a running mean over `smooth` tokens) by position, a line where the window
+    starts to drop tokens."""
+    import matplotlib.pyplot as plt
+
+    from .heatmaps import LINE_COLORS, heatmap
+    curves = loss_curves(losses)
+    window, smooth = as_count(window, "window"), as_count(smooth, "smooth")
+    n = len(next(iter(curves.values())))
+    if smooth > n:
+        raise ValueError(f"smooth is {smooth} but the losses cover {n} tokens: expected at most {n}")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(15, 5.6), layout="constrained", width_ratios=[1, 1.9])
+    places = [str(i) for i in range(12)]
+    heatmap(window_mask_unchecked(12, 4, 1).astype(float), places, places, ax=left, kind="input", fmt=".0f",
+            cbar=False, annot_size=11, title="window 4, first token kept:\n1 = the query sees that key")
+    styles = [("-", LINE_COLORS[0]), ("-", LINE_COLORS[1]), ("--", "#E69F00"), (":", LINE_COLORS[0]),
+              ("-.", LINE_COLORS[1])]
+    x = np.arange(smooth - 1, n)                                         # the last token of each average
+    means = {name: np.convolve(row, np.ones(smooth) / smooth, mode="valid") for name, row in curves.items()}
+    for (name, mean), (style, color) in zip(means.items(), styles * len(curves)):   # (n - smooth + 1,) each
+        right.plot(x, mean, style, color=color, lw=2.5, label=f"{name}: mean {curves[name].mean():.2f}")
+    right.axvline(window, color="0.5", lw=1)
+    top = 1.3 * max(float(mean.max()) for mean in means.values())       # room for the legend on top
+    right.set_ylim(0, top)
+    right.text(window, 0.02 * top, f" token {window}: token 0 leaves a window of {window}", fontsize=12,
+               color="0.35")
+    right.set_xlabel("position t in the text", fontsize=13)
+    right.set_ylabel(f"loss (nats), mean over t − {smooth - 1} … t", fontsize=13)
+    right.tick_params(labelsize=13)
+    right.legend(fontsize=12, loc="upper center", ncol=min(len(curves), 3))
+    if title:
+        fig.suptitle(str(title), fontsize=14)
+    return fig
 
 
 def next_token_probs(logits: ArrayLike, tau: float = 1.0, top_k: int | None = None) -> np.ndarray:
