@@ -80,7 +80,15 @@ def test_plot_window_draws_the_running_means_and_the_mask():
     (lambda: hw.plot_window({"a": [1.0, -2.0]}, 1, smooth=1), ValueError, "an infinity or a negative"),
     (lambda: hw.plot_window({"a": "12"}, 1, smooth=1), TypeError, "expected one loss per token"),
     (lambda: hw.plot_window({"a": [[1.0, 2.0]]}, 1, smooth=1), ValueError, "has shape (1, 2)"),
-    (lambda: hw.plot_window({"a": ["x", "y"]}, 1, smooth=1), TypeError, "not a number"),
+    (lambda: hw.plot_window({"a": ["x", "y"]}, 1, smooth=1), TypeError, "holds <U1 values"),
+    (lambda: hw.plot_window({"a": (np.zeros((3, 5)), [np.zeros((2, 3, 3))])}, 1, smooth=1), TypeError,
+     "not the (logits, weights) that window_forward returns"),
+    (lambda: hw.plot_window({"a": [1 + 1j, 2.0]}, 1, smooth=1), TypeError, "holds complex128 values"),
+    (lambda: hw.plot_window({"a": [True, False]}, 1, smooth=1), TypeError, "holds bool values"),
+    (lambda: hw.plot_window({"a": [1.0, 2.0, 3.0]}, 3, smooth=1), ValueError,
+     "window is 3 but the losses cover 3 predictions: a window that long drops nothing"),
+    (lambda: hw.plot_window({str(i): [1.0, 2.0] for i in range(7)}, 1, smooth=1), ValueError,
+     "holds 7 runs: expected at most 6"),
     (lambda: hw.plot_window({1: [1.0, 2.0], "1": [1.0, 2.0]}, 1, smooth=1), ValueError, "more than once"),
     (lambda: hw.plot_window({"a": [1.0, 2.0]}, 0, smooth=1), ValueError, "window is 0"),
     (lambda: hw.plot_window({"a": [1.0, 2.0]}, 1, smooth=3), ValueError, "smooth is 3 but the losses cover"),
@@ -90,6 +98,18 @@ def test_plot_window_refuses_bad_input_by_name(call, error, words):
     with pytest.raises(error) as caught:
         call()
     assert words in str(caught.value)
+
+
+def test_plot_window_draws_six_runs_each_its_own_way_in_no_role_colour():
+    fig = hw.plot_window({f"run {i}": np.arange(1.0, 11.0) + i for i in range(6)}, window=4, smooth=2)
+    lines = [line for line in fig.axes[1].get_lines() if len(line.get_xdata()) > 2]
+    looks = [(line.get_linestyle(), matplotlib.colors.to_hex(line.get_color())) for line in lines]
+    assert len(set(looks)) == 6
+    assert not {color for _, color in looks} & {"#0072b2", "#d55e00", "#009e73"}   # query, key, value
+    legend = fig.axes[1].get_legend().get_window_extent(fig.canvas.get_renderer())
+    axes = fig.axes[1].get_window_extent(fig.canvas.get_renderer())
+    assert axes.x0 <= legend.x0 and legend.x1 <= axes.x1 and legend.y1 <= axes.y1   # inside the axes
+    matplotlib.pyplot.close(fig)
 
 
 def test_plot_window_leaves_its_input_alone():
@@ -128,9 +148,7 @@ def test_the_printed_table_is_what_the_runs_give(measured):
     full = measured["full attention"][0]
     for name in list(RUNS)[:-1]:                                         # window 128 is 09.4's, not shown
         loss, first, oldest, _ = measured[name]
-        line = next(line for line in text.splitlines() if line.strip().startswith(name + " ")) \
-            if name != "window 32" else next(line for line in text.splitlines()
-                                             if re.match(r"\s*window 32\s+loss", line))
+        line = next(line for line in text.splitlines() if re.match(rf"\s*{re.escape(name)}\s+loss", line))
         assert f"loss {loss:.2f} nats ({loss - full:+.2f})" in line, name
         assert f"token 0: {first:.2f}" in line and f"token t - 31: {oldest:.2f}" in line, name
     assert "window 128" not in text and "128" not in "".join(

@@ -713,23 +713,30 @@ def loss_dots(others) -> dict[str, list[float]]:
     return dots
 
 
-def loss_curves(losses) -> dict[str, np.ndarray]:
-    """A non-empty dict {name: per-token losses}: 1-D, finite, >= 0, all of one length of at least 2."""
+def loss_curves(losses, most: int) -> dict[str, np.ndarray]:
+    """A dict of 1 to `most` runs {name: per-token losses}: 1-D, real, finite, >= 0, one length >= 2."""
     if not isinstance(losses, dict) or not losses:
         raise TypeError(f"losses is {type(losses).__name__}: expected a dict {{name: per-token losses}}, "
                         "e.g. {'full': rm.token_losses(logits, ids)}")
+    if len(losses) > most:
+        raise ValueError(f"losses holds {len(losses)} runs: expected at most {most}, one line style each")
     curves = {}
     for name, text in zip(losses, distinct_names(losses, "losses")):
         values = losses[name]
+        hint = ("expected one loss per token, e.g. rm.token_losses(logits, ids) (not the (logits, weights) "
+                "that window_forward returns)")
         if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__"):
-            raise TypeError(f"losses[{name!r}] is {type(values).__name__}: expected one loss per token")
+            raise TypeError(f"losses[{name!r}] is {type(values).__name__}: {hint}")
         try:
-            row = np.array(values, dtype=np.float64)
-        except (TypeError, ValueError) as err:
-            raise TypeError(f"losses[{name!r}] holds something that is not a number: {err}") from None
+            row = np.asarray(values)
+        except ValueError:                                   # ragged: a tuple of arrays of other shapes
+            raise TypeError(f"losses[{name!r}] is a {type(values).__name__} of parts of different shapes: "
+                            f"{hint}") from None
+        if row.dtype.kind not in "iuf":
+            raise TypeError(f"losses[{name!r}] holds {row.dtype} values: {hint}, real numbers")
         if row.ndim != 1 or len(row) < 2:
-            raise ValueError(f"losses[{name!r}] has shape {row.shape}: expected one loss per token, "
-                             "a 1-D list of at least 2")
+            raise ValueError(f"losses[{name!r}] has shape {row.shape}: {hint}, a 1-D list of at least 2")
+        row = row.astype(np.float64)
         if not np.isfinite(row).all() or (row < 0).any():
             raise ValueError(f"losses[{name!r}] holds a NaN, an infinity or a negative number: expected "
                              "losses in nats, finite and 0 or more")

@@ -186,37 +186,44 @@ def window_forward(model: RealModel, ids: Sequence[int], window: int, keep: int 
         return forward_unchecked(model, ids, keep_weights=bool(keep_weights), mask=mask)
 
 
+# one look per run, none a role colour: dark grey, pink, orange, then dotted, dash-dotted and grey lines
+WINDOW_STYLES = (("-", "#333333"), ("-", "#CC79A7"), ("--", "#E69F00"), (":", "#333333"), ("-.", "#CC79A7"),
+                 ("--", "#999999"))
+
+
 def plot_window(losses: dict[str, ArrayLike], window: int, smooth: int = 32, title: str = ""):
     """Left, which keys each of 12 queries sees with a window of 4 that keeps the first token; right, each
     run's per-token loss (a running mean over `smooth` tokens) by position, a line where the window
     starts to drop tokens."""
     import matplotlib.pyplot as plt
 
-    from .heatmaps import LINE_COLORS, heatmap
-    curves = loss_curves(losses)
+    from .heatmaps import heatmap
+    curves = loss_curves(losses, most=len(WINDOW_STYLES))
     window, smooth = as_count(window, "window"), as_count(smooth, "smooth")
     n = len(next(iter(curves.values())))
     if smooth > n:
         raise ValueError(f"smooth is {smooth} but the losses cover {n} tokens: expected at most {n}")
+    if window >= n:
+        raise ValueError(f"window is {window} but the losses cover {n} predictions: a window that long "
+                         f"drops nothing here; expected at most {n - 1}")
     fig, (left, right) = plt.subplots(1, 2, figsize=(15, 5.6), layout="constrained", width_ratios=[1, 1.9])
     places = [str(i) for i in range(12)]
     heatmap(window_mask_unchecked(12, 4, 1).astype(float), places, places, ax=left, kind="input", fmt=".0f",
-            cbar=False, annot_size=11, title="window 4, first token kept:\n1 = the query sees that key")
-    styles = [("-", LINE_COLORS[0]), ("-", LINE_COLORS[1]), ("--", "#E69F00"), (":", LINE_COLORS[0]),
-              ("-.", LINE_COLORS[1])]
+            cbar=False, title="window 4, first token kept:\n1 = the query sees that key")
     x = np.arange(smooth - 1, n)                                         # the last token of each average
     means = {name: np.convolve(row, np.ones(smooth) / smooth, mode="valid") for name, row in curves.items()}
-    for (name, mean), (style, color) in zip(means.items(), styles * len(curves)):   # (n - smooth + 1,) each
+    for (name, mean), (style, color) in zip(means.items(), WINDOW_STYLES):   # (n - smooth + 1,) each
         right.plot(x, mean, style, color=color, lw=2.5, label=f"{name}: mean {curves[name].mean():.2f}")
     right.axvline(window, color="0.5", lw=1)
-    top = 1.3 * max(float(mean.max()) for mean in means.values())       # room for the legend on top
+    rows = -(-len(curves) // 2) if len(curves) > 3 else 1                # legend rows
+    top = (1.2 + 0.12 * rows) * max(float(mean.max()) for mean in means.values())   # room for the legend
     right.set_ylim(0, top)
     right.text(window, 0.02 * top, f" token {window}: token 0 leaves a window of {window}", fontsize=12,
                color="0.35")
     right.set_xlabel("position t in the text", fontsize=13)
     right.set_ylabel(f"loss (nats), mean over t − {smooth - 1} … t", fontsize=13)
     right.tick_params(labelsize=13)
-    right.legend(fontsize=12, loc="upper center", ncol=min(len(curves), 3))
+    right.legend(fontsize=12, loc="upper center", ncol=3 if len(curves) <= 3 else 2)
     if title:
         fig.suptitle(str(title), fontsize=14)
     return fig
