@@ -97,8 +97,9 @@ def jupyterlab(root: Path | None = None, base_url: str = "/"):
             proc.terminate()
             try:
                 proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
+            except subprocess.TimeoutExpired:   # a loaded machine: JupyterLab still shutting down
                 proc.kill()
+                proc.wait(timeout=20)           # reap it: a Popen dropped while running warns (an error here)
             log.close()
 
 
