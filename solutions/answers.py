@@ -270,6 +270,14 @@ def answer_09_4():
     return "b"
 
 
+def answer_09_5():
+    X = np.array([[2, -1, 0, 1], [0, 1, -2, 1], [0, -1, -2, -1]], float)
+    g = np.array([1, 2, 1, 0.5])
+    E = np.array([[1, 0, 0, 1], [0, -1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 2], [-1, 0, 0, 1]], float)
+    logits = X / np.sqrt((X ** 2).mean(axis=1, keepdims=True)) * g @ E.T     # final RMSNorm, tied head
+    return 1 + (logits > logits[:, [1]]).sum(axis=1)                           # Paris is token 1: [2, 5, 1]
+
+
 # 10 · reading the sources critically
 def answer_10_1():
     # softmax([1.2, 1.2, 0.3]) = [0.416, 0.416, 0.169]: equal scores, equal weights, sum 1, same order

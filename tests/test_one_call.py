@@ -86,7 +86,7 @@ ROLE.update({name: "W" for name in ("W_q", "W_k", "W_v", "W", "weight", "W_1", "
                                     "W_up", "W_down", "gain")})
 ROLE.update({"W_O": "W_O", "dY": "dY", "dOut": "dY", "n_heads": "h", "i": "i", "mask": "mask",
              "scale": "scale", "positions": "positions", "base": "base", "n": "n", "d": "n", "d_k": "n",
-             "axis": "axis", "period": "n"})
+             "axis": "axis", "period": "n", "lens": "X", "token": "i"})
 FALLBACK = {"W_O": "W", "dY": "X"}          # a role with no inputs of its own takes these
 MAX_CALLS = 20_000                           # per function and exercise: the pools below stay far under it
 
@@ -224,6 +224,15 @@ def inputs_09_3():
             "h": [1, 3], "axis": [0, 1, -1]}, [outs, W_O]
 
 
+def inputs_09_5():
+    X, g, E = exercises_09.X95, exercises_09.G95, exercises_09.E95
+    # not the lens logits themselves: computing them (the final norm, the gain, the tied head) is the
+    # exercise, and a student who has them may read the ranks with hw.lens_rank
+    return {"X": [N("X", X), N("X * g", X * g), N("E", E), N("X @ E.T", X @ E.T)],
+            "W": [N("g", g), N("E", E), N("E.T", E.T)], "i": [1], "n": [1, 3, 5],
+            "scale": [1.0], "axis": [-1, 0]}, []
+
+
 def inputs_10_3():
     s4 = _s4()
     printed = np.asarray(s4.printed["self_weights"], dtype=float)
@@ -279,6 +288,7 @@ INPUTS: dict[str, Callable[[], tuple[dict, list]]] = {
                      [exercises_10.q102, exercises_10.k102]),
     "10.3": inputs_10_3,
     "09.3": inputs_09_3,
+    "09.5": inputs_09_5,
 }
 
 

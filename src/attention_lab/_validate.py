@@ -747,6 +747,26 @@ def loss_curves(losses, most: int) -> dict[str, np.ndarray]:
     return curves
 
 
+def lens_logits(lens, token) -> tuple[np.ndarray, int]:
+    """logit_lens(..., last_only=True)'s (n_layers, vocab) logits as float64, and a token id inside vocab."""
+    shape = np.shape(lens) if isinstance(lens, np.ndarray) else None
+    if shape is not None and len(shape) == 3:
+        raise ValueError(f"lens has shape {shape}: expected (n_layers, vocab), one row per block for the "
+                         "last token: call logit_lens(model, ids, last_only=True), or take lens[:, -1]")
+    if shape is not None and len(shape) == 1:
+        raise ValueError(f"lens has shape {shape}: expected (n_layers, vocab), one row per block: "
+                         "logit_lens(model, ids, last_only=True) gives it")
+    lens = as_array(lens, "lens", "(n_layers, vocab), what logit_lens(model, ids, last_only=True) returns",
+                    ndim=2)
+    if isinstance(token, (bool, np.bool_)) or not isinstance(token, numbers.Integral):
+        raise TypeError(f"token is {token!r} of type {type(token).__name__}: expected one token id, a whole "
+                        "number, e.g. rm.encode(model, ' Paris')[0]")
+    if not 0 <= token < lens.shape[1]:
+        raise ValueError(f"token is {token} but the lens scores {lens.shape[1]} tokens: expected an id in "
+                         f"0..{lens.shape[1] - 1}")
+    return lens, int(token)
+
+
 def first_copy_loss(value) -> float | None:
     """None, or the first copy's mean loss: one finite number of nats."""
     return None if value is None else _loss(value, "first_copy")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .checks import Choice, Exercise
+from .matrix import softmax_unchecked
 
 KNOCKOUTS_09_1 = {"A": [(18, 6)],                                             # the strongest candidate
                   "B": [(17, 3), (17, 4), (17, 5), (18, 7), (20, 6), (23, 2)],  # the other six candidates
@@ -23,6 +24,28 @@ O93 = np.array([[[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]],               # 09.3: head
                 [[3.0, 1.0], [0.0, 2.0], [3.0, 0.0]],               # head 1's
                 [[1.0, 1.0], [2.0, 0.0], [0.0, 2.0]]])              # head 2's: (3 heads, 3 tokens, 2)
 W_O93 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0], [0.0, 2.0], [1.0, -1.0]])   # (6, 2)
+
+
+X95 = np.array([[2.0, -1.0, 0.0, 1.0],               # 09.5: the last token's stream after blocks 0, 1, 2
+                [0.0, 1.0, -2.0, 1.0],
+                [0.0, -1.0, -2.0, -1.0]])           # (3 blocks, d = 4)
+G95 = np.array([1.0, 2.0, 1.0, 0.5])                # the final RMSNorm's gain (d,)
+E95 = np.array([[1.0, 0.0, 0.0, 1.0], [0.0, -1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 2.0],
+                [-1.0, 0.0, 0.0, 1.0]])             # the tied embedding, one row per token (5, d)
+WORDS95 = ("Rome", "Paris", "the", "city", "sea")
+PARIS95 = WORDS95.index("Paris")
+
+
+def _ranks(logits: np.ndarray, token: int = PARIS95, above=np.greater) -> np.ndarray:
+    """1 + how many tokens each row scores above `token` (np.greater: strictly; np.less: from the bottom)."""
+    return 1 + above(logits, logits[:, [token]]).sum(axis=1)
+
+
+def _lens(X: np.ndarray, gain: np.ndarray | float = G95, centred: bool = False) -> np.ndarray:
+    """The lens logits (3, 5): each row over its root mean square (or, centred, its standard deviation
+    after subtracting its mean: a LayerNorm), times the gain, times E95 transposed."""
+    Z = X - X.mean(axis=1, keepdims=True) if centred else X
+    return Z / np.sqrt((Z * Z).mean(axis=1, keepdims=True)) * gain @ E95.T
 
 
 def _block_output(outs: np.ndarray, W_O: np.ndarray = W_O93) -> np.ndarray:
@@ -127,4 +150,36 @@ def lesson09() -> list:
                         "park their weight (the sink, lesson 08). Losing it costs more "
                         "than 96 recent tokens are worth: the two caches are more than 0.1 nats apart, "
                         "and the one with the first token is ahead."}),
+        Exercise(
+            "09.5", "The logit lens on a toy model (d = 4, five tokens): the rank of Paris (1 = top) after "
+                    "blocks 0, 1 and 2, from the streams X (3 × 4), the final gain g and the tied "
+                    "embedding E (5 × 4), eps = 0.",
+            lambda: _ranks(_lens(X95)), {
+                "no gain": (lambda: _ranks(_lens(X95, gain=1.0)),
+                            "you left out the final RMSNorm's gain g: the lens applies the whole final norm, "
+                            "each row over its root mean square and then times g, number by number, before "
+                            "E's transpose. Leaving out the division alone would not change a rank (it "
+                            "scales a row by one positive number); leaving out g does."),
+                "LayerNorm": (lambda: _ranks(_lens(X95, centred=True)),
+                              "you subtracted each row's mean first, as a LayerNorm does: SmolLM2's final "
+                              "norm is an RMSNorm, which only divides by the root mean square (lesson 08)."),
+                "LayerNorm, no gain": (lambda: _ranks(_lens(X95, gain=1.0, centred=True)),
+                                       "you subtracted each row's mean (a LayerNorm) and left out the gain "
+                                       "g: SmolLM2's final norm is an RMSNorm, each row over its root mean "
+                                       "square only, and then times g, number by number."),
+                "row 2": (lambda: _ranks(_lens(X95), token=2),
+                          "that is the rank of E's row 2, 'the': rows count from 0, so Paris is row 1 (the "
+                          "second row)."),
+                "counted from 0": (lambda: _ranks(_lens(X95)) - 1,
+                                   "you counted the tokens above Paris: its rank is one more (1 = top)."),
+                "from the bottom": (lambda: _ranks(_lens(X95), above=np.less),
+                                    "you ranked from the lowest logit up: rank 1 is the token with the "
+                                    "largest logit, the lens's top guess."),
+                "probabilities": (lambda: softmax_unchecked(_lens(X95))[:, PARIS95],
+                                  "those look like Paris's probabilities after each block: the question asks "
+                                  "for its rank, 1 + the number of tokens whose logit is larger."),
+            }, expects="three whole numbers, the rank of Paris after blocks 0, 1 and 2 (1 = top)",
+            fallback="Not right yet. For each row x of X: x / sqrt(mean(x²)) * g is the normed stream, and "
+                     "times E's transpose it gives 5 logits (one per token: Rome, Paris, the, city, sea); "
+                     "Paris's rank is 1 + the number of logits larger than Paris's."),
     ]

@@ -1,6 +1,6 @@
 """Lesson 09, what the heads do (from correlation to cause): knock heads out (its section 1), a sliding
-window that keeps the sink (section 2); and, for the sections still to come, sampling and a read of every
-block.
+window that keeps the sink (section 2), a read of every block (the logit lens, section 3); and, for the
+section still to come, sampling.
 
 Each function checks its arguments, then runs real_model's own forward pass (`forward_unchecked`) with one
 change: chosen heads' outputs replaced before W_O; a sliding-window mask that keeps the first tokens
@@ -24,6 +24,7 @@ from ._validate import (
     first_copy_loss,
     knock_rows,
     knocked_heads,
+    lens_logits,
     logit_row,
     loss_curves,
     loss_dots,
@@ -265,3 +266,41 @@ def logit_lens(model: RealModel, ids: Sequence[int], last_only: bool = False) ->
         if last_only:
             X = X[:, -1]                                                 # (n_layers, d)
         return rms_norm(X, model.final_norm, model.eps) @ model.embedding.T   # (n_layers, [n,] vocab)
+
+
+def lens_rank(lens: ArrayLike, token: int) -> tuple[np.ndarray, np.ndarray]:
+    """For each block's row of logit_lens(..., last_only=True): the token's rank (1 + how many tokens
+    score strictly more: 1 = top) and its probability (softmax of the row) -> ((n_layers,), (n_layers,))."""
+    lens, token = lens_logits(lens, token)
+    ranks = 1 + (lens > lens[:, [token]]).sum(axis=1)                    # (n_layers,)
+    probs = softmax_unchecked(lens - lens.max(axis=1, keepdims=True))[:, token]   # (n_layers,)
+    return ranks, probs
+
+
+def plot_lens(lens: ArrayLike, token: int, word: str, title: str = ""):
+    """A token's probability (left) and rank (right, log scale, rank 1 = top, drawn at the top) after
+    each block, as the logit lens reads them."""
+    import matplotlib.pyplot as plt
+    ranks, probs = lens_rank(lens, token)
+    blocks = np.arange(len(ranks))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 4.6), layout="constrained")
+    left.bar(blocks, probs, color="#333333")
+    left.set_ylim(0, 1)
+    left.set_ylabel(f"probability of {str(word)!r}", fontsize=13)
+    right.plot(blocks, ranks, "o-", color="#CC79A7", lw=2, ms=6)
+    right.set_yscale("log")
+    right.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))   # 1, 10, 100, not 10^0
+    right.invert_yaxis()                                                 # rank 1, the top guess, on top
+    right.set_ylabel(f"rank of {str(word)!r} (1 = top guess)", fontsize=13)
+    ticks = [*range(0, len(ranks) - 1, 5), len(ranks) - 1]                # 0, 5, ..., the last block
+    for ax in (left, right):
+        ax.set_xlabel("block (the residual stream after it)", fontsize=13)
+        ax.set_xticks(ticks)
+        ax.set_xlim(-0.7, len(ranks) - 0.3)
+        ax.tick_params(labelsize=13)
+    top = np.flatnonzero(ranks == 1)
+    if top.size:
+        left.text(top[0], probs[top[0]], f"{probs[top[0]]:.2f}", ha="center", va="bottom", fontsize=13)
+    if title:
+        fig.suptitle(str(title), fontsize=14)
+    return fig

@@ -1,0 +1,195 @@
+"""Lesson 09, section 3 (the logit lens): lens_rank and plot_lens against numbers worked out here, the
+section's printed ranks and probabilities recomputed in float64 from the residual streams with a norm and
+a softmax written here, its claims as worded, and exercise 09.5 by hand (its wrong answers written here,
+apart from exercises_09.py)."""
+
+import json
+import os
+import re
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pytest
+
+import attention_lab as al
+from attention_lab import heads_at_work as hw
+from attention_lab import real_model as rm
+from attention_lab.answer_keys import answer_key
+from attention_lab.exercises_09 import E95, G95, X95
+
+matplotlib.use("Agg")
+NOTEBOOKS = Path(os.environ.get("LESSON_NOTEBOOKS", Path(__file__).resolve().parents[1] / "notebooks"))
+LESSON = NOTEBOOKS / "09-heads-at-work.ipynb"
+
+
+def cells():
+    return json.loads(LESSON.read_text(encoding="utf-8"))["cells"]
+
+
+def cell(cell_id) -> str:
+    return " ".join("".join(next(c for c in cells() if c["id"] == cell_id)["source"]).split())
+
+
+def source(cell_id) -> str:
+    return "".join(next(c for c in cells() if c["id"] == cell_id)["source"])
+
+
+def shown(cell_id) -> str:
+    c = next(c for c in cells() if c["id"] == cell_id)
+    return "".join("".join(o.get("text", "")) for o in c.get("outputs", []))
+
+
+# ---------------------------------------------------------------------------------- lens_rank, by hand
+def test_lens_rank_counts_the_tokens_strictly_above_and_takes_a_softmax():
+    lens = np.array([[3.0, 1.0, 2.0, 1.0],      # token 1 ties token 3: both rank 3 (two tokens above)
+                     [0.0, 5.0, 1.0, 2.0],      # token 1 on top
+                     [1.0, 1.0, 1.0, 1.0]])     # all tied: rank 1, probability 1/4
+    ranks, probs = hw.lens_rank(lens, 1)
+    assert ranks.tolist() == [3, 1, 1]
+    e = np.exp(lens[0])
+    assert np.allclose(probs, [e[1] / e.sum(), np.exp(5) / (1 + np.exp(5) + np.exp(1) + np.exp(2)), 0.25])
+    assert lens.tolist()[0] == [3.0, 1.0, 2.0, 1.0]                      # not mutated
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: hw.lens_rank(np.zeros(5), 1), ValueError, "(n_layers, vocab), one row per block"),
+    (lambda: hw.lens_rank(np.zeros((3, 4, 5)), 1), ValueError, "last_only=True), or take lens[:, -1]"),
+    (lambda: hw.lens_rank(np.zeros((2, 5)), 1.0), TypeError, "token is 1.0 of type float"),
+    (lambda: hw.lens_rank(np.zeros((2, 5)), True), TypeError, "token is True of type bool"),
+    (lambda: hw.lens_rank(np.zeros((2, 5)), 5), ValueError, "token is 5 but the lens scores 5 tokens"),
+    (lambda: hw.lens_rank(np.zeros((2, 5)), -1), ValueError, "expected an id in 0..4"),
+    (lambda: hw.lens_rank(np.array([[0.0, np.nan]]), 0), ValueError, "lens"),
+    (lambda: hw.lens_rank(np.zeros((2, 5)), " Paris"), TypeError, "rm.encode(model, ' Paris')[0]"),
+])
+def test_lens_rank_refuses_bad_input_by_name(call, error, words):
+    with pytest.raises(error) as caught:
+        call()
+    assert words in str(caught.value)
+
+
+def test_plot_lens_draws_the_probabilities_and_the_ranks():
+    lens = np.array([[0.0, 1.0, 2.0], [0.0, 2.0, 1.0], [0.0, 3.0, 0.0]])
+    fig = hw.plot_lens(lens, 1, "b", title="t")
+    left, right = fig.axes
+    heights = [bar.get_height() for bar in left.patches]
+    e = np.exp(lens)
+    assert np.allclose(heights, e[:, 1] / e.sum(axis=1))
+    assert right.get_lines()[0].get_ydata().tolist() == [2, 1, 1]
+    assert right.get_yscale() == "log" and right.yaxis_inverted()         # rank 1 drawn at the top
+    assert left.get_xticks().tolist() == [0, 2]                          # no tick past the last block
+    assert [t.get_text() for t in left.texts] == [f"{heights[1]:.2f}"]   # the first block with it on top
+    matplotlib.pyplot.close(fig)
+
+
+# ------------------------------------------------------------------ the section's numbers, recomputed
+@pytest.fixture(scope="module")
+def read(real_model):
+    """After each block, from the residual streams: RMSNorm, the tied head, the rank and probability of
+    ' Paris' and the top word, all in float64 here."""
+    prompt = rm.encode(real_model, "The capital of France is")
+    streams = []
+    rm.forward_unchecked(real_model, np.asarray(prompt), streams=streams)
+    paris = rm.encode(real_model, " Paris")
+    assert len(paris) == 1
+    E = real_model.embedding.astype(np.float64)
+    gain = real_model.final_norm.astype(np.float64)
+    out = []
+    for x in streams:
+        x = x[-1].astype(np.float64)
+        z = x / np.sqrt(np.mean(x * x) + real_model.eps) * gain @ E.T       # (vocab,)
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        top = rm.decode(real_model, [int(z.argmax())])
+        out.append((1 + int(np.sum(z > z[paris[0]])), float(p[paris[0]]), top))
+    return out
+
+
+def test_the_printed_lines_are_what_the_streams_give(read):
+    text = shown("r09-lens")
+    for block in (0, 10, 20, 22, 23, 24, 25, 26, 27, 28, 29):
+        rank, prob, top = read[block]
+        line = next(line for line in text.splitlines() if re.match(rf"after block +{block}:", line))
+        assert f"rank {rank:4d}, probability {prob:.3f}; top guess {top!r}" in line, block
+    assert f"best rank in blocks 0 to 22: {min(r for r, _, _ in read[:23])}" in text
+
+
+def test_the_claims_as_worded(read):
+    ranks = [r for r, _, _ in read]
+    tops = [t for _, _, t in read]
+    words = cell("r09-lens-read")
+    assert ranks[29] == 1 and min(ranks[:29]) > 1                        # top only after the last block
+    assert ranks[28] == 3 and tops[28] == " capital" and ranks[27] == 7  # third; seventh
+    assert min(ranks[:23]) == 2005 and len(read) == 30
+    assert [ranks[23], ranks[24], ranks[25], ranks[26]] == [396, 92, 113, 34]   # "with one step back"
+    assert all(ranks[b + 1] < ranks[b] for b in (22, 23, 25, 26, 27, 28)) and ranks[25] > ranks[24]
+    # the top guesses: " a", a space or "." up to block 25 (" the" after 24), " the" after 26 and 27,
+    # " capital" (a word of the prompt) after 28
+    assert tops[0] == " a" and {tops[b] for b in range(1, 26) if b != 24} <= {" ", "."}
+    assert tops[24] == tops[26] == tops[27] == " the" and tops[28] == " capital"
+    assert " capital " in " The capital of France is "                   # "a word of the prompt itself"
+    tops_said = ('" a", a space or "." up to block 25 (" the" after block 24), " the" after blocks 26 '
+                 'and 27, and after block 28 " capital", a word of the prompt itself')
+    steps = "with one step back: 396 after block 23, 92 after block 24, 113 after block 25, 34 after block 26"
+    for quoted in (f"(probability {read[29][1]:.3f})", "After block 28 it is third, after block 27 seventh",
+                   "rank 2005 (of 49152 tokens)", steps, tops_said):
+        assert quoted in words, quoted
+    summary = cell("summary")
+    assert "\" Paris\" on top only after the last block" in summary and "ranks in the thousands" in summary
+    assert "not that the model does not know" in summary
+    assert sum(r >= 1000 for r in ranks) >= 15                           # "for most of the model"
+
+
+# ------------------------------------------------------------------------------------------- 09.5
+def by_hand(X, g, E, centred=False, gain=True):
+    """Paris's rank (1 = top) after each block, with loops."""
+    out = []
+    for x in X:
+        if centred:
+            x = [v - sum(x) / len(x) for v in x]
+        r = (sum(v * v for v in x) / len(x)) ** 0.5
+        z = [v / r * (gi if gain else 1.0) for v, gi in zip(x, g)]
+        logits = [sum(a * b for a, b in zip(z, row)) for row in E]
+        out.append(1 + sum(1 for v in logits if v > logits[1]))
+    return out
+
+
+def test_09_5_the_numbers_the_cell_shows_are_the_exercises():
+    ns = {"np": np}
+    exec(source("ex-09-5-code").split("answer_09_5")[0], ns)
+    assert np.array_equal(ns["X"], X95) and np.array_equal(ns["g"], G95) and np.array_equal(ns["E"], E95)
+    assert "(Rome, Paris, the, city, sea, in the order of E's rows)" in cell("ex-09-5")
+
+
+def test_09_5_by_hand():
+    right = by_hand(X95.tolist(), G95.tolist(), E95.tolist())
+    assert right == [2, 5, 1]
+    assert X95[2].tolist() == [0.0, -1.0, -2.0, -1.0]
+    assert answer_key("09.5").tolist() == right
+    assert al.EXERCISES["09.5"].evaluate(right).status == "correct"
+    assert al.EXERCISES["09.5"].evaluate(np.array(right)).status == "correct"
+    # leaving out the division by the root mean square alone changes no rank (one positive number a row)
+    scaled = (X95 * G95) @ E95.T
+    assert (1 + (scaled > scaled[:, [1]]).sum(axis=1)).tolist() == right
+
+
+@pytest.mark.parametrize("answer, mistake", [
+    (by_hand(X95.tolist(), G95.tolist(), E95.tolist(), gain=False), "no gain"),            # [3, 5, 1]
+    (by_hand(X95.tolist(), G95.tolist(), E95.tolist(), centred=True), "LayerNorm"),        # [1, 5, 3]
+    (by_hand(X95.tolist(), G95.tolist(), E95.tolist(), centred=True, gain=False), "LayerNorm, no gain"),
+    ([1, 4, 0], "counted from 0"),
+    ([4, 1, 5], "from the bottom"),                    # the lowest logit as rank 1: Paris's rows read upward
+    ([4, 1, 4], "row 2"),                              # E's rows counted from 1: the rank of 'the'
+    ([0.313, 0.004, 0.383], "probabilities"),          # softmax of each row, Paris's entry
+])
+def test_09_5_wrong_answers_get_their_hint(answer, mistake):
+    assert by_hand(X95.tolist(), G95.tolist(), E95.tolist(), centred=True) == [1, 5, 3]
+    assert by_hand(X95.tolist(), G95.tolist(), E95.tolist(), centred=True, gain=False) == [2, 5, 3]
+    result = al.EXERCISES["09.5"].evaluate(answer)
+    assert result.status == "mistake" and result.mistake == mistake, result.message
+
+
+def test_09_5_other_answers_are_told_what_is_wrong():
+    result = al.EXERCISES["09.5"].evaluate([2, 4, 1])
+    assert result.status == "wrong" and "1 + the number of logits larger than Paris's" in result.message
+    assert "three whole numbers" in al.EXERCISES["09.5"].evaluate(np.zeros((3, 5))).message
