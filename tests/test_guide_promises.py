@@ -25,12 +25,14 @@ def test_the_exercises_are_as_the_guide_counts_them():
         assert len(exercises) == (5 if lesson == "01" else 4), lesson
         assert {e.kind for e in exercises} == KINDS, lesson
     assert "Lesson 00 has three recall questions, and the appendix 10 three on reading printouts." in GUIDE
-    assert ("Lesson 09 has three predictions checked against the real model (two about knockouts, one "
-            "about a sliding-window cache) and two computations by hand: a mean-ablation and a logit-lens "
-            "rank.") in GUIDE
-    assert [e.kind for e in exercises_of("09")] == ["predict", "predict", "compute", "predict", "compute"]
-    assert [e.key for e in exercises_of("09") if e.kind == "predict"] == ["09.1", "09.2", "09.4"]
-    assert len(exercises_of("00")) == 3 and len(exercises_of("09")) == 5
+    assert ("Lesson 09 has four predictions checked against the real model (two about knockouts, one about "
+            "a sliding-window cache, one about temperature), a cache designed within a budget (judged on the "
+            "losses measured for every design on its grid) and two computations by hand: a mean-ablation and "
+            "a logit-lens rank.") in GUIDE
+    assert [e.kind for e in exercises_of("09")] == ["predict", "predict", "compute", "predict", "compute",
+                                                   "predict", "design"]
+    assert [e.key for e in exercises_of("09") if e.kind == "predict"] == ["09.1", "09.2", "09.4", "09.6"]
+    assert len(exercises_of("00")) == 3 and len(exercises_of("09")) == 7
     assert {e.kind for e in exercises_of("00")} == {"compute"}                  # questions with one answer
 
 

@@ -3,12 +3,12 @@ section's claims about random draws run with the lesson's own cells on sequence 
 09.1's prediction measured on the real model (its wrong answers written here, apart from exercises_09.py)."""
 
 import json
-import os
-from pathlib import Path
 
 import matplotlib
 import numpy as np
 import pytest
+from lesson09_cells import LESSON, cells, shown
+from lesson09_cells import source as cell
 from test_heads_at_work import reference, tiny_model
 
 import attention_lab as al
@@ -19,21 +19,6 @@ from attention_lab.exercises_09 import KNOCKOUT_09_2, KNOCKOUTS_09_1
 
 matplotlib.use("Agg")
 SEEDS = range(8)
-NOTEBOOKS = Path(os.environ.get("LESSON_NOTEBOOKS", Path(__file__).resolve().parents[1] / "notebooks"))
-LESSON = NOTEBOOKS / "09-heads-at-work.ipynb"
-
-
-def cells():
-    return json.loads(LESSON.read_text(encoding="utf-8"))["cells"]
-
-
-def cell(cell_id) -> str:
-    return "".join(next(c for c in cells() if c["id"] == cell_id)["source"])
-
-
-def shown(cell_id) -> str:
-    c = next(c for c in cells() if c["id"] == cell_id)
-    return "".join("".join(o.get("text", "")) for o in c.get("outputs", []))
 
 
 def said(text) -> str:

@@ -3,14 +3,12 @@ section's printed ranks and probabilities recomputed in float64 from the residua
 a softmax written here, its claims as worded, and exercise 09.5 by hand (its wrong answers written here,
 apart from exercises_09.py)."""
 
-import json
-import os
 import re
-from pathlib import Path
 
 import matplotlib
 import numpy as np
 import pytest
+from lesson09_cells import cell, shown, source
 
 import attention_lab as al
 from attention_lab import heads_at_work as hw
@@ -19,25 +17,6 @@ from attention_lab.answer_keys import answer_key
 from attention_lab.exercises_09 import E95, G95, X95
 
 matplotlib.use("Agg")
-NOTEBOOKS = Path(os.environ.get("LESSON_NOTEBOOKS", Path(__file__).resolve().parents[1] / "notebooks"))
-LESSON = NOTEBOOKS / "09-heads-at-work.ipynb"
-
-
-def cells():
-    return json.loads(LESSON.read_text(encoding="utf-8"))["cells"]
-
-
-def cell(cell_id) -> str:
-    return " ".join("".join(next(c for c in cells() if c["id"] == cell_id)["source"]).split())
-
-
-def source(cell_id) -> str:
-    return "".join(next(c for c in cells() if c["id"] == cell_id)["source"])
-
-
-def shown(cell_id) -> str:
-    c = next(c for c in cells() if c["id"] == cell_id)
-    return "".join("".join(o.get("text", "")) for o in c.get("outputs", []))
 
 
 # ---------------------------------------------------------------------------------- lens_rank, by hand

@@ -3,36 +3,19 @@ worked out here, the section's printed losses and weights recomputed with a mask
 float64 loss written here, its claims as worded, and exercise 09.4's answer measured on the real model
 (its wrong answers written here, apart from exercises_09.py)."""
 
-import json
-import os
 import re
-from pathlib import Path
 
 import matplotlib
 import numpy as np
 import pytest
+from lesson09_cells import cell, cells, shown
 
 import attention_lab as al
 from attention_lab import heads_at_work as hw
 from attention_lab import real_model as rm
-from attention_lab.exercises_09 import CACHES_09_4
+from attention_lab.exercises_09 import CACHES_09_4, FULL_09_7, LOSSES_09_7
 
 matplotlib.use("Agg")
-NOTEBOOKS = Path(os.environ.get("LESSON_NOTEBOOKS", Path(__file__).resolve().parents[1] / "notebooks"))
-LESSON = NOTEBOOKS / "09-heads-at-work.ipynb"
-
-
-def cells():
-    return json.loads(LESSON.read_text(encoding="utf-8"))["cells"]
-
-
-def cell(cell_id) -> str:
-    return " ".join("".join(next(c for c in cells() if c["id"] == cell_id)["source"]).split())
-
-
-def shown(cell_id) -> str:
-    c = next(c for c in cells() if c["id"] == cell_id)
-    return "".join("".join(o.get("text", "")) for o in c.get("outputs", []))
 
 
 def sees(n, window, keep):
@@ -220,3 +203,91 @@ def test_09_4_wrong_answers_get_their_hint(answer, words):
 def test_09_4_answers_that_are_not_a_letter_are_told_the_choices(answer):
     result = al.EXERCISES["09.4"].evaluate(answer)
     assert result.status == "wrong" and "a, b, c" in result.message
+
+
+# ------------------------------------------------------------------------------- exercise 09.7, design
+# the table's designs whose verdict is closest to the goal (within 0.005 nats of it), the answer key, the
+# designs of the named mistakes, and three others: run again on the model, with the mask and loss written here
+RERUN_09_7 = [(96, 3), (96, 6), (96, 4), (96, 5), (80, 7), (112, 1), (64, 8), (112, 0), (16, 0), (48, 4),
+              (80, 8)]
+PASSING_09_7 = {(80, 7), (80, 8), (96, 4), (96, 6), (96, 7), (96, 8), *((112, k) for k in range(1, 9))}
+
+
+@pytest.fixture(scope="module")
+def rerun_09_7(real_model, measured):
+    ids = rm.encode(real_model, hw.STREAM_TEXT)
+    out = {}
+    for window, keep in RERUN_09_7:                                       # about 4 s each
+        logits, _ = rm.forward_unchecked(real_model, np.asarray(ids), mask=sees(len(ids), window, keep))
+        out[window, keep] = float(loss64(logits, ids).mean())
+    return out
+
+
+def test_09_7_table_is_what_the_model_gives(rerun_09_7, measured):
+    full = measured["full attention"][0]
+    assert FULL_09_7 == pytest.approx(full, abs=2e-4)
+    for design, loss in rerun_09_7.items():
+        assert LOSSES_09_7[design] == pytest.approx(loss, abs=2e-4), design
+        assert (loss - full <= 0.1) == (design in PASSING_09_7), design    # the same verdict, measured
+    assert {(w, k) for (w, k), loss in LOSSES_09_7.items()
+            if w + k <= 120 and loss - FULL_09_7 <= 0.1 and k > 0} == PASSING_09_7
+
+
+@pytest.mark.parametrize("design", sorted(PASSING_09_7))
+def test_09_7_every_design_within_the_goal_passes(design):
+    assert al.EXERCISES["09.7"].evaluate(design).status == "correct"
+    assert al.EXERCISES["09.7"].evaluate(list(design)).status == "correct"
+
+
+@pytest.mark.parametrize("answer, mistake, words", [
+    ((32, 1), "window too short", "the window is too short"),              # section 2's run, on screen
+    ((32, 4), "window too short", "Spend more of the 120 entries on the window"),
+    ((64, 1), "window too short", "more than 0.1 nats above full attention"),
+    ((80, 2), "window too short", "the window is too short"),              # 0.1229
+    ((64, 0), "no first token", "Keep at least one first token"),         # on screen
+    ((112, 0), "no first token", "within 0.5 nats"),
+    ((128, 0), "over the budget", "more than 120 entries"),               # 09.4's cache
+    ((128, 1), "over the budget", "more than 120 entries"),
+    ((333, 0), "over the budget", "more than 120 entries"),               # full attention
+    ((112, 9), "over the budget", "more than 120 entries"),
+])
+def test_09_7_wrong_designs_get_their_hint(answer, mistake, words):
+    result = al.EXERCISES["09.7"].evaluate(answer)
+    assert result.status == "mistake" and result.mistake == mistake and words in result.message
+
+
+@pytest.mark.parametrize("answer", [(100, 4), (48, 9), (112.0, 1), (True, 1), (112,), "112, 1", 112,
+                                    (np.float64(112), 1), (-16, 8), [112, None]])
+def test_09_7_answers_off_the_grid_are_told_the_form(answer):
+    """Off the grid: the form of the answer, whatever the numbers."""
+    result = al.EXERCISES["09.7"].evaluate(answer)
+    assert result.status == "wrong" and "answer with two whole numbers, (window, keep)" in result.message
+
+
+@pytest.mark.parametrize("design, loss, above", [
+    ((96, 3), "3.5383", "0.1003"), ((96, 5), "3.5398", "0.1018"), ((80, 6), "3.5427", "0.1047"),
+    ((80, 3), "3.5471", "0.1091")])
+def test_09_7_just_over_the_goal_is_told_its_numbers(design, loss, above):
+    result = al.EXERCISES["09.7"].evaluate(design)
+    assert result.status == "wrong" and "just over the goal" in result.message
+    assert f"gives {loss} nats, {above} above full attention's 3.4380" in result.message
+
+
+def test_09_7_a_numpy_pair_is_read_as_a_design():
+    assert al.EXERCISES["09.7"].evaluate(np.array([112, 1])).status == "correct"
+    assert al.EXERCISES["09.7"].evaluate(np.array([112.0, 1.0])).status == "wrong"
+
+
+def test_09_7_the_hints_claims_hold():
+    over = {w: LOSSES_09_7[w, k] - FULL_09_7 for w, k in LOSSES_09_7 if k == 0}
+    assert min(over.values()) > 0.5                                        # "no window ... within 0.5 nats"
+    assert LOSSES_09_7[112, 1] - FULL_09_7 < 0.1 and (128 + 1) > 120     # 128 + first: over the budget
+
+
+def test_09_7_is_in_the_lesson_after_09_6():
+    ids = [c["id"] for c in cells()]
+    assert ids.index("ex-09-7") == ids.index("ex-09-6-code") + 1
+    words = cell("ex-09-7")
+    assert "at most 120 entries" in words and "16, 32, ..., 112" in words and "0 to 8" in words
+    assert "at most 0.1 nats above full attention's, printed to four decimals below" in words
+    assert "full attention: 3.4380 nats; a design passes at 3.5380 or below" in shown("ex-09-7-code")

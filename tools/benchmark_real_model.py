@@ -1,14 +1,17 @@
 """Lesson 08's model on this machine: medians of load + dequantize, a 32-token forward pass, generation
 speed with the KV cache and without it (lesson 08, section 3: the same tokens, each step re-running the whole
-sequence), lesson 09's knockout experiment, the sliding window of heads_at_work.py (not yet in a lesson), and
-the peak memory of the process. Prints the figures and the issues' limits.
+sequence), lesson 09's knockout experiment, its sliding window, its text explorer (a new text of 64 tokens,
+the model run and every view redrawn; a τ step), and the peak memory of the process. Prints the figures and
+the issues' limits.
 
     python tools/benchmark_real_model.py [--repeats 3]
 
 Not a test: timings depend on the machine and on what else runs. The limits, on 2 cores (issue 24):
 load + dequantize <= 10 s, a 32-token prompt's forward <= 1 s, generation >= 10 tokens/s, peak <= 1 GB;
 (issue 30) a knockout experiment <= 2 s: the 7 strongest candidate induction heads knocked out on 40 random
-tokens seen twice, and the second copy's loss. The sliding window (32 tokens, the first one kept, on
+tokens seen twice, and the second copy's loss; a new text of 64 tokens in the text explorer <= 2 s, and a
+slider step <= 100 ms (here in the kernel; tools/benchmark_explorers.py --browser measures it from the key
+press to the pixels in JupyterLab). The sliding window (32 tokens, the first one kept, on
 STREAM_TEXT, 333 tokens) is printed beside full attention on the same text, without a limit.
 """
 
@@ -86,6 +89,16 @@ def main(argv=None) -> int:
     window_s = median_time(lambda: rm.token_losses(hw.window_forward(model, text, 32, 1)[0], text),
                            args.repeats)
     full_s = median_time(lambda: rm.token_losses(rm.forward(model, text)[0], text), args.repeats)
+    explorer = hw.text_explorer(model)
+    texts = [rm.decode(model, text[start:start + 64]) for start in range(0, 64 * 5, 64)]   # 64 tokens each
+    assert all(len(rm.encode(model, t)) == 64 for t in texts)
+    fresh = iter(texts)                                        # never seen before: the model runs each time
+    text_s = median_time(lambda: setattr(explorer.sliders["text"], "value", next(fresh)),
+                         min(args.repeats, len(texts)))
+    taus = iter(np.tile([1.05, 1.0], 50))
+    tau_long_s = median_time(lambda: setattr(explorer.sliders["tau"], "value", float(next(taus))), 20)
+    explorer.reset()                                                     # the lesson's text, 5 tokens
+    tau_s = median_time(lambda: setattr(explorer.sliders["tau"], "value", float(next(taus))), 20)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024     # Linux: kilobytes
     rows = [("load + dequantize (s)", load_s, "<= 10", load_s <= 10),
             ("forward, 32-token prompt (s)", forward, "<= 1", forward <= 1),
@@ -95,6 +108,9 @@ def main(argv=None) -> int:
             ("knockout, 7 heads, 80 tokens, loss (s)", knock_s, "<= 2", knock_s <= 2),
             (f"window 32 + first, {len(text)} tokens (s)", window_s, "none", True),
             (f"full attention, {len(text)} tokens (s)", full_s, "none", True),
+            ("text explorer: a new text of 64 tokens (s)", text_s, "<= 2", text_s <= 2),
+            ("text explorer: a τ step, the lesson's text (ms)", tau_s * 1000, "<= 100", tau_s <= 0.1),
+            ("text explorer: a τ step, 64 tokens (ms)", tau_long_s * 1000, "none", True),
             (f"peak memory, with the {len(text)}-token runs (MB)", peak_mb, "<= 1024", peak_mb <= 1024)]
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "not set")
     width = max(len(name) for name, *_ in rows)

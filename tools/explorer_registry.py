@@ -46,7 +46,8 @@ def _induction_explorer():
 
 
 def model_explorers() -> dict:
-    """Lesson 08's head view, if the model file is cached (it is not fetched here): for the benchmark."""
+    """Lesson 08's head view and lesson 09's text explorer, if the model file is cached (it is not fetched
+    here): for the benchmark."""
     from attention_lab import real_model as rm
     if not (rm.cache_folder() / rm.MODEL_FILE).is_file():
         return {}
@@ -55,4 +56,10 @@ def model_explorers() -> dict:
         model = rm.load_model(fetch=False)
         ids = rm.encode(model, "My cat sat on the mat. My cat sat on the mat.")
         return rm.head_explorer(rm.attention_weights(model, ids), rm.token_strings(model, ids))
-    return {"08 head_explorer (14×14, colours only)": head_view}
+
+    def text_view():
+        from attention_lab import heads_at_work as hw
+        return hw.text_explorer(rm.load_model(fetch=False))
+
+    return {"08 head_explorer (14×14, colours only)": head_view,
+            "09 text_explorer (5×5 colours + 10 bars; a new text runs the model)": text_view}

@@ -1,12 +1,14 @@
 """Lesson 09's exercises (registered in exercises.EXERCISES): what a knockout costs, predicted before it
-runs, a mean-ablation computed by hand, and which of two sliding-window caches does better. The
-predictions are measured on the real model in tests/test_knockouts_09.py and tests/test_window_09.py."""
+runs, a mean-ablation computed by hand, which of two sliding-window caches does better, a logit-lens rank
+by hand, and what a lower temperature does to a close second. The predictions are measured on the real
+model in tests/test_knockouts_09.py, tests/test_window_09.py and tests/test_text_09.py; 09.7, a cache designed
+within a budget, is judged on a table of measured losses (no model needed to check it)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .checks import Choice, Exercise
+from .checks import Choice, Exercise, Trial
 from .matrix import softmax_unchecked
 
 KNOCKOUTS_09_1 = {"A": [(18, 6)],                                             # the strongest candidate
@@ -34,6 +36,75 @@ E95 = np.array([[1.0, 0.0, 0.0, 1.0], [0.0, -1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0
                 [-1.0, 0.0, 0.0, 1.0]])             # the tied embedding, one row per token (5, d)
 WORDS95 = ("Rome", "Paris", "the", "city", "sea")
 PARIS95 = WORDS95.index("Paris")
+
+
+BUDGET_09_7 = 120
+"""09.7's cache budget: window + first tokens kept, at most this many entries."""
+
+WINDOWS_09_7 = tuple(range(16, 113, 16))
+"""09.7's windows: pages of 16 tokens, 16 to 112 (a window of 128 alone is over the budget)."""
+
+KEEPS_09_7 = tuple(range(9))
+"""09.7's first tokens kept: 0 to 8."""
+
+WITHIN_09_7 = 0.1
+"""09.7's goal: a mean loss at most this many nats above full attention's."""
+
+NEAR_09_7 = 0.01
+"""09.7: a design less than this much over the goal is told its numbers, not sent to a longer window."""
+
+FULL_09_7 = 3.4380
+"""Full attention's mean loss on hw.STREAM_TEXT, in nats (measured; tests/test_window_09.py recomputes it)."""
+
+_LOSS_ROWS = {   # window: the mean loss (nats) keeping 0, 1, ..., 8 first tokens (hw.window_forward)
+     16: (5.5023, 4.0782, 4.0124, 3.9965, 3.9925, 3.9742, 3.9594, 3.9525, 3.9319),
+     32: (4.7949, 3.8006, 3.7772, 3.7616, 3.7601, 3.7552, 3.7499, 3.7440, 3.7388),
+     48: (4.4574, 3.6919, 3.6755, 3.6625, 3.6613, 3.6563, 3.6532, 3.6495, 3.6485),
+     64: (4.3052, 3.6133, 3.5965, 3.5861, 3.5836, 3.5826, 3.5786, 3.5727, 3.5714),
+     80: (4.2048, 3.5680, 3.5608, 3.5471, 3.5439, 3.5452, 3.5427, 3.5349, 3.5336),
+     96: (4.1534, 3.5496, 3.5443, 3.5383, 3.5358, 3.5398, 3.5375, 3.5315, 3.5306),
+    112: (4.0316, 3.5159, 3.5135, 3.5099, 3.5079, 3.5136, 3.5115, 3.5055, 3.5047),
+}
+LOSSES_09_7 = {(window, keep): loss for window, row in _LOSS_ROWS.items() for keep, loss in enumerate(row)}
+"""09.7's table, (window, keep) -> mean loss on hw.STREAM_TEXT: measured once, so that the check needs no
+model (tests/test_window_09.py runs the model again on the designs near the goal)."""
+
+
+def _design_09_7(answer) -> tuple[int, int] | str:
+    """The answer as (window, keep) on 09.7's grid, or what to hand in instead."""
+    form = ("answer with two whole numbers, (window, keep): a window of 16, 32, ..., 112 tokens and 0 to 8 "
+            "first tokens kept, e.g. (48, 2)")
+    if isinstance(answer, np.ndarray) and answer.shape == (2,) and answer.dtype.kind in "iu":
+        answer = tuple(answer.tolist())                                  # np.array([112, 1]) too
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        return form
+    window, keep = answer
+    if not all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in answer):
+        return form
+    if (int(window), int(keep)) not in LOSSES_09_7 and window + keep <= BUDGET_09_7:
+        return form + f"; ({window}, {keep}) is not one of them"
+    return int(window), int(keep)
+
+
+def _judge_09_7(answer) -> str | None:
+    """None if the cache fits the budget and comes within 0.1 nats of full attention; else the mistake."""
+    design = _design_09_7(answer)
+    if isinstance(design, str):
+        return design
+    window, keep = design
+    if window + keep > BUDGET_09_7:
+        return "over the budget"
+    if keep == 0:
+        return "no first token"
+    above = LOSSES_09_7[design] - FULL_09_7
+    if above > WITHIN_09_7 + NEAR_09_7:
+        return "window too short"
+    if above > WITHIN_09_7:                  # just over: designs this close land on either side of the line
+        return (f"not yet: ({window}, {keep}) gives {LOSSES_09_7[design]:.4f} nats, {above:.4f} above full "
+                f"attention's {FULL_09_7:.4f}: just over the goal. Designs this close to the line fall on "
+                "either side of it by a few thousandths; try another number of first tokens, or a longer "
+                "window.")
+    return None
 
 
 def _ranks(logits: np.ndarray, token: int = PARIS95, above=np.greater) -> np.ndarray:
@@ -182,4 +253,37 @@ def lesson09() -> list:
             fallback="Not right yet. For each row x of X: x / sqrt(mean(x²)) * g is the normed stream, and "
                      "times E's transpose it gives 5 logits (one per token: Rome, Paris, the, city, sea); "
                      "Paris's rank is 1 + the number of logits larger than Paris's."),
+        Choice("09.6", "For 'The capital of Australia is', greedy says ' Sydney' and a draw at τ = 1 gives "
+                       "' Canberra' with probability 0.34. At τ = 0.5, a draw gives ' Canberra' (a) more "
+                       "often; (b) less often, τ below 1 moving towards greedy; (c) never, any τ below 1 "
+                       "being greedy; (d) exactly as often, τ dividing every logit alike.", "a", {
+                   "b": "a lower τ does lead to greedy in the end, but on the way it first takes probability "
+                        "from the thousands of tokens far below the top two. ' Canberra' is almost level "
+                        "with ' Sydney', so at τ = 0.5 it gets a share of what they lose. Only much closer "
+                        "to 0 does ' Sydney' take everything. Check it at τ = 0.5.",
+                   "c": "only τ = 0 itself is greedy. At τ = 0.5 the softmax of the logits divided by 0.5 "
+                        "still gives every token some probability, and ' Canberra', almost level with "
+                        "' Sydney', keeps a large share. Check it at τ = 0.5.",
+                   "d": "τ divides every logit by the same number, but the softmax depends on the "
+                        "differences between logits, and dividing by 0.5 doubles them: the tokens far "
+                        "below lose, and the two almost level at the top share what they lose. Check it "
+                        "at τ = 0.5."}),
+        Trial("09.7", "Design a cache of at most 120 entries (a window of 16, 32, ..., 112 tokens and 0 to 8 "
+                      "first tokens) whose mean loss on the paragraph is at most 0.1 nats above full "
+                      "attention's: answer (window, keep).", "design", lambda: (112, 4), _judge_09_7, {
+                   "over the budget": (lambda: (128, 1),
+                                       "that cache holds more than 120 entries (the window plus the first "
+                                       "tokens kept), and the budget is the point: choose a window of at "
+                                       "most 112 and few enough first tokens that the two fit in 120."),
+                   "no first token": (lambda: (112, 0),
+                                      "without the first token, no window within the budget comes within "
+                                      "0.5 nats of full attention: every head that parks its weight on "
+                                      "token 0 must put it elsewhere once the window leaves it behind "
+                                      "(section 2). Keep at least one first token."),
+                   "window too short": (lambda: (64, 8),
+                                        "you kept the first tokens, but the window is too short: each query "
+                                        "still loses the text between the first tokens and its window, and "
+                                        "the loss stays more than 0.1 nats above full attention. Spend "
+                                        "more of the 120 entries on the window."),
+               }),
     ]

@@ -33,9 +33,11 @@ class Control:
     high: float = 3.0
     step: float = 0.1
     integer: bool = False
-    options: tuple = ()          # if given: a selection slider over these values (e.g. divisors)
+    options: tuple = ()          # if given: a selection slider over these values (e.g. divisors), each a
+    #                              value or a (label, value) pair
     toggle: bool = False         # True: an on/off button (value True or False), e.g. for a mask
     decimals: int | None = None  # readout decimals (default: as many as the step has)
+    text: bool = False           # True: a text box (value a string, read when Enter is pressed)
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class Panel:
 
     kind="curve" draws a line instead: compute()[key] holds one y per x in `col_labels` (NaN where
     there is nothing yet), vmin and vmax fix the y range, and a dot marks the last finite point.
+    kind="bars" draws one horizontal bar per row label, on the x range vmin..vmax: compute()[key] is
+    (m,) bar lengths, or (2, m): the bar lengths, then one dot per bar (NaN: no dot).
     """
     key: str
     row_labels: list
@@ -73,12 +77,16 @@ def _slider(c: Control):
     import ipywidgets as widgets
     common = {"description": c.label, "continuous_update": True,
               "style": {"description_width": "7em"}, "layout": widgets.Layout(width="26em")}
+    if c.text:   # read on Enter (or when the box loses focus): a new text may run a whole model
+        return widgets.Text(value=str(c.value), description=c.label, continuous_update=False,
+                            style={"description_width": "7em"}, layout=widgets.Layout(width="40em"))
     if c.toggle:
         return widgets.ToggleButton(value=bool(c.value), description=c.label, icon="check",
                                     tooltip=f"switch {c.label} on or off",
                                     layout=widgets.Layout(width="14em"))
     if c.options:
-        return widgets.SelectionSlider(options=[(str(o), o) for o in c.options], value=c.value, **common)
+        options = [o if isinstance(o, tuple) else (str(o), o) for o in c.options]   # (label, value) pairs
+        return widgets.SelectionSlider(options=options, value=c.value, **common)
     if c.integer:
         return widgets.IntSlider(value=int(c.value), min=int(c.low), max=int(c.high),
                                  step=int(c.step), **common)
@@ -112,9 +120,50 @@ def _set_curve(ax, x: np.ndarray, y: np.ndarray) -> None:
     dot.set_data(x[seen[-1:]], y[seen[-1:]])
 
 
+def _bars(ax, p: Panel, values: np.ndarray) -> None:
+    """A bars panel: one bar per row label (the first on top), the x axis fixed at vmin..vmax, each bar's
+    number at its end, and a dot per bar if `values` has a second row."""
+    from .heatmaps import FONT
+    m = len(p.row_labels)
+    ax.barh(np.arange(m), np.zeros(m), height=0.7, color="#666666")   # white text on it: 5.7:1
+    ax.plot(np.full(m, np.nan), np.arange(m), "D", color="#333333", ms=9)
+    for i in range(m):
+        ax.text(0.0, i, "", va="center", fontsize=FONT["annot"] - 1)
+    ax.set_yticks(np.arange(m), p.row_labels, fontsize=FONT["ticks"])
+    ax.set_ylim(m - 0.5, -0.5)
+    ax.set_xlim(p.vmin, p.vmax)
+    ax.set_xlabel(p.xlabel, fontsize=FONT["labels"])
+    ax.tick_params(axis="x", labelsize=FONT["ticks"])
+    ax.grid(axis="x", alpha=0.3)
+    if p.title:
+        ax.set_title(p.title, fontsize=FONT["title"])
+    _set_bars(ax, p, values)
+
+
+def _set_bars(ax, p: Panel, values: np.ndarray) -> None:
+    """New bar lengths (and dots) for a bars panel, each bar's number written at its end."""
+    values = np.atleast_2d(values)
+    dots = values[1] if len(values) > 1 else np.full(len(values[0]), np.nan)
+    for bar, text, v, dot in zip(ax.patches, ax.texts, values[0], dots):
+        bar.set_width(v)
+        end = v if np.isnan(dot) else max(v, dot + 0.02 * (p.vmax - p.vmin))   # clear of the dot
+        inside = end > p.vmin + 0.85 * (p.vmax - p.vmin)                # no room after it: inside the bar
+        left = v if np.isnan(dot) else min(v, dot - 0.02 * (p.vmax - p.vmin))   # inside: before the dot
+        text.set_x(left - 0.015 * (p.vmax - p.vmin) if inside else end + 0.015 * (p.vmax - p.vmin))
+        text.set_horizontalalignment("right" if inside else "left")
+        text.set_color("white" if inside else "black")
+        text.set_text(format(v, p.fmt))
+    ax.lines[0].set_xdata(dots)
+
+
 def _moving(ax, p: Panel) -> list:
-    """What changes when a slider moves: a line and its dot, or a heatmap's cells and numbers."""
-    return list(ax.lines[:2]) if p.kind == "curve" else [ax.collections[0], *ax.texts]
+    """What changes when a slider moves: a line and its dot, bars, dots and numbers, or a heatmap's cells
+    and numbers."""
+    if p.kind == "curve":
+        return list(ax.lines[:2])
+    if p.kind == "bars":
+        return [*ax.patches, ax.lines[0], *ax.texts]
+    return [ax.collections[0], *ax.texts]
 
 
 class Renderer:
@@ -159,6 +208,8 @@ class Renderer:
             values = np.asarray(result[p.key], dtype=float)
             if p.kind == "curve":
                 _set_curve(self.axes[p.key], self._curve_x[p.key], values)
+            elif p.kind == "bars":
+                _set_bars(self.axes[p.key], p, values)
             else:
                 set_heatmap(self.axes[p.key], values, p.fmt)
 
@@ -171,7 +222,8 @@ class Renderer:
 
         def fits(p, q) -> bool:
             labels = [*p.row_labels, *p.col_labels]
-            return (p.kind != "curve" and replace(p, row_labels=q.row_labels, col_labels=q.col_labels) == q
+            return (p.kind not in ("curve", "bars")
+                    and replace(p, row_labels=q.row_labels, col_labels=q.col_labels) == q
                     and len(p.row_labels) == len(q.row_labels) and len(p.col_labels) == len(q.col_labels)
                     and [len(str(a)) for a in labels] == self._room[q.key])
         if len(layout) != len(built) or not all(shape == old_shape and fits(p, q)
@@ -190,7 +242,7 @@ class Renderer:
     def _build(self, panels, result: dict) -> None:
         """Draw the panels once; keep the static background for blitting."""
         from matplotlib.backend_bases import FigureCanvasBase
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 
         from .heatmaps import add_colorbar, heatmap
         self.figure.clear()
@@ -208,16 +260,28 @@ class Renderer:
         # (5-10x faster). tests/test_explorers_and_plots.py counts the draws, so a change in
         # seaborn cannot slow this down unnoticed.
         FigureCanvasBase(self.figure)
-        for ax, p in zip(axes, panels):
-            self.axes[p.key] = ax
-            if p.kind == "curve":
-                self._curve_x[p.key] = np.asarray(p.col_labels, dtype=float)
-                _curve(ax, p, self._curve_x[p.key], np.asarray(result[p.key], dtype=float))
-                continue
-            heatmap(result[p.key], p.row_labels, p.col_labels, ax=ax, kind=p.kind, title=p.title,
-                    xlabel=p.xlabel, ylabel=p.ylabel, vmin=p.vmin, vmax=p.vmax, fmt=p.fmt,
-                    annot_size=p.annot_size, annot=p.annot, cbar=False)
-            ax.tick_params(axis="x", labelrotation=90 if p.width and p.width < len(p.col_labels) else 0)
+        # seaborn then measures every tick label (to see whether they overlap); without a renderer, matplotlib
+        # makes a new figure-sized one for each label it measures (1.3 s for a head view of 56 tokens): lend
+        # the figure one renderer for the build (on the figure, not the canvas: a canvas with get_renderer
+        # makes seaborn draw the whole figure again)
+        measure = RendererAgg(*self.figure.bbox.size, self.figure.dpi)
+        self.figure._get_renderer = lambda: measure
+        try:
+            for ax, p in zip(axes, panels):
+                self.axes[p.key] = ax
+                if p.kind == "curve":
+                    self._curve_x[p.key] = np.asarray(p.col_labels, dtype=float)
+                    _curve(ax, p, self._curve_x[p.key], np.asarray(result[p.key], dtype=float))
+                    continue
+                if p.kind == "bars":
+                    _bars(ax, p, np.asarray(result[p.key], dtype=float))
+                    continue
+                heatmap(result[p.key], p.row_labels, p.col_labels, ax=ax, kind=p.kind, title=p.title,
+                        xlabel=p.xlabel, ylabel=p.ylabel, vmin=p.vmin, vmax=p.vmax, fmt=p.fmt,
+                        annot_size=p.annot_size, annot=p.annot, cbar=False)
+                ax.tick_params(axis="x", labelrotation=90 if p.width and p.width < len(p.col_labels) else 0)
+        finally:
+            del self.figure._get_renderer                     # the figure's own again, for the real canvas
         self._canvas = FigureCanvasAgg(self.figure)
         # Blitting: draw everything static once, keep that background, and on every change
         # repaint only the cells and their numbers (about 4x faster than a full draw).
@@ -226,14 +290,22 @@ class Renderer:
             artist.set_animated(True)
         self.figure.set_layout_engine("constrained", w_pad=0.12, h_pad=0.08)   # inches of margin
         for p in panels:
-            if p.cbar and p.kind != "curve":
+            if p.cbar and p.kind not in ("curve", "bars"):
                 add_colorbar(self.axes[p.key])
         self._canvas.draw()
         self.figure.set_layout_engine("none")   # freeze the layout computed by that first draw
         self._background = self._canvas.copy_from_bbox(self.figure.bbox)
-        self._cells = {t: cell for p in panels if p.kind != "curve"
+        self._cells = {t: cell for p in panels if p.kind not in ("curve", "bars")
                        for t, cell in _inner_cells(self.axes[p.key], self.figure.bbox.height).items()}
         self._patches, self._patch_bytes = {}, 0
+
+    def resize(self, size) -> bool:
+        """A new figure size in inches (the next show() draws the figure anew); False if it is the same."""
+        if tuple(size) == tuple(self.figure.get_size_inches()):
+            return False
+        self.figure.set_size_inches(size)
+        self._built_layout = None
+        return True
 
     def png(self, cells: bool = True) -> bytes:
         """The figure as PNG bytes: the static background, then (unless cells=False) the cells."""
@@ -292,6 +364,7 @@ class Renderer:
                 self._patch_bytes += patch.nbytes
 
 
+
 # pixels kept for cells already drawn (about 3 kB per cell of a 16×16 explorer)
 _PATCH_BUDGET = 32 * 2**20
 
@@ -330,7 +403,8 @@ class Explorer:
     the numbers (or the reason for an impossible input) next to the sliders. `panels` is a list
     of Panel, or a function of the slider values returning one (for a layout that depends on a
     slider, such as one heatmap per head). `adjust(explorer)`, if given, runs before each update
-    to keep sliders consistent with each other (e.g. 'show head' <= number of heads).
+    to keep sliders consistent with each other (e.g. 'show head' <= number of heads). `figsize` may be
+    a function of the slider values too (a figure that grows with the text in a text box).
     """
 
     def __init__(self, controls, compute: Callable[[dict], dict], panels, *,
@@ -339,7 +413,7 @@ class Explorer:
         import ipywidgets as widgets
         # the browser snaps a slider to its step grid when it first draws it: start on the grid,
         # so that the kernel, the browser and Reset all agree on the start position
-        self.controls = [c if c.toggle or c.options else replace(c, value=_on_grid(c))
+        self.controls = [c if c.toggle or c.options or c.text else replace(c, value=_on_grid(c))
                          for c in controls]
         self._panel_spec = panels if callable(panels) else (lambda values, fixed=list(panels): fixed)
         self.compute, self.describe, self.adjust = compute, describe, adjust
@@ -347,6 +421,8 @@ class Explorer:
         self.reset_button = widgets.Button(description="Reset", icon="undo",
                                            tooltip="Put every slider back where it started")
         self.reset_button.on_click(lambda _: self.reset())
+        self._figsize = figsize if callable(figsize) else (lambda values, fixed=tuple(figsize): fixed)
+        figsize = self._figsize(self.values)
         self.renderer = Renderer(figsize, dpi)
         self._holding = False
         self.error: str | None = None   # the message shown when the sliders reach an impossible input
@@ -416,6 +492,9 @@ class Explorer:
             return
         self.error = None
         self.panels = self._panel_spec(self.values)
+        size = tuple(self._figsize(self.values))
+        if self.renderer.resize(size):                       # a longer text: a taller figure, drawn anew
+            self.image.layout.max_width = f"{size[0] * self.figure.dpi:.0f}px"
         self.renderer.show(self.panels, self.result)
         self.image.value = self.renderer.png()
         self.numbers.value = self._numbers_html()
@@ -439,8 +518,9 @@ class Explorer:
         self.set(**{c.key: c.value for c in self.controls})
 
     def summary(self) -> str:
-        """The numbers shown next to the sliders, as plain text (for a static, checked cell)."""
-        return self.describe(self.values, self.result)
+        """The numbers shown next to the sliders, as plain text (for a static, checked cell); the reason
+        instead, while the sliders (or the text) hold an impossible input."""
+        return self.error if self.error is not None else self.describe(self.values, self.result)
 
     def _repr_mimebundle_(self, **kwargs):
         return self.widget._repr_mimebundle_(**kwargs)

@@ -1,6 +1,6 @@
 """Lesson 09, what the heads do (from correlation to cause): knock heads out (its section 1), a sliding
-window that keeps the sink (section 2), a read of every block (the logit lens, section 3); and, for the
-section still to come, sampling.
+window that keeps the sink (section 2), a read of every block (the logit lens, section 3), and your own
+text: one head's weights and the next token with temperature, top-k and a seeded sample (section 4).
 
 Each function checks its arguments, then runs real_model's own forward pass (`forward_unchecked`) with one
 change: chosen heads' outputs replaced before W_O; a sliding-window mask that keeps the first tokens
@@ -34,8 +34,18 @@ from ._validate import (
     top_k_fits,
 )
 from .blas import one_blas_thread
+from .explorer_kit import Control, Explorer, Panel
 from .matrix import softmax_unchecked
-from .real_model import RealModel, forward_unchecked, prefix_matching_scores, rms_norm, token_losses
+from .real_model import (
+    RealModel,
+    encode,
+    forward_unchecked,
+    head_view_size,
+    prefix_matching_scores,
+    rms_norm,
+    token_losses,
+    token_strings,
+)
 
 ABLATIONS = ("zero", "mean")
 
@@ -304,3 +314,109 @@ def plot_lens(lens: ArrayLike, token: int, word: str, title: str = ""):
     if title:
         fig.suptitle(str(title), fontsize=14)
     return fig
+
+
+# ---------------------------------------------------------------------------- section 4: your own text
+TEXT_MOST = 64
+"""The most tokens the text explorer shows (64 tokens: a figure 19 inches tall, each word still legible)."""
+
+DRAWS = 100
+"""How many tokens the text explorer draws with each seed."""
+
+TOP_K_OPTIONS = (("all", 0), 50, 20, 10, 5, 3, 2, 1)
+"""The top-k slider, from every token (left) to greedy (right)."""
+
+
+def text_run(model: RealModel, text: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """One forward pass over a text -> (its tokens as words, every head's weights (layers, heads, n, n),
+    the last token's logits (vocab,)); at most TEXT_MOST tokens."""
+    model = as_record(model, RealModel, "model")
+    if not isinstance(text, str):
+        raise TypeError(f"text is {type(text).__name__}: expected a string, e.g. 'The capital of France is'")
+    ids = encode(model, text)
+    if not ids:
+        raise ValueError("the text is empty: type a few words, and the model predicts the next token")
+    if len(ids) > TEXT_MOST:
+        raise ValueError(f"the text has {len(ids)} tokens: the explorer shows at most {TEXT_MOST}; shorten "
+                         "it (rm.head_view and rm.attention_weights take longer texts)")
+    with one_blas_thread():
+        logits, weights = forward_unchecked(model, model_ids(ids, len(model.embedding)), keep_weights=True)
+    return token_strings(model, ids), np.stack(weights), logits[-1]      # (L, h, n, n), (vocab,)
+
+
+def draw_counts(p: np.ndarray, tokens: np.ndarray, draws: int, seed: int) -> tuple[np.ndarray, int]:
+    """`draws` tokens drawn from p by np.random.default_rng(seed) (its first draw is sample_token's)
+    -> (how many times each of `tokens` came, the first draw)."""
+    drawn = np.random.default_rng(seed).choice(len(p), size=draws, p=p)   # (draws,) token ids
+    return (drawn[:, None] == tokens[None, :]).sum(axis=0), int(drawn[0])
+
+
+def text_explorer(model: RealModel, text: str = "The capital of France is", layer: int = 16, head: int = 0,
+                  bars: int = 10) -> Explorer:
+    """A text box drives one head's weights over your text (layer and head sliders) and the next token's
+    `bars` most likely tokens after temperature τ and top-k, with how often each came in 100 seeded draws."""
+    model = as_record(model, RealModel, "model")
+    L, h = model.n_layers, model.n_heads
+    layer, head = as_count(layer, "layer", minimum=0), as_count(head, "head", minimum=0)
+    if layer >= L or head >= h:
+        raise ValueError(f"layer {layer}, head {head}: the model has layers 0..{L - 1} and heads 0..{h - 1}")
+    bars = as_count(bars, "bars")
+    runs: dict = {}                                                      # text -> its run, the last 4 kept
+
+    def run(text):
+        if text not in runs:
+            words, weights, logits = text_run(model, text)
+            top = np.argsort(-logits, kind="stable")[:bars]              # (bars,) ids, largest logit first
+            runs[text] = words, weights, logits, top, token_strings(model, top)
+            while len(runs) > 4:
+                runs.pop(next(iter(runs)))
+        return runs[text]
+
+    run(text)
+    controls = [Control("tau", "τ (temp.)", 1.0, 0.0, 3.0, 0.05),
+                Control("top_k", "top-k", 0, options=TOP_K_OPTIONS),
+                Control("seed", "sample seed", 0, 0, 99, 1, integer=True),
+                Control("layer", "layer", layer, 0, L - 1, 1, integer=True),
+                Control("head", "head", head, 0, h - 1, 1, integer=True),
+                Control("text", "your text", text, text=True)]
+
+    def compute(values):
+        words, weights, logits, top, _ = run(values["text"])
+        p = next_token_probs(logits, values["tau"], values["top_k"] or None)   # (vocab,)
+        counts, first = draw_counts(p, top, DRAWS, values["seed"])
+        a = weights[values["layer"], values["head"]]                          # (n, n)
+        return {"weights": a, "next": np.stack([p[top], counts / DRAWS]), "first": first,
+                "greedy": int(top[0]), "outside": DRAWS - int(counts.sum()), "p1": float(
+                    softmax_unchecked(logits - logits.max())[top[0]]), "looks": words[int(a[-1].argmax())]}
+
+    def panels(values):
+        words, *_, top_words = run(values["text"])
+        n = len(words)
+        side = head_view_size(n)[1]
+        return [Panel("weights", words, words, vmin=0.0, vmax=1.0, annot=False, width=n - 0.5,
+                      title="one head's weights (0 to 1)"),
+                Panel("next", top_words, [], kind="bars", vmin=0.0, vmax=1.0, fmt=".2f",
+                      xlabel="probability (bars); share of 100 draws (◆)",
+                      title="the next token", width=(n - 0.5) * 5.0 / side)]
+
+    def figsize(values):
+        w, side = head_view_size(len(run(values["text"])[0]))
+        return (w + 5.4, side)
+
+    def describe(values, r):
+        words, *_, top, top_words = run(values["text"])
+        k = values["top_k"] or "all"
+        counts = sorted(zip(np.round(r["next"][1] * DRAWS).astype(int), range(len(top)), top_words),
+                        key=lambda c: (-c[0], c[1]))                       # most drawn first; ties: by bar
+        drawn = ", ".join(f"{word} {count}" for count, _, word in counts[:4] if count > 0)
+        first = token_strings(model, [r["first"]])[0]
+        tokens = f"{len(words)} token{'s' if len(words) > 1 else ''}"
+        return (f"{tokens}; layer {values['layer']}, head {values['head']}:\n"          # lines of at most
+                f"  '{words[-1]}' looks most at '{r['looks']}'\n"                       # about 45 characters,
+                f"greedy: '{top_words[0]}', {r['p1']:.2f} at τ = 1\n"                     # the width of the
+                f"τ = {values['tau']:.2f}, top-k {k}: '{top_words[0]}' {r['next'][0][0]:.2f}\n"   # column
+                f"{DRAWS} draws, seed {values['seed']}: {r['outside']} off the bars\n"
+                f"  most drawn: {drawn}\n"
+                f"first draw (hw.sample_token): '{first}'")
+
+    return Explorer(controls, compute, panels, describe=describe, figsize=figsize)
