@@ -129,7 +129,8 @@ def test_the_read_cells_claims(real_model, explorer):
     explorer.reset()
     assert "τ = 1.00, top-k all: '_Paris' 0.77" in shown("r09-text-static")
     assert "most drawn: _Paris 77," in shown("r09-text-static")
-    assert '" Paris" gets 0.77 at τ = 1, and 77 of the 100 draws with seed 0; 10 draws land' in read
+    assert '" Paris" gets 0.77 at τ = 1, and 77 of the 100 draws with seed 0 (75 to 82 with seeds 0 to 7); ' \
+        "10 draws land outside the ten bars (9 to 11)" in read
     assert "100 draws, seed 0: 10 off the bars" in shown("r09-text-static")
     assert "'_is' looks most at '_France'" in shown("r09-text-static")
     for settings in ({"tau": 0.0}, {"top_k": 1}):                       # "Move τ to 0, or top-k to 1"
@@ -139,7 +140,8 @@ def test_the_read_cells_claims(real_model, explorer):
     explorer.reset()
     explorer.set(tau=2.0)                                                # "Move τ to 2"
     assert round(explorer.result["next"][0][0], 2) == 0.05 and '" Paris" falls to 0.05' in read
-    assert explorer.result["outside"] == 86 and "86 of the 100 draws land outside the ten bars" in read
+    assert explorer.result["outside"] == 86
+    assert "86 of the 100 draws with seed 0 land outside the ten bars (86 to 93 with seeds 0 to 7)" in read
     p1 = by_hand(last_logits(real_model, FRANCE), 1.0)
     below = np.ones(len(p1), bool)
     below[np.argsort(-p1)[:10]] = False                                  # every token but the ten bars
@@ -191,3 +193,22 @@ def test_09_6_is_in_the_lesson_after_09_5():
     ids = [c["id"] for c in cells()]
     assert ids.index("ex-09-6") == ids.index("ex-09-5-code") + 1
     assert 'al.check("09.6", answer_09_6)' in source("ex-09-6-code")
+
+
+def test_the_draws_of_eight_seeds_are_as_worded(real_model):
+    """The ranges over seeds 0 to 7, with a generator and a softmax written here."""
+    logits = last_logits(real_model, FRANCE)
+    top = np.argsort(-logits, kind="stable")[:10]
+    printed, read = shown("r09-text-static"), cell("r09-text-read")
+    for tau, paris_range, off_range in [(1.0, (75, 82), (9, 11)), (2.0, None, (86, 93))]:
+        p = by_hand(logits, tau)
+        draws = [np.random.default_rng(seed).choice(len(p), size=100, p=p) for seed in range(8)]
+        paris = [int((d == top[0]).sum()) for d in draws]
+        off = [int((~np.isin(d, top)).sum()) for d in draws]
+        assert (min(off), max(off)) == off_range
+        assert f"τ = {tau:.0f}, seeds 0 to 7: ' Paris' {min(paris)} to {max(paris)} draws, " \
+               f"{min(off)} to {max(off)} off the bars" in printed
+        if paris_range:
+            assert (min(paris), max(paris)) == paris_range
+    for quoted in ("(75 to 82 with seeds 0 to 7)", "(9 to 11)", "(86 to 93 with seeds 0 to 7)"):
+        assert quoted in read
