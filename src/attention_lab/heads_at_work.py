@@ -408,7 +408,7 @@ def text_explorer(model: RealModel, text: str = "The capital of France is", laye
         k = values["top_k"] or "all"
         counts = sorted(zip(np.round(r["next"][1] * DRAWS).astype(int), range(len(top)), top_words),
                         key=lambda c: (-c[0], c[1]))                       # most drawn first; ties: by bar
-        drawn = ", ".join(f"{word} {count}" for count, _, word in counts[:4] if count > 0)
+        drawn = ", ".join(f"{word} {count}" for count, _, word in counts[:3] if count > 0)
         first = token_strings(model, [r["first"]])[0]
         tokens = f"{len(words)} token{'s' if len(words) > 1 else ''}"
         return (f"{tokens}; layer {values['layer']}, head {values['head']}:\n"          # lines of at most
