@@ -304,3 +304,17 @@ def test_printout_problems_finds_each_kind_of_slip():
     assert al.printout_problems([[0.0, 0.0]], [[0.4, 0.4]]) == ["row 0: the weights sum to 0.8, not 1"]
     with pytest.raises(ValueError, match=r"scores have shape \(3,\) and weights \(2,\): expected the same"):
         al.printout_problems([1, 2, 3], [0.5, 0.5])
+
+
+def test_the_png_is_the_canvas_pixel_for_pixel():
+    """The explorer's own PNG writer (no filter, zlib), decoded by Pillow: the canvas's RGB, every pixel."""
+    import io
+
+    from PIL import Image
+    e = lesson01_explorer()
+    e.set(**{e.controls[0].key: e.controls[0].high})
+    decoded = np.asarray(Image.open(io.BytesIO(e.image.value)))
+    canvas = e.renderer.pixels()
+    assert decoded.shape == (*canvas.shape[:2], 3) and np.array_equal(decoded, canvas[..., :3])
+    assert (canvas[..., 3] == 255).all()                              # opaque: RGB loses nothing
+    assert len(np.unique(decoded.reshape(-1, 3), axis=0)) > 50        # a figure, not a blank

@@ -32,15 +32,19 @@ def word(model, token_id) -> str:
     return rm.token_strings(model, [int(token_id)])[0]
 
 
+PICKS = {"sink head": (18, 8), "previous token": (16, 0), "candidate induction": (18, 6)}   # lesson 08's
+
+
 @pytest.fixture(scope="module")
 def explorer(real_model):
-    return hw.text_explorer(real_model)
+    return hw.text_explorer(real_model, picks=PICKS)
 
 
 # ------------------------------------------------------------------------------- the explorer, driven
 def test_the_start_is_the_lessons_static_copy(explorer):
     assert shown("r09-text-static").startswith(explorer.summary() + "\n")
-    assert 'hw.text_explorer(model)' in source("r09-text")
+    assert 'hw.text_explorer(model, picks=picks)' in source("r09-text")
+    assert f"framed in the model view: {PICKS}" in shown("r09-text-static")
 
 
 def test_bars_are_a_softmax_of_logits_over_tau(real_model, explorer):
@@ -103,6 +107,122 @@ def test_a_new_text_runs_the_model_and_grows_the_figure(real_model, explorer):
     assert explorer.values["text"] == FRANCE and shown("r09-text-static").startswith(explorer.summary())
 
 
+# ------------------------------------------------------------------------------- the model view
+def thumbnail(mosaic, layer, head, n):
+    """Head (layer, head)'s (n, n) block of the model view's image: heads down, layers across, blocks
+    n + gap apart with gap = max(2, round(n / 4)) blank cells (as lesson 08's model view)."""
+    gap = max(2, round(n / 4))
+    r, c = head * (n + gap), layer * (n + gap)
+    return np.asarray(mosaic[r:r + n, c:c + n], dtype=float)
+
+
+def red_box(explorer):
+    """Where the canvas has the open head's red (#b00020): (x0, x1, y0, y1), data units of the model view."""
+    rgba = explorer.renderer.pixels()
+    ys, xs = np.nonzero(np.abs(rgba[..., :3].astype(int) - [0xB0, 0x00, 0x20]).sum(axis=-1) < 30)
+    ax = explorer.axes["every"]
+    height = explorer.figure.bbox.height
+    inside = ys < height - ax.get_window_extent().y0 + 2          # above the legend (its red sample)
+    (x0, y0), (x1, y1) = ax.transData.inverted().transform(
+        [(xs[inside].min(), height - ys[inside].max()), (xs[inside].max(), height - ys[inside].min())])
+    return x0, x1, min(y0, y1), max(y0, y1)
+
+
+def test_the_model_view_is_every_heads_weights(real_model, explorer):
+    ids = rm.encode(real_model, FRANCE)
+    W = rm.attention_weights(real_model, ids)                           # (30, 9, 5, 5), a forward of its own
+    mosaic = explorer.axes["every"].images[0].get_array()
+    for layer, head in [(0, 0), (16, 0), (18, 8), (29, 8), (7, 4)]:
+        assert np.allclose(thumbnail(mosaic, layer, head, 5), W[layer, head], atol=1e-6)
+
+
+@pytest.mark.parametrize("layer, head", [(16, 0), (0, 0), (29, 8), (3, 7)])
+def test_the_sliders_open_a_head_framed_in_red(explorer, layer, head):
+    explorer.set(layer=layer, head=head)
+    x0, x1, y0, y1 = red_box(explorer)                                  # drawn pixels, not the patch's data
+    gap = 2                                                             # 5 tokens: max(2, round(5 / 4))
+    assert x0 < layer * 7 and x1 > layer * 7 + 4 and x1 - x0 < 7 + 1.5  # around that thumbnail alone
+    assert y0 < head * 7 and y1 > head * 7 + 4 and y1 - y0 < 7 + 1.5
+    assert gap == max(2, round(5 / 4))
+    explorer.reset()
+
+
+def test_the_picks_are_framed_and_named(real_model):
+    picks = {"sink head": (18, 8), "previous token": (16, 0)}
+    ex = hw.text_explorer(real_model, picks=picks)
+    legend = [t.get_text() for t in ex.axes["every"].get_legend().get_texts()]
+    assert legend == ["sink head: layer 18, head 8", "previous token: layer 16, head 0",
+                      "open: the heatmap above"]
+    with pytest.raises(ValueError, match=r"picks\['sink head'\] is head 9 of layer 18"):
+        hw.text_explorer(real_model, picks={"sink head": (18, 9)})
+
+
+def test_a_new_text_of_the_same_length_redraws_the_model_view(real_model, explorer):
+    other = "The capital of Spain is"
+    assert len(rm.encode(real_model, other)) == len(rm.encode(real_model, FRANCE)) == 5
+    explorer.set(text=other)
+    W = rm.attention_weights(real_model, rm.encode(real_model, other))
+    mosaic = explorer.axes["every"].images[0].get_array()
+    assert np.allclose(thumbnail(mosaic, 16, 0, 5), W[16, 0], atol=1e-6)
+    assert not np.allclose(thumbnail(mosaic, 3, 3, 5), rm.attention_weights(
+        real_model, rm.encode(real_model, FRANCE))[3, 3], atol=1e-3)
+    explorer.reset()
+
+
+def test_no_cell_of_a_long_text_is_skipped(real_model, explorer):
+    """64 tokens: a cell is narrower than a pixel; every head that puts at least half of its weight on the
+    first token still shows a dark first column in the drawn pixels (nearest-neighbour would skip some)."""
+    text = rm.decode(real_model, rm.encode(real_model, hw.STREAM_TEXT)[:64])
+    explorer.set(text=text)
+    n = len(rm.encode(real_model, text))
+    W = rm.attention_weights(real_model, rm.encode(real_model, text))
+    ax, rgba, height = explorer.axes["every"], explorer.renderer.pixels(), explorer.figure.bbox.height
+    gap, sinks, unseen = max(2, round(n / 4)), 0, []
+    for layer, head in np.argwhere(W[:, :, 1:, 0].mean(axis=-1) >= 0.5):
+        sinks += 1
+        c, r = layer * (n + gap), head * (n + gap)
+        (x0, y0), (x1, y1) = ax.transData.transform([(c - 0.5, r - 0.5), (c + 0.5, r + n - 0.5)])
+        cols = slice(int(np.floor(min(x0, x1))), int(np.ceil(max(x0, x1))) + 1)
+        rows = slice(int(height - max(y0, y1)), int(np.ceil(height - min(y0, y1))))
+        if rgba[rows, cols, 0].min() > 200:                             # nothing darker than a pale lilac
+            unseen.append((int(layer), int(head)))
+    explorer.reset()
+    assert n == 64 and sinks > 50 and unseen == []
+
+
+def test_the_model_view_claims(real_model, explorer):
+    """r09-text-read: 228 of 270 sink heads at the start; lesson 08's repeat opened on (18, 6)."""
+    W = rm.attention_weights(real_model, rm.encode(real_model, FRANCE))
+    assert (W[:, :, 1:, 0].mean(axis=-1) >= 0.5).sum() == 228
+    repeat = "My cat sat on the mat. My cat sat"
+    ids = rm.encode(real_model, repeat)
+    words = rm.token_strings(real_model, ids)
+    row = rm.attention_weights(real_model, ids)[18, 6, -1]              # the second ' sat'
+    top = int(row.argmax())
+    assert words[-1] == "_sat" and words[top] == "_on" and words[top - 1] == "_sat"
+    assert f"{row.max():.2f}" == "0.97"
+    p = by_hand(last_logits(real_model, repeat), 1.0)
+    assert word(real_model, p.argmax()) == "_on" and f"{p.max():.2f}" == "0.81"
+    explorer.set(text=repeat, layer=18, head=6)                          # as the student does
+    summary = explorer.summary()
+    assert "'_sat' looks most at '_on' (0.97)" in summary and "greedy: '_on', 0.81" in summary
+    explorer.reset()
+    read = source("r09-text-read")
+    for words_ in ("228 of the 270 heads", "*My cat sat on the mat. My cat sat*", "layer 18, head 6",
+                   '" on" (0.97)', 'greedy says " on" (0.81)'):
+        assert words_ in " ".join(read.split()), words_
+
+
+def test_a_long_texts_figure_is_at_most_1600_pixels_wide(explorer):
+    explorer.set(text="word " * 60)
+    assert explorer.error is None
+    width = explorer.figure.get_size_inches()[0] * explorer.figure.dpi
+    assert round(width) == 1600 and explorer.renderer.pixels().shape[1] == 1600
+    assert explorer.image.layout.max_width == "1600px"
+    explorer.reset()
+    assert explorer.figure.dpi == 100                                   # the start: 13.4 inches, 100 dpi
+
+
 @pytest.mark.parametrize("text, words", [
     ("", "the text is empty: type a few words"),
     ("word " * 70, "tokens: the explorer shows at most 64; shorten it"),
@@ -110,8 +230,23 @@ def test_a_new_text_runs_the_model_and_grows_the_figure(real_model, explorer):
 def test_a_text_it_cannot_show_is_told_next_to_the_box(explorer, text, words):
     explorer.set(text=text)
     assert words in explorer.error and explorer.summary() == explorer.error
+    assert explorer.image.layout.display == "none"                      # not the last text's words
     explorer.reset()
-    assert explorer.error is None
+    assert explorer.error is None and explorer.image.layout.display is None
+
+
+def test_the_picks_are_lesson_08s():
+    """The strongest head of each score, as lesson 08's stored output prints them (read from its notebook)."""
+    import json
+    from pathlib import Path
+    path = Path(__file__).parents[1] / "notebooks" / "08-inside-a-real-language-model.ipynb"
+    nb = json.loads(path.read_text())
+    printed = "".join("".join(o.get("text", "")) for c in nb["cells"] if c.get("id") == "r08-scores"
+                      for o in c.get("outputs", []))
+    for name, score in [("sink head", "first token"), ("previous token", "previous token"),
+                        ("candidate induction", "induction (prefix matching)")]:
+        layer, head = PICKS[name]
+        assert f"{score}: strongest layer {layer}, head {head} " in printed
 
 
 def test_bad_arguments_are_named(real_model):

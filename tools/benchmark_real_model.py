@@ -99,6 +99,8 @@ def main(argv=None) -> int:
     tau_long_s = median_time(lambda: setattr(explorer.sliders["tau"], "value", float(next(taus))), 20)
     explorer.reset()                                                     # the lesson's text, 5 tokens
     tau_s = median_time(lambda: setattr(explorer.sliders["tau"], "value", float(next(taus))), 20)
+    layers = iter(np.tile([17, 16], 50))                       # the red frame moves, another head opens
+    layer_s = median_time(lambda: setattr(explorer.sliders["layer"], "value", int(next(layers))), 20)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024     # Linux: kilobytes
     rows = [("load + dequantize (s)", load_s, "<= 10", load_s <= 10),
             ("forward, 32-token prompt (s)", forward, "<= 1", forward <= 1),
@@ -111,6 +113,7 @@ def main(argv=None) -> int:
             ("text explorer: a new text of 64 tokens (s)", text_s, "<= 2", text_s <= 2),
             ("text explorer: a τ step, the lesson's text (ms)", tau_s * 1000, "<= 100", tau_s <= 0.1),
             ("text explorer: a τ step, 64 tokens (ms)", tau_long_s * 1000, "none", True),
+            ("text explorer: a layer step, the lesson's text (ms)", layer_s * 1000, "<= 100", layer_s <= 0.1),
             (f"peak memory, with the {len(text)}-token runs (MB)", peak_mb, "<= 1024", peak_mb <= 1024)]
     threads = os.environ.get("OPENBLAS_NUM_THREADS", "not set")
     width = max(len(name) for name, *_ in rows)

@@ -62,4 +62,4 @@ def model_explorers() -> dict:
         return hw.text_explorer(rm.load_model(fetch=False))
 
     return {"08 head_explorer (14×14, colours only)": head_view,
-            "09 text_explorer (5×5 colours + 10 bars; a new text runs the model)": text_view}
+            "09 text_explorer (the model view, 5×5 colours + 10 bars; a new text runs the model)": text_view}

@@ -22,6 +22,7 @@ from ._validate import (
     as_record,
     distinct_names,
     first_copy_loss,
+    head_picks,
     knock_rows,
     knocked_heads,
     lens_logits,
@@ -318,7 +319,7 @@ def plot_lens(lens: ArrayLike, token: int, word: str, title: str = ""):
 
 # ---------------------------------------------------------------------------- section 4: your own text
 TEXT_MOST = 64
-"""The most tokens the text explorer shows (64 tokens: a figure 19 inches tall, each word still legible)."""
+"""The most tokens the text explorer shows (64 tokens: a head view 19 inches tall, every word legible)."""
 
 DRAWS = 100
 """How many tokens the text explorer draws with each seed."""
@@ -351,16 +352,25 @@ def draw_counts(p: np.ndarray, tokens: np.ndarray, draws: int, seed: int) -> tup
     return (drawn[:, None] == tokens[None, :]).sum(axis=0), int(drawn[0])
 
 
+def model_view_height(n: int, width: float, layers: int = 30, heads: int = 9) -> float:
+    """The model view's height in inches for n tokens across `width` inches: the thumbnails keep their
+    shape, plus room for the title, the layer numbers and the legend."""
+    gap = max(2, round(0.25 * n))
+    return (heads * (n + gap) - gap) / (layers * (n + gap) - gap) * (width - 1.2) + 1.1
+
+
 def text_explorer(model: RealModel, text: str = "The capital of France is", layer: int = 16, head: int = 0,
-                  bars: int = 10) -> Explorer:
-    """A text box drives one head's weights over your text (layer and head sliders) and the next token's
-    `bars` most likely tokens after temperature τ and top-k, with how often each came in 100 seeded draws."""
+                  bars: int = 10, picks: dict[str, tuple[int, int]] | None = None) -> Explorer:
+    """A text box drives every head's weights over your text (the model view, picks framed), the head the
+    layer and head sliders open (framed in red), and the next token's `bars` most likely tokens after
+    temperature τ and top-k, with how often each came in 100 seeded draws."""
     model = as_record(model, RealModel, "model")
     L, h = model.n_layers, model.n_heads
     layer, head = as_count(layer, "layer", minimum=0), as_count(head, "head", minimum=0)
     if layer >= L or head >= h:
         raise ValueError(f"layer {layer}, head {head}: the model has layers 0..{L - 1} and heads 0..{h - 1}")
     bars = as_count(bars, "bars")
+    picks = tuple(head_picks(picks, L, h).items())
     runs: dict = {}                                                      # text -> its run, the last 4 kept
 
     def run(text):
@@ -385,23 +395,27 @@ def text_explorer(model: RealModel, text: str = "The capital of France is", laye
         p = next_token_probs(logits, values["tau"], values["top_k"] or None)   # (vocab,)
         counts, first = draw_counts(p, top, DRAWS, values["seed"])
         a = weights[values["layer"], values["head"]]                          # (n, n)
-        return {"weights": a, "next": np.stack([p[top], counts / DRAWS]), "first": first,
+        return {"every": weights, "open": (values["layer"], values["head"]),
+                "weights": a, "next": np.stack([p[top], counts / DRAWS]), "first": first,
                 "greedy": int(top[0]), "outside": DRAWS - int(counts.sum()), "p1": float(
                     softmax_unchecked(logits - logits.max())[top[0]]), "looks": words[int(a[-1].argmax())]}
 
     def panels(values):
         words, *_, top_words = run(values["text"])
         n = len(words)
-        side = head_view_size(n)[1]
+        w, side = head_view_size(n)
         return [Panel("weights", words, words, vmin=0.0, vmax=1.0, annot=False, width=n - 0.5,
-                      title="one head's weights (0 to 1)"),
+                      title="the open head's weights (0 to 1)"),
                 Panel("next", top_words, [], kind="bars", vmin=0.0, vmax=1.0, fmt=".2f",
                       xlabel="probability (bars); share of 100 draws (◆)",
-                      title="the next token", width=(n - 0.5) * 5.0 / side)]
+                      title="the next token", width=(n - 0.5) * 5.0 / side),
+                Panel("every", [], [], kind="thumbnails", picks=picks, mark="open", row=1,   # below them
+                      height=model_view_height(n, w + 5.4, L, h) / side,
+                      title=f"the model view: every head's weights, {n} × {n} each (0 to 1)")]
 
     def figsize(values):
         w, side = head_view_size(len(run(values["text"])[0]))
-        return (w + 5.4, side)
+        return (w + 5.4, side + model_view_height(len(run(values["text"])[0]), w + 5.4, L, h))
 
     def describe(values, r):
         words, *_, top, top_words = run(values["text"])
@@ -411,12 +425,13 @@ def text_explorer(model: RealModel, text: str = "The capital of France is", laye
         drawn = ", ".join(f"{word} {count}" for count, _, word in counts[:3] if count > 0)
         first = token_strings(model, [r["first"]])[0]
         tokens = f"{len(words)} token{'s' if len(words) > 1 else ''}"
-        return (f"{tokens}; layer {values['layer']}, head {values['head']}:\n"          # lines of at most
-                f"  '{words[-1]}' looks most at '{r['looks']}'\n"                       # about 45 characters,
+        most = r["weights"][-1].max()                                       # the last token's largest weight
+        return (f"{tokens}; open: layer {values['layer']}, head {values['head']}\n"    # lines of at most
+                f"  '{words[-1]}' looks most at '{r['looks']}' ({most:.2f})\n"          # about 45 characters,
                 f"greedy: '{top_words[0]}', {r['p1']:.2f} at τ = 1\n"                     # the width of the
                 f"τ = {values['tau']:.2f}, top-k {k}: '{top_words[0]}' {r['next'][0][0]:.2f}\n"   # column
                 f"{DRAWS} draws, seed {values['seed']}: {r['outside']} off the bars\n"
                 f"  most drawn: {drawn}\n"
                 f"first draw (hw.sample_token): '{first}'")
 
-    return Explorer(controls, compute, panels, describe=describe, figsize=figsize)
+    return Explorer(controls, compute, panels, describe=describe, figsize=figsize, hide_on_error=True)

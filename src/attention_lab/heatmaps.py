@@ -87,6 +87,62 @@ def add_colorbar(ax) -> None:
     bar.ax.tick_params(labelsize=FONT["ticks"] - 1)
 
 
+# the head that the model view has open in the head view ("where you are now", as a curve panel's dot)
+OPEN_COLOR = "#b00020"
+
+
+def thumbnail_box(layer: int, head: int, m: int, n: int) -> tuple[tuple[float, float], int, int]:
+    """The frame around one (m, n) thumbnail of `thumbnails`: its corner (x, y), width and height."""
+    gap = max(2, round(0.25 * n))                             # blank cells between thumbnails
+    return (layer * (n + gap) - 0.5 - gap / 2, head * (m + gap) - 0.5 - gap / 2), n + gap, m + gap
+
+
+def thumbnails(ax, w: np.ndarray, picks: dict, open_head: tuple[int, int] | None = None, title: str = ""):
+    """Every head's weights w (layers, heads, m, n) on ax, one thumbnail each (bertviz's model view):
+    heads down, layers across, on the fixed 0-1 scale; picks {name: (layer, head)} framed in their own
+    colours and dash patterns, open_head by a thick solid line in OPEN_COLOR -> (the image, the open
+    head's frame or None). Thumbnails narrower than their cells are averaged in colour (antialiased), so
+    that no cell is skipped."""
+    from matplotlib.patches import Rectangle
+    L, h, m, n = w.shape
+    gap = max(2, round(0.25 * n))
+    mosaic = np.full((h * (m + gap) - gap, L * (n + gap) - gap), np.nan)   # (h rows, L columns) of (m, n)
+    for layer in range(L):
+        for head in range(h):
+            r, c = head * (m + gap), layer * (n + gap)
+            mosaic[r:r + m, c:c + n] = w[layer, head]
+    image = ax.imshow(mosaic, cmap=WEIGHTS_CMAP, vmin=0.0, vmax=1.0, interpolation="antialiased",
+                      interpolation_stage="rgba")
+    ax.set_xticks([layer * (n + gap) + (n - 1) / 2 for layer in range(L)], [str(i) for i in range(L)],
+                  fontsize=FONT["ticks"] - 3)
+    ax.set_yticks([head * (m + gap) + (m - 1) / 2 for head in range(h)], [str(j) for j in range(h)],
+                  fontsize=FONT["ticks"] - 1)
+    ax.set_xlabel("layer", fontsize=FONT["labels"])
+    ax.set_ylabel("head", fontsize=FONT["labels"])
+    ax.tick_params(length=0)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    colours, styles = (*LINE_COLORS, "#E69F00"), ("--", ":", "-.")       # no role colour here; solid: open
+    frames = [(colours[i % 3], styles[(i + i // 3) % 3]) for i in range(9)]   # nine pairs, each its own
+    for (name, (layer, head)), (colour, style) in zip(picks.items(), frames):
+        ax.add_patch(Rectangle(*thumbnail_box(layer, head, m, n), fill=False, edgecolor=colour,
+                               linestyle=style, linewidth=1.8, label=f"{name}: layer {layer}, head {head}"))
+    opened = None
+    if open_head is not None:
+        opened = Rectangle(*thumbnail_box(*open_head, m, n), fill=False, edgecolor=OPEN_COLOR, linewidth=4.0,
+                           label="open: the heatmap above")
+        ax.add_patch(opened)
+    edge = 0.5 + gap / 2 + 0.5                                 # room for a frame around an outer thumbnail
+    ax.set_xlim(-edge, L * (n + gap) - gap - 1 + edge)
+    ax.set_ylim(h * (m + gap) - gap - 1 + edge, -edge)
+    if ax.patches:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=len(ax.patches),
+                  fontsize=FONT["ticks"] - 1, frameon=False)
+    ax.set_title(title or f"every head's weights, {m} queries × {n} keys each (0 to 1)",
+                 fontsize=FONT["title"])
+    return image, opened
+
+
 def text_color(background) -> str:
     """Dark or white annotation text, whichever has the higher WCAG contrast on `background`."""
     lum = sns.utils.relative_luminance(background)

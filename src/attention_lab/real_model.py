@@ -623,9 +623,8 @@ def plot_model_view(weights: ArrayLike, picks: dict[str, tuple[int, int]] | None
     """Every head at once (bertviz's model view): one thumbnail per (layer, head), heads down, layers
     across, on the fixed 0-1 scale; picks = {name: (layer, head)} are framed in their own colours."""
     import matplotlib.pyplot as plt
-    from matplotlib.patches import Rectangle
 
-    from .heatmaps import FONT, LINE_COLORS, WEIGHTS_CMAP
+    from .heatmaps import FONT, thumbnails
     w = weights_in_0_1(as_array(weights, "weights", "(layers, heads, n, n): every head's weights, e.g. "
                                 "rm.attention_weights(model, ids)", ndim=4), "weights", tol=1e-6)
     L, h, m, n = w.shape
@@ -634,36 +633,8 @@ def plot_model_view(weights: ArrayLike, picks: dict[str, tuple[int, int]] | None
                          f"{MODEL_VIEW_MOST} tokens per thumbnail (a short sentence); slice the weights, "
                          f"e.g. weights[:, :, :{MODEL_VIEW_MOST}, :{MODEL_VIEW_MOST}]")
     picks = head_picks(picks, L, h)
-    gap = max(2, round(0.25 * n))                            # blank cells between thumbnails
-    mosaic = np.full((h * (m + gap) - gap, L * (n + gap) - gap), np.nan)   # (h rows, L columns) of (m, n)
-    for layer in range(L):
-        for head in range(h):
-            r, c = head * (m + gap), layer * (n + gap)
-            mosaic[r:r + m, c:c + n] = w[layer, head]
     fig, ax = plt.subplots(figsize=(0.45 * L + 1.8, 0.45 * h * m / n + 1.6), layout="constrained")
-    image = ax.imshow(mosaic, cmap=WEIGHTS_CMAP, vmin=0.0, vmax=1.0, interpolation="nearest")
-    ax.set_xticks([layer * (n + gap) + (n - 1) / 2 for layer in range(L)], [str(i) for i in range(L)],
-                  fontsize=FONT["ticks"] - 3)
-    ax.set_yticks([head * (m + gap) + (m - 1) / 2 for head in range(h)], [str(j) for j in range(h)],
-                  fontsize=FONT["ticks"] - 1)
-    ax.set_xlabel("layer", fontsize=FONT["labels"])
-    ax.set_ylabel("head", fontsize=FONT["labels"])
-    ax.tick_params(length=0)
-    for side in ax.spines.values():
-        side.set_visible(False)
-    frames = [(colour, style) for style in ("-", "--", ":") for colour in (*LINE_COLORS, "#E69F00")]
-    for (name, (layer, head)), (colour, style) in zip(picks.items(), frames):   # no role colour here
-        ax.add_patch(Rectangle((layer * (n + gap) - 0.5 - gap / 2, head * (m + gap) - 0.5 - gap / 2),
-                               n + gap, m + gap, fill=False, edgecolor=colour, linestyle=style, linewidth=1.8,
-                               label=f"{name}: layer {layer}, head {head}"))
-    edge = 0.5 + gap / 2 + 0.5                                 # room for a frame around an outer thumbnail
-    ax.set_xlim(-edge, L * (n + gap) - gap - 1 + edge)
-    ax.set_ylim(h * (m + gap) - gap - 1 + edge, -edge)
-    if picks:
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=len(picks),
-                  fontsize=FONT["ticks"] - 1, frameon=False)
-    ax.set_title(title or f"every head's weights, {m} queries × {n} keys each (0 to 1)",
-                 fontsize=FONT["title"])
+    image, _ = thumbnails(ax, w, picks, title=title)
     fig.colorbar(image, ax=ax, fraction=0.02, pad=0.01).set_label("weight", fontsize=FONT["labels"] - 2)
     return fig
 
