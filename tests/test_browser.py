@@ -8,6 +8,7 @@ Skipped (with the reason) where Chromium or Playwright is missing; .ci/run insta
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -87,6 +88,33 @@ def test_lesson_in_jupyterlab(lab, name):
     timings = ROOT / "build" / "browser-run-all.json"      # open + Run All until idle, per lesson
     before = json.loads(timings.read_text()) if timings.exists() else {}
     timings.write_text(json.dumps(before | {name: round(run_all_s, 2)}, indent=1))
+
+
+def news_question_shown(page, base: str) -> bool:
+    """Open lesson 00 and wait until JupyterLab would have asked about news (after the app restores)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    page.goto(f"{base}/lab/tree/notebooks/00-start-here.ipynb?reset", wait_until="domcontentloaded")
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget",
+                           timeout=120_000)
+    try:
+        page.get_by_text(lab_session.NEWS_QUESTION).wait_for(timeout=8_000)
+        return True
+    except PlaywrightTimeout:
+        return False
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_the_readme_install_opens_quietly(lab):
+    """JupyterLab's question about news would cover the lesson: the README's install turns it off (its
+    settings folder, the same one binder/postBuild copies), and without those flags the question shows."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    setup = re.findall(r"```bash\n(.*?)\n```", readme, flags=re.S)[0]
+    assert "--LabApp.app_settings_dir=binder/lab-settings" in setup
+    assert lab_session.README_LAB_FLAGS == [f"--LabApp.app_settings_dir={ROOT / 'binder' / 'lab-settings'}"]
+    base, page, _ = lab
+    assert not news_question_shown(page, base), "JupyterLab asks about news over the lesson"
+    with lab_session.jupyterlab(flags=[]) as (bare, _):      # the same page, another server
+        assert news_question_shown(page, bare), "the check cannot see the question (it never fails)"
 
 
 PRESENT = """async () => {   // the teacher's steps in docs/teaching-guide.md, 'Presenting a lesson'

@@ -1,8 +1,8 @@
 """Drive a real JupyterLab in headless Chromium: used by tests/test_browser.py and the benchmark.
 
 JupyterLab runs on a free loopback port, without token, from a temporary copy of the repository,
-with news and update checks off. Chromium is Debian's (/usr/bin/chromium) driven by Playwright;
-no browser is downloaded.
+with news and update checks off the way the README's install turns them off (README_LAB_FLAGS).
+Chromium is Debian's (/usr/bin/chromium) driven by Playwright; no browser is downloaded.
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ CHROMIUM = os.environ.get("ATTENTION_LAB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 EXPLORER = ".attention-lab-explorer"
+# the README's own flags: its settings folder turns off the news question and the update check
+README_LAB_FLAGS = [f"--LabApp.app_settings_dir={ROOT / 'binder' / 'lab-settings'}"]
+NEWS_QUESTION = "Would you like to get notified about official Jupyter news?"
 SHOTS = ROOT / "build" / "screenshots"   # where a stuck page is photographed
 
 
@@ -52,18 +55,14 @@ def copy_repository(dest: Path) -> None:
 
 
 @contextlib.contextmanager
-def jupyterlab(root: Path | None = None, base_url: str = "/"):
-    """Start JupyterLab on a copy of the repo (or on `root`, as it is) at `base_url`;
-    yields (address, root_dir); stops it afterwards."""
+def jupyterlab(root: Path | None = None, base_url: str = "/", flags: list[str] | None = None):
+    """Start JupyterLab on a copy of the repo (or on `root`, as it is) at `base_url`, with the README's
+    flags (or `flags`); yields (address, root_dir); stops it afterwards."""
     with tempfile.TemporaryDirectory(prefix="attention-lab-") as tmp:
         tmp = Path(tmp)
         copy = Path(root) if root is not None else tmp / "repo"
         if root is None:
             copy_repository(copy)
-        settings = tmp / "settings" / "@jupyterlab" / "apputils-extension"
-        settings.mkdir(parents=True)
-        (settings / "notification.jupyterlab-settings").write_text(
-            json.dumps({"fetchNews": "false", "checkForUpdates": False}))
         env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"),
                    JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
                    JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
@@ -75,7 +74,7 @@ def jupyterlab(root: Path | None = None, base_url: str = "/"):
              "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
              "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.allow_root=True",
              "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={copy}",
-             f"--ServerApp.base_url={base_url}"],
+             f"--ServerApp.base_url={base_url}", *(README_LAB_FLAGS if flags is None else flags)],
             cwd=copy, env=env, stdout=log, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
         status = f"{base}{base_url.rstrip('/')}/api/status"

@@ -9,6 +9,8 @@ ByteBPE rebuilds its tokenizer from the file; gguf is imported inside the functi
 
 from __future__ import annotations
 
+import json
+import mmap
 import os
 import re
 import subprocess
@@ -18,7 +20,7 @@ import time
 import unicodedata
 import zipfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from itertools import pairwise
 from pathlib import Path
 
@@ -164,6 +166,7 @@ class RealModel:
     eos_id: int = 2
     path: Path | None = None
     formats: dict[str, str] = field(default_factory=dict, repr=False)   # tensor name -> its stored format
+    mapping: mmap.mmap | None = field(default=None, repr=False)   # the float32 file the weights are views of
 
     @property
     def n_layers(self) -> int:
@@ -274,24 +277,30 @@ class ByteBPE:
         return "".join(out)
 
 
-def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
-    """Read SmolLM2's GGUF file, dequantize every weight to float32, build its tokenizer.
+BLOCK_FIELDS = [f.name for f in fields(Block)]
+GGUF_NAMES = {"attn_norm": "attn_norm", "W_q": "attn_q", "W_k": "attn_k", "W_v": "attn_v",
+              "W_O": "attn_output", "ffn_norm": "ffn_norm", "W_gate": "ffn_gate", "W_up": "ffn_up",
+              "W_down": "ffn_down"}
+UNPACKED = "v1"            # the unpacked copy's format: bump it when the layout below changes
 
-    `path` may name another SmolLM2 GGUF file: the llama architecture with a tied output head and SmolLM's
-    byte-level BPE tokenizer. Other llama files are not handled: an untied head is refused, and neither a
-    SentencePiece tokenizer nor Llama 3's RoPE scaling is read.
-    """
+
+def unpacked_path(p: Path) -> Path:
+    """Where the unpacked copy of model file `p` is kept (add .f32 for the weights, .json for the rest):
+    the cache folder, named after p's size and time, so that a changed file gets a fresh copy."""
+    st = p.stat()
+    return cache_folder() / f"{p.stem}.{st.st_size}-{st.st_mtime_ns}.{UNPACKED}"
+
+
+def read_gguf(p: Path):
+    """The model file's header (a JSON-ready dict: sizes, tokenizer, layout) and a function that dequantizes
+    one of its arrays to float32 in the lessons' layout."""
     import gguf
 
-    p = find_model(path, fetch)
     reader = gguf.GGUFReader(str(p))
-    arch = _field(reader, "general.architecture")
-    llama_file(arch, p.name, tied=True)
+    tensors = {t.name: t for t in reader.tensors}
 
     def meta(key, default=None):
         return _field(reader, f"llama.{key}", default)
-
-    tensors = {t.name: t for t in reader.tensors}
 
     def stored(name):                                  # as GGUF stores it: (out, in), float32
         t = tensors[name]
@@ -303,34 +312,127 @@ def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
             rows[i:i + 4096] = gguf.quants.dequantize(data[i:i + 4096], t.tensor_type).reshape(-1, shape[-1])
         return out
 
-    def weight(name):                                  # the lessons' row convention: (in, out)
-        return np.ascontiguousarray(stored(name).T)
+    def unpacked(name, kind):                          # float32 in the lessons' layout
+        if kind == "weight":                           # the row convention: (in, out)
+            return np.ascontiguousarray(stored(name).T)
+        if kind == "vector":
+            t = tensors[name]
+            return gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32).reshape(-1)
+        return stored(name)                            # the embedding: (vocab, d), one row per token
 
-    def vector(name):
-        t = tensors[name]
-        return gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32).reshape(-1)
+    def shape(name, kind):
+        dims = [int(s) for s in tensors[name].shape]   # GGUF lists (in, out): the row convention
+        return [int(np.prod(dims))] if kind == "vector" else dims[::-1] if kind == "embedding" else dims
 
+    arch = _field(reader, "general.architecture")
+    llama_file(arch, p.name, tied=True)
     n_layers = int(meta("block_count"))
+    order = [(f"blk.{i}.{GGUF_NAMES[f]}.weight", "vector" if f.endswith("norm") else "weight")
+             for i in range(n_layers) for f in BLOCK_FIELDS]
+    order += [("token_embd.weight", "embedding"), ("output_norm.weight", "vector")]
     n_heads = int(meta("attention.head_count"))
-    n_kv = int(meta("attention.head_count_kv", n_heads))
-    d = int(meta("embedding_length"))
-    blocks = [Block(vector(f"blk.{i}.attn_norm.weight"), weight(f"blk.{i}.attn_q.weight"),
-                    weight(f"blk.{i}.attn_k.weight"), weight(f"blk.{i}.attn_v.weight"),
-                    weight(f"blk.{i}.attn_output.weight"), vector(f"blk.{i}.ffn_norm.weight"),
-                    weight(f"blk.{i}.ffn_gate.weight"), weight(f"blk.{i}.ffn_up.weight"),
-                    weight(f"blk.{i}.ffn_down.weight")) for i in range(n_layers)]
-    embedding = stored("token_embd.weight")                         # (vocab, d): one row per token
-    llama_file(arch, p.name, tied="output.weight" not in tensors
-               or np.array_equal(stored("output.weight"), embedding))
-    tokens = _field(reader, "tokenizer.ggml.tokens")
-    tokenizer = ByteBPE(tokens, _field(reader, "tokenizer.ggml.merges"),
-                        _field(reader, "tokenizer.ggml.token_type"))
-    return RealModel(str(_field(reader, "general.name", p.stem)), n_heads, n_kv, d // n_heads,
-                     float(meta("rope.freq_base", 10000.0)),
-                     float(meta("attention.layer_norm_rms_epsilon", 1e-5)), np.ascontiguousarray(embedding),
-                     blocks, vector("output_norm.weight"), tokenizer, list(tokens),
-                     int(_field(reader, "tokenizer.ggml.eos_token_id", 2)), p,
-                     {t.name: t.tensor_type.name for t in reader.tensors})
+    header = {
+        "name": str(_field(reader, "general.name", p.stem)), "architecture": arch, "n_layers": n_layers,
+        "n_heads": n_heads, "n_kv_heads": int(meta("attention.head_count_kv", n_heads)),
+        "d": int(meta("embedding_length")), "rope_base": float(meta("rope.freq_base", 10000.0)),
+        "eps": float(meta("attention.layer_norm_rms_epsilon", 1e-5)),
+        "tied": "output.weight" not in tensors or bool(np.array_equal(stored("output.weight"),
+                                                                       stored("token_embd.weight"))),
+        "tokens": list(_field(reader, "tokenizer.ggml.tokens")),
+        "merges": list(_field(reader, "tokenizer.ggml.merges")),
+        "token_types": [int(t) for t in _field(reader, "tokenizer.ggml.token_type")],
+        "eos_id": int(_field(reader, "tokenizer.ggml.eos_token_id", 2)),
+        "formats": {t.name: t.tensor_type.name for t in reader.tensors},
+        "layout": [[name, kind, shape(name, kind)] for name, kind in order],
+    }
+    return header, unpacked
+
+
+def write_unpacked(base: Path, header: dict, unpacked) -> None:
+    """Write the layout's arrays, dequantized, to base.f32 and the header to base.json (all or nothing)."""
+    base.parent.mkdir(parents=True, exist_ok=True)
+    weights, about = base.with_name(base.name + ".f32"), base.with_name(base.name + ".json")
+    parts = [f.with_name(f"{f.name}.{os.getpid()}.part") for f in (weights, about)]   # kernels never mix
+    try:
+        with open(parts[0], "wb") as f:
+            for name, kind, _ in header["layout"]:
+                f.write(unpacked(name, kind).data)           # one array at a time: little memory
+        parts[1].write_text(json.dumps(header), encoding="utf-8")
+        parts[0].replace(weights)
+        parts[1].replace(about)                              # the header last: it says the copy is whole
+    finally:
+        for part in parts:
+            part.unlink(missing_ok=True)
+    stem = base.name.rsplit(".", 2)[0]                       # the model file's name without .gguf
+    for old in base.parent.glob(f"{stem}.*-*.v*.*"):         # the copy of an older file, or older format
+        if not old.name.startswith(base.name + ".") and old.suffix in (".f32", ".json"):
+            old.unlink(missing_ok=True)
+
+
+def read_unpacked(base: Path) -> tuple[dict, mmap.mmap] | None:
+    """The header and the mapped weights of a whole unpacked copy, or None if there is none (or it is cut)."""
+    weights, about = base.with_name(base.name + ".f32"), base.with_name(base.name + ".json")
+    if not (about.is_file() and weights.is_file()):
+        return None
+    try:
+        header = json.loads(about.read_text(encoding="utf-8"))
+        whole = weights.stat().st_size == 4 * sum(int(np.prod(shape)) for _, _, shape in header["layout"])
+    except (ValueError, KeyError, TypeError):     # a header spoilt by hand: written again (kept on purpose)
+        return None
+    if not whole:
+        return None
+    with open(weights, "rb") as f:
+        return header, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+
+
+def release_pages(model: RealModel) -> None:
+    """Let go of the mapped weight pages this process has touched: they stay in the file cache, ready for the
+    next step, but no longer count in this kernel's resident memory (RSS)."""
+    if model.mapping is not None and hasattr(mmap, "MADV_DONTNEED"):
+        model.mapping.madvise(mmap.MADV_DONTNEED)
+
+
+def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
+    """Read SmolLM2's GGUF file, dequantize every weight to float32, build its tokenizer.
+
+    The first load writes the float32 weights once to the cache folder, with the file's header beside them;
+    later loads map that copy (memory-mapped, shared by every kernel on the machine, ready in a second).
+    Where it cannot be written, the weights are kept in this kernel's memory instead.
+
+    `path` may name another SmolLM2 GGUF file: the llama architecture with a tied output head and SmolLM's
+    byte-level BPE tokenizer. Other llama files are not handled: an untied head is refused, and neither a
+    SentencePiece tokenizer nor Llama 3's RoPE scaling is read.
+    """
+    p = find_model(path, fetch)
+    base = unpacked_path(p)
+    found = read_unpacked(base)
+    if found is None:
+        header, unpacked = read_gguf(p)
+        llama_file(header["architecture"], p.name, header["tied"])
+        try:
+            write_unpacked(base, header, unpacked)
+            found = read_unpacked(base)
+        except OSError:        # a read-only or full cache folder: weights stay in memory (kept on purpose)
+            found = None
+        if found is None:
+            arrays = {name: unpacked(name, kind) for name, kind, _ in header["layout"]}
+            mapping = None
+    if found is not None:
+        header, mapping = found
+        llama_file(header["architecture"], p.name, header["tied"])
+        flat = np.frombuffer(mapping, np.float32)            # read-only: the lessons never change weights
+        arrays, at = {}, 0
+        for name, _, shape in header["layout"]:
+            size = int(np.prod(shape))
+            arrays[name] = flat[at:at + size].reshape(shape)
+            at += size
+    h = header
+    blocks = [Block(*(arrays[f"blk.{i}.{GGUF_NAMES[f]}.weight"] for f in BLOCK_FIELDS))
+              for i in range(h["n_layers"])]
+    tokenizer = ByteBPE(h["tokens"], h["merges"], h["token_types"])
+    return RealModel(h["name"], h["n_heads"], h["n_kv_heads"], h["d"] // h["n_heads"], h["rope_base"],
+                     h["eps"], arrays["token_embd.weight"], blocks, arrays["output_norm.weight"], tokenizer,
+                     h["tokens"], h["eos_id"], p, h["formats"], mapping)
 
 
 def storage(model: RealModel) -> dict[str, list[str]]:
@@ -431,11 +533,12 @@ def forward(model: RealModel, ids: Sequence[int], cache: list[Cache] | None = No
 def forward_unchecked(model: RealModel, ids: np.ndarray, cache: list[Cache] | None = None,
                       keep_weights: bool = False, mask: np.ndarray | None = None,
                       knock: dict[int, list[int]] | None = None, ablation: str = "zero",
-                      streams: list[np.ndarray] | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
+                      streams: list[np.ndarray] | None = None, release: bool = True
+                      ) -> tuple[np.ndarray, list[np.ndarray]]:
     """forward on checked ids, with BLAS as it is set. Changes for the experiments of heads_at_work.py
     (lesson 09): `mask` (n, t) in place of the causal mask; `knock` {block: heads} whose outputs are
     replaced before W_O (zeros, or their mean with ablation='mean'); `streams`, a list that receives the
-    residual stream after each block."""
+    residual stream after each block. `release=False` keeps the weight pages mapped for a next step."""
     start = cache[0].length if cache is not None else 0
     positions = np.arange(start, start + len(ids))
     X = model.embedding[ids]                                             # (n, d)
@@ -449,7 +552,10 @@ def forward_unchecked(model: RealModel, ids: np.ndarray, cache: list[Cache] | No
             weights.append(w.astype(np.float32))
         if streams is not None:
             streams.append(X)                                            # (n, d) after block i
-    return rms_norm(X, model.final_norm, model.eps) @ model.embedding.T, weights    # (n, vocab)
+    logits = rms_norm(X, model.final_norm, model.eps) @ model.embedding.T     # (n, vocab)
+    if release:                           # at rest, the weights count in the file cache, not in this kernel
+        release_pages(model)
+    return logits, weights
 
 
 def attention_weights(model: RealModel, ids: Sequence[int]) -> np.ndarray:
@@ -459,15 +565,18 @@ def attention_weights(model: RealModel, ids: Sequence[int]) -> np.ndarray:
 
 def generate(model: RealModel, ids: Sequence[int], n_new: int, use_cache: bool = True) -> list[int]:
     """Greedy decoding: the prompt, then up to n_new tokens (stops after the end-of-turn token)."""
-    ids = [int(i) for i in ids]
+    ids = [int(i) for i in model_ids(ids, len(model.embedding))]
     cache = new_cache(model) if use_cache else None
-    logits, _ = forward(model, ids, cache)
-    for _ in range(int(n_new)):
-        nxt = int(np.argmax(logits[-1]))
-        ids.append(nxt)
-        if nxt == model.eos_id:
-            break
-        logits, _ = forward(model, [nxt], cache) if use_cache else forward(model, ids)
+    with one_blas_thread():
+        logits, _ = forward_unchecked(model, np.array(ids), cache, release=False)
+        for _ in range(int(n_new)):
+            nxt = int(np.argmax(logits[-1]))
+            ids.append(nxt)
+            if nxt == model.eos_id:
+                break
+            step = [nxt] if use_cache else ids
+            logits, _ = forward_unchecked(model, np.array(step), cache, release=False)
+    release_pages(model)
     return ids
 
 

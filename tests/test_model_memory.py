@@ -1,0 +1,138 @@
+"""Lesson 08's weights as a memory-mapped float32 copy (issue 31): the same numbers as the file, a copy
+written once and all or nothing, kept in memory where it cannot be written, and let go of after each run.
+
+The expected numbers come from the tiny GGUF file of tests/test_real_model.py (its own writer and dequantizer,
+and its plain float64 forward pass), not from the loader under test.
+"""
+
+import errno
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attention_lab import real_model as rm
+
+gguf = pytest.importorskip("gguf")
+from test_real_model import QUANTIZED, my_dequantize, reference_logits, tiny_weights, write_tiny  # noqa: E402
+
+IDS = [1, 40, 90, 7, 200, 33]
+
+
+@pytest.fixture
+def tiny(tmp_path, monkeypatch):
+    """The tiny model's file, a fresh cache folder, and the numbers the file holds (dequantized here)."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", str(cache))
+    path = tmp_path / "tiny.gguf"
+    weights = tiny_weights()
+    raw = write_tiny(path, weights)
+    stored = dict(weights)
+    for name, q in raw.items():
+        stored[name] = my_dequantize(q, QUANTIZED[name], weights[name].shape)
+    return path, cache, stored
+
+
+def copies(cache: Path) -> list[str]:
+    return sorted(p.name for p in cache.iterdir()) if cache.exists() else []
+
+
+def test_the_first_load_writes_a_copy_that_later_loads_map(tiny):
+    path, cache, stored = tiny
+    first = rm.load_model(path)
+    assert first.mapping is not None
+    names = copies(cache)
+    assert [n.rsplit(".", 1)[1] for n in names] == ["f32", "json"] and not any("part" in n for n in names)
+    weights = cache / names[0]
+    assert weights.stat().st_size == 4 * sum(a.size for a in stored.values())   # every weight, float32
+    again = rm.load_model(path)                     # from the copy alone: the GGUF reader is not needed
+    np.testing.assert_allclose(rm.forward(again, IDS)[0], reference_logits(stored, IDS), atol=2e-4)
+    np.testing.assert_array_equal(again.blocks[1].W_up, stored["blk.1.ffn_up.weight"].T)
+    assert again.tokenizer.encode("the hell") == first.tokenizer.encode("the hell")
+    assert again.vocab == first.vocab and again.formats == first.formats and again.eos_id == 2
+
+
+def test_mapped_weights_are_read_only(tiny):
+    model = rm.load_model(tiny[0])
+    for array in (model.embedding, model.final_norm, model.blocks[0].W_q):
+        assert not array.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 0.0
+
+
+def test_a_copy_cut_short_is_written_again(tiny):
+    path, cache, stored = tiny
+    rm.load_model(path)
+    weights = next(cache.glob("*.f32"))
+    size = weights.stat().st_size
+    with open(weights, "r+b") as f:
+        f.truncate(size // 2)
+    model = rm.load_model(path)
+    assert weights.stat().st_size == size
+    np.testing.assert_allclose(rm.forward(model, IDS)[0], reference_logits(stored, IDS), atol=2e-4)
+
+
+def test_a_spoilt_header_is_written_again(tiny):
+    path, cache, stored = tiny
+    rm.load_model(path)
+    header = next(cache.glob("*.json"))
+    header.write_text('{"layout": [')
+    model = rm.load_model(path)
+    np.testing.assert_allclose(rm.forward(model, IDS)[0], reference_logits(stored, IDS), atol=2e-4)
+    assert header.read_text().startswith("{") and len(header.read_text()) > 100
+
+
+def test_a_changed_file_gets_a_fresh_copy_and_the_old_one_goes(tiny):
+    path, cache, _ = tiny
+    rm.load_model(path)
+    old = copies(cache)
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))   # the file replaced by another
+    rm.load_model(path)
+    new = copies(cache)
+    assert len(new) == 2 and not set(old) & set(new)
+
+
+def test_where_no_copy_can_be_written_the_weights_stay_in_memory(tiny, monkeypatch, tmp_path):
+    path, _, stored = tiny
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", str(blocked / "cache"))   # cannot be created
+    model = rm.load_model(path)
+    assert model.mapping is None
+    np.testing.assert_allclose(rm.forward(model, IDS)[0], reference_logits(stored, IDS), atol=2e-4)
+
+
+def test_a_disk_that_fills_up_part_way_leaves_nothing_behind(tiny):
+    path, cache, _ = tiny
+    header, unpacked = rm.read_gguf(path)
+    written = []
+
+    def fills_up(name, kind):                       # the third array does not fit
+        if len(written) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written.append(name)
+        return unpacked(name, kind)
+
+    with pytest.raises(OSError, match="No space left"):
+        rm.write_unpacked(rm.unpacked_path(path), header, fills_up)
+    assert copies(cache) == []                      # no .part file, no half copy
+
+
+def test_release_lets_go_of_the_weight_pages(real_model):
+    def resident_mb():
+        line = next(x for x in Path("/proc/self/status").read_text().splitlines() if x.startswith("VmRSS"))
+        return int(line.split()[1]) / 1024
+
+    if real_model.mapping is None or not Path("/proc/self/status").exists():
+        pytest.skip("the weights are not mapped here (no writable cache folder), or no /proc")
+    ids = rm.encode(real_model, "The capital of France is")
+    rm.forward_unchecked(real_model, np.array(ids), release=False)   # every weight page touched
+    touched = resident_mb()
+    rm.release_pages(real_model)
+    released = resident_mb()
+    assert touched - released > 400                 # of the 513 MB of weights
+    logits, _ = rm.forward(real_model, ids)         # read again from the file cache: the same answer
+    assert rm.decode(real_model, [int(logits[-1].argmax())]) == " Paris"
+    assert touched - resident_mb() > 400            # forward lets go by itself
