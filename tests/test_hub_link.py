@@ -11,15 +11,14 @@ student clicks the link again and gets the fix, byte for byte, with the answer k
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
-from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import lab_session  # noqa: E402
+from git_server import git, serve  # noqa: E402
 
 MISSING = lab_session.browser_missing_reason()
 IN_CI = os.environ.get("CI") == "true"
@@ -27,38 +26,6 @@ pytestmark = [pytest.mark.browser,
               pytest.mark.skipif(MISSING is not None and not IN_CI, reason=MISSING or "")]
 HUB_PATH = "/hub/user-redirect/"       # where a hub sends /hub/user-redirect/...: here, the server itself
 LESSON = "notebooks/03-many-heads.ipynb"
-GIT = ["git", "-c", "user.name=Teacher", "-c", "user.email=teacher@example.org",
-       "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
-
-
-def git(*args, cwd):
-    return subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
-
-
-def git_http_backend(projects: Path):
-    """A WSGI app that hands each request to `git http-backend` (CGI): smart HTTP, as a forge serves it."""
-    def app(environ, start_response):
-        length = int(environ.get("CONTENT_LENGTH") or 0)
-        body = environ["wsgi.input"].read(length) if length else b""
-        env = {k: v for k, v in environ.items() if isinstance(v, str) and (
-            k.startswith("HTTP_") or k in ("REQUEST_METHOD", "PATH_INFO", "QUERY_STRING",
-                                           "CONTENT_TYPE", "CONTENT_LENGTH", "REMOTE_ADDR"))}
-        env |= {"GIT_PROJECT_ROOT": str(projects), "GIT_HTTP_EXPORT_ALL": "1", "PATH": os.environ["PATH"]}
-        out = subprocess.run(["git", "http-backend"], input=body, env=env, capture_output=True).stdout
-        head, blank, payload = out.partition(b"\r\n\r\n")   # CGI: headers, blank line, body
-        if not blank:
-            head, blank, payload = out.partition(b"\n\n")
-        headers = [tuple(part.strip() for part in line.split(":", 1))
-                   for line in head.decode("latin-1").splitlines() if ":" in line]
-        status = next((v for k, v in headers if k.lower() == "status"), "200 OK")
-        start_response(status, [(k, v) for k, v in headers if k.lower() != "status"])
-        return [payload]
-    return app
-
-
-class _Quiet(WSGIRequestHandler):
-    def log_message(self, *args):   # no request log on stderr
-        return
 
 
 @pytest.fixture(scope="module")
@@ -75,18 +42,11 @@ def course(tmp_path_factory):
     projects.mkdir()
     git("clone", "-q", "--bare", str(teacher), str(projects / "attention"), cwd=tmp)
     git("remote", "add", "origin", str(projects / "attention"), cwd=teacher)
-    server = make_server("127.0.0.1", 0, git_http_backend(projects), handler_class=_Quiet)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     home = tmp / "student-home"
     home.mkdir()
-    try:
-        with lab_session.jupyterlab(root=home, base_url=HUB_PATH) as (base, _), \
-                lab_session.chromium_page() as page:
-            yield {"teacher": teacher, "home": home, "base": base, "page": page,
-                   "repo": f"http://127.0.0.1:{server.server_port}/attention"}
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(projects) as address, lab_session.jupyterlab(root=home, base_url=HUB_PATH) as (base, _), \
+            lab_session.chromium_page() as page:
+        yield {"teacher": teacher, "home": home, "base": base, "page": page, "repo": f"{address}/attention"}
 
 
 def hub_link(course) -> str:

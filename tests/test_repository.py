@@ -160,7 +160,7 @@ def _requirements(path):
 
 
 TEST_TOOLS = {"pytest", "pytest-xdist", "playwright", "nbval", "hypothesis", "nbclient", "ruff",
-              "nbgitpuller", "nbformat", "tokenizers"}
+              "nbformat", "tokenizers", "jupyterhub"}
 
 
 def test_binder_pins_agree_with_the_local_ranges():
@@ -180,7 +180,7 @@ def test_binder_pins_agree_with_the_local_ranges():
 def test_the_student_image_holds_no_test_tool():
     student = _requirements(ROOT / "binder" / "requirements.txt")
     assert set(student) == {"jupyterlab", "notebook", "ipykernel", "ipywidgets", "numpy", "matplotlib",
-                            "seaborn", "gguf", "threadpoolctl"}, sorted(student)
+                            "seaborn", "gguf", "threadpoolctl", "nbgitpuller"}, sorted(student)
     assert not set(student) & TEST_TOOLS
     assert set(_requirements(ROOT / "binder" / "requirements-test.txt")) == TEST_TOOLS
     assert re.search(r"^-e \.$", (ROOT / "binder" / "requirements.txt").read_text(), re.M)

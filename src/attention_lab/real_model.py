@@ -396,7 +396,8 @@ def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
     """Read SmolLM2's GGUF file, dequantize every weight to float32, build its tokenizer.
 
     The first load writes the float32 weights once to the cache folder, with the file's header beside them;
-    later loads map that copy (memory-mapped, shared by every kernel on the machine, ready in a second).
+    later loads map that copy (memory-mapped, shared by every kernel on the machine, ready in a tenth
+    of a second).
     Where it cannot be written, the weights are kept in this kernel's memory instead.
 
     `path` may name another SmolLM2 GGUF file: the llama architecture with a tied output head and SmolLM's
