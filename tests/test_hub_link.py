@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import lab_session  # noqa: E402
-from git_server import git, serve  # noqa: E402
+from git_server import git, serve, teacher_repository  # noqa: E402
 
 MISSING = lab_session.browser_missing_reason()
 IN_CI = os.environ.get("CI") == "true"
@@ -33,15 +33,7 @@ def course(tmp_path_factory):
     """The teacher's working copy (the repository as it is now), its bare clone served over HTTP,
     an empty home for the student, and a Jupyter server with nbgitpuller at the hub's path."""
     tmp = tmp_path_factory.mktemp("hub")
-    teacher = tmp / "teacher"
-    lab_session.copy_repository(teacher)
-    git("init", "-q", cwd=teacher)
-    git("add", "-A", cwd=teacher)
-    git("commit", "-q", "-m", "the collection", cwd=teacher)
-    projects = tmp / "srv"
-    projects.mkdir()
-    git("clone", "-q", "--bare", str(teacher), str(projects / "attention"), cwd=tmp)
-    git("remote", "add", "origin", str(projects / "attention"), cwd=teacher)
+    teacher, projects = teacher_repository(tmp)
     home = tmp / "student-home"
     home.mkdir()
     with serve(projects) as address, lab_session.jupyterlab(root=home, base_url=HUB_PATH) as (base, _), \

@@ -42,9 +42,8 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import lab_session
 import launch_links
-from git_server import git, serve
+from git_server import serve, teacher_repository
 
 ROOT = Path(__file__).resolve().parents[1]
 PROXY = shutil.which("configurable-http-proxy")
@@ -303,19 +302,6 @@ async def student(hub: Hub, user: str, repo: str, lessons: list[str]) -> dict:
 
 
 # ---------------------------------------------------------------------------- the class
-def teacher_repository(tmp: Path) -> Path:
-    """The working tree as it is now, committed, as a bare repository to serve."""
-    teacher = tmp / "teacher"
-    lab_session.copy_repository(teacher)
-    git("init", "-q", cwd=teacher)
-    git("add", "-A", cwd=teacher)
-    git("commit", "-q", "-m", "the collection", cwd=teacher)
-    projects = tmp / "srv"
-    projects.mkdir()
-    git("clone", "-q", "--bare", str(teacher), str(projects / "attention"), cwd=tmp)
-    return projects
-
-
 def started(pid: int) -> str:
     """When a process started (ticks since boot): with its pid, it names one process, never a later one."""
     try:
@@ -362,7 +348,7 @@ def run_class(students: int, lessons: list[str]) -> dict:
     from attention_lab.real_model import cache_folder
     with tempfile.TemporaryDirectory(prefix="class-load-") as tmp_name:
         tmp = Path(tmp_name)
-        projects = teacher_repository(tmp)
+        _, projects = teacher_repository(tmp)   # the working tree, committed
         port, token = free_port(), secrets.token_hex(16)
         config = hub_config(tmp, port, token, str(cache_folder()),
                             int(os.environ.get("CLASS_LOAD_TIMEOUT", 300)))

@@ -11,6 +11,8 @@ import threading
 from pathlib import Path
 from wsgiref.simple_server import WSGIRequestHandler, make_server
 
+from lab_session import copy_repository
+
 GIT = ["git", "-c", "user.name=Teacher", "-c", "user.email=teacher@example.org",
        "-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"]
 
@@ -39,6 +41,21 @@ def git_http_backend(projects: Path):
         start_response(status, [(k, v) for k, v in headers if k.lower() != "status"])
         return [payload]
     return app
+
+
+def teacher_repository(tmp: Path) -> tuple[Path, Path]:
+    """The repository's files as they are now, committed as the teacher's working copy in `tmp`, and its
+    bare clone in a projects folder to serve: (working copy, projects)."""
+    teacher = tmp / "teacher"
+    copy_repository(teacher)
+    git("init", "-q", cwd=teacher)
+    git("add", "-A", cwd=teacher)
+    git("commit", "-q", "-m", "the collection", cwd=teacher)
+    projects = tmp / "srv"
+    projects.mkdir()
+    git("clone", "-q", "--bare", str(teacher), str(projects / "attention"), cwd=tmp)
+    git("remote", "add", "origin", str(projects / "attention"), cwd=teacher)
+    return teacher, projects
 
 
 class Quiet(WSGIRequestHandler):
