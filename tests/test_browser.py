@@ -113,7 +113,9 @@ def test_the_readme_install_opens_quietly(lab):
     assert lab_session.README_LAB_FLAGS == [f"--LabApp.app_settings_dir={ROOT / 'binder' / 'lab-settings'}"]
     base, page, _ = lab
     assert not news_question_shown(page, base), "JupyterLab asks about news over the lesson"
-    with lab_session.jupyterlab(flags=[]) as (bare, _):      # the same page, another server
+    empty = ROOT / "build" / "no-lab-settings"                 # no settings at all: JupyterLab's defaults
+    empty.mkdir(parents=True, exist_ok=True)
+    with lab_session.jupyterlab(flags=[f"--LabApp.app_settings_dir={empty}"]) as (bare, _):
         assert news_question_shown(page, bare), "the check cannot see the question (it never fails)"
 
 

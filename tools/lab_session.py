@@ -27,6 +27,16 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
 EXPLORER = ".attention-lab-explorer"
 # the README's own flags: its settings folder turns off the news question and the update check
 README_LAB_FLAGS = [f"--LabApp.app_settings_dir={ROOT / 'binder' / 'lab-settings'}"]
+# The Binder image has its own settings folder (binder/postBuild: the same news settings, plus JupyterLab
+# 4.4's windowing mode); there the README's flag would replace it, so the image's folder is kept.
+IMAGE_SETTINGS = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+
+
+def lab_flags() -> list[str]:
+    """JupyterLab's flags here: the image's own settings where it has them, else the README's."""
+    return [] if IMAGE_SETTINGS.exists() else README_LAB_FLAGS
+
+
 NEWS_QUESTION = "Would you like to get notified about official Jupyter news?"
 SHOTS = ROOT / "build" / "screenshots"   # where a stuck page is photographed
 
@@ -74,7 +84,7 @@ def jupyterlab(root: Path | None = None, base_url: str = "/", flags: list[str] |
              "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
              "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.allow_root=True",
              "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={copy}",
-             f"--ServerApp.base_url={base_url}", *(README_LAB_FLAGS if flags is None else flags)],
+             f"--ServerApp.base_url={base_url}", *(lab_flags() if flags is None else flags)],
             cwd=copy, env=env, stdout=log, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
         status = f"{base}{base_url.rstrip('/')}/api/status"
