@@ -67,6 +67,13 @@ def test_it_says_what_the_guide_and_the_image_say():
     pull = " ".join(single["lifecycleHooks"]["postStart"]["exec"]["command"])
     assert "gitpuller https://github.com/OWNER/REPO main REPO" in pull and pull.endswith("|| true")
     assert single["extraEnv"]["OPENBLAS_NUM_THREADS"] == "1"
+    # lesson 08's model where the image keeps it: repo2docker's environment, outside the home volume
+    image_folder = "/srv/conda/envs/notebook/share/attention-lab"
+    assert single["extraEnv"]["ATTENTION_LAB_CACHE"] == image_folder
+    assert not image_folder.startswith(single.get("storage", {}).get("homeMountPath", "/home/jovyan"))
+    for script in ("postBuild", "start"):
+        text = (ROOT / "binder" / script).read_text()
+        assert "ATTENTION_LAB_CACHE=" in text and "print(sys.prefix)')/share/attention-lab" in text, script
     assert class_config()["cull"]["enabled"] is True
     assert "nbgitpuller" in (ROOT / "binder" / "requirements.txt").read_text()   # the hook's command
 

@@ -155,7 +155,9 @@ def tiny(tmp_path_factory):
     stored = dict(weights)
     for name, q in raw.items():                     # the reference reads the quantized numbers too
         stored[name] = my_dequantize(q, QUANTIZED[name], weights[name].shape)
-    return rm.load_model(path), stored
+    with pytest.MonkeyPatch.context() as mp:        # its float32 copy goes beside it, not into your cache
+        mp.setenv("ATTENTION_LAB_CACHE", str(path.parent))
+        return rm.load_model(path), stored
 
 
 def test_my_dequantizer_is_close_to_the_weights_it_quantized():

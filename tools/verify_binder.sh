@@ -5,13 +5,16 @@
 #     at the versions binder/requirements.txt pins.
 #  2. The student image: binder/requirements.txt alone in a fresh venv. Its size is reported beside
 #     the bare runtime's (goal: at most 15 % above it; lesson 08's gguf and threadpoolctl
-#     included, its 98 MB model file aside: binder/postBuild puts that in the cache folder).
+#     included, its 98 MB model file aside: binder/postBuild puts that in the environment's
+#     share/attention-lab, outside $HOME).
 #  3. repo2docker's starting point: a venv with binder/repo2docker-base.txt (the JupyterLab, notebook,
 #     jupyter_server, ipykernel and ipywidgets its Python 3.11 base environment ships; the file says
 #     where the versions come from). Then, as repo2docker does, binder/requirements.txt installed from
 #     the repository root, binder/postBuild, and `pip check`, which must pass.
 #  4. The test tools (binder/requirements-test.txt) layered on top of 3, then the whole test suite,
-#     then the lessons and the browser test again with no network (loopback only).
+#     then the lessons and the browser test again with no network (loopback only) and a fresh, empty
+#     home, as on a hub that mounts each student's home over the image's. Everything runs under
+#     binder/start, as the image's entrypoint runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(sed -n 's/^python-\([0-9][0-9.]*\)[[:space:]]*$/\1/p' binder/runtime.txt)
@@ -54,18 +57,28 @@ PATH="$env_dir/bin:$PATH" bash binder/postBuild
 installed=$(( $(date +%s) - start ))
 "$env_dir/bin/pip" check
 if grep -q "dependency conflicts" "$work/pip.log"; then echo "pip reported dependency conflicts" >&2; exit 1; fi
+echo "the model in the image, outside \$HOME: $(du -sm "$env_dir/share/attention-lab" | cut -f1) MB in $env_dir/share/attention-lab (the file and its float32 copy)"
 echo "pip check passed in repo2docker's starting environment ($(grep -E '^jupyterlab==|^notebook==' binder/repo2docker-base.txt | tr '\n' ' ')); built in ${installed} s"
 
 echo "== 4. the test tools on top, then the whole test suite =="
 install "$env_dir/bin/pip" -r binder/requirements-test.txt
 "$env_dir/bin/pip" check
-PATH="$env_dir/bin:$PATH" "$env_dir/bin/python" -m pytest -q
+PATH="$env_dir/bin:$PATH" bash binder/start "$env_dir/bin/python" -m pytest -q
 
-echo "== offline: the lessons and the browser tests with no network (loopback only) =="
-# lesson 08's model file must be in its cache folder before the network goes (postBuild fetched it)
-"$env_dir/bin/python" -c "from attention_lab.real_model import fetch_model; print('model file:', fetch_model())"
+echo "== offline, with a fresh home: the lessons and the browser tests with no network (loopback only) =="
+# lesson 08's model file is in the image, outside $HOME (postBuild fetched it; binder/start names it)
+model=$(PATH="$env_dir/bin:$PATH" bash binder/start "$env_dir/bin/python" -c \
+  "from attention_lab.real_model import find_model; print(find_model(fetch=False))")
+case "$model" in "$env_dir"/share/attention-lab/*) echo "model file: $model";;
+  *) echo "the model file is not in the image's folder: $model" >&2; exit 1;; esac
+fresh_home="$work/home"
+mkdir -p "$fresh_home"
 if unshare -n true 2>/dev/null; then
-  unshare -n bash -c "ip link set lo up && PATH='$env_dir/bin':\$PATH '$env_dir/bin/python' -m pytest -q --nbval notebooks tests/test_browser.py tests/test_hub_link.py"
+  # matplotlib builds its font list once in a fresh home (a message on stderr): before the lessons run
+  unshare -n bash -c "ip link set lo up && export HOME='$fresh_home' PATH='$env_dir/bin':\$PATH && \
+    bash binder/start python -c 'import matplotlib.pyplot' 2>/dev/null && \
+    bash binder/start python -m pytest -q --nbval notebooks tests/test_browser.py tests/test_hub_link.py"
+  if [ -e "$fresh_home/.cache/attention-lab" ]; then echo "a lesson wrote a model file into the home" >&2; exit 1; fi
 else
   echo "cannot create a network namespace here (needs root or user namespaces): offline run skipped" >&2
   [ -z "${CI:-}" ] || exit 1

@@ -36,6 +36,7 @@ from ._validate import (
 )
 from .blas import one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
+from .heatmaps import thumbnail_gap
 from .matrix import softmax_unchecked
 from .real_model import (
     RealModel,
@@ -355,7 +356,7 @@ def draw_counts(p: np.ndarray, tokens: np.ndarray, draws: int, seed: int) -> tup
 def model_view_height(n: int, width: float, layers: int = 30, heads: int = 9) -> float:
     """The model view's height in inches for n tokens across `width` inches: the thumbnails keep their
     shape, plus room for the title, the layer numbers and the legend."""
-    gap = max(2, round(0.25 * n))
+    gap = thumbnail_gap(n)
     return (heads * (n + gap) - gap) / (layers * (n + gap) - gap) * (width - 1.2) + 1.1
 
 

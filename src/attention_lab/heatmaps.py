@@ -91,9 +91,14 @@ def add_colorbar(ax) -> None:
 OPEN_COLOR = "#b00020"
 
 
+def thumbnail_gap(n: int) -> int:
+    """The blank cells between two thumbnails of n tokens in `thumbnails` (a quarter of one, at least 2)."""
+    return max(2, round(0.25 * n))
+
+
 def thumbnail_box(layer: int, head: int, m: int, n: int) -> tuple[tuple[float, float], int, int]:
     """The frame around one (m, n) thumbnail of `thumbnails`: its corner (x, y), width and height."""
-    gap = max(2, round(0.25 * n))                             # blank cells between thumbnails
+    gap = thumbnail_gap(n)
     return (layer * (n + gap) - 0.5 - gap / 2, head * (m + gap) - 0.5 - gap / 2), n + gap, m + gap
 
 
@@ -105,7 +110,7 @@ def thumbnails(ax, w: np.ndarray, picks: dict, open_head: tuple[int, int] | None
     that no cell is skipped."""
     from matplotlib.patches import Rectangle
     L, h, m, n = w.shape
-    gap = max(2, round(0.25 * n))
+    gap = thumbnail_gap(n)
     mosaic = np.full((h * (m + gap) - gap, L * (n + gap) - gap), np.nan)   # (h rows, L columns) of (m, n)
     for layer in range(L):
         for head in range(h):

