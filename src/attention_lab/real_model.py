@@ -46,6 +46,7 @@ from .model_file import (  # noqa: F401  (lesson 08 and its tests reach them as 
     WHEEL,
     BrokenModelFile,
     ModelUnavailable,
+    broken,
     cache_folder,
     fetch_model,
     find_model,
@@ -226,11 +227,12 @@ def read_gguf(p: Path):
     one of its arrays to float32 in the lessons' layout."""
     import gguf
 
-    reader = gguf.GGUFReader(str(p))
-    tensors = {t.name: t for t in reader.tensors}
-
-    def meta(key, default=None):
-        return _field(reader, f"llama.{key}", default)
+    try:
+        reader = gguf.GGUFReader(str(p))
+        tensors = {t.name: t for t in reader.tensors}
+        arch = _field(reader, "general.architecture")
+    except DAMAGE as exc:
+        raise broken(p, f"has a damaged header ({type(exc).__name__}: {str(exc)[:100]})") from None
 
     def stored(name):                                  # as GGUF stores it: (out, in), float32
         t = tensors[name]
@@ -250,12 +252,27 @@ def read_gguf(p: Path):
             return gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32).reshape(-1)
         return stored(name)                            # the embedding: (vocab, d), one row per token
 
+    llama_file(arch, p.name, tied=True)
+    try:
+        return gguf_header(p, reader, tensors, arch, stored), unpacked
+    except DAMAGE as exc:
+        raise broken(p, f"has a damaged header ({type(exc).__name__}: {str(exc)[:100]})") from None
+
+
+# what a damaged GGUF header makes gguf's reader, or the header's fields, raise
+DAMAGE = (UnicodeDecodeError, KeyError, TypeError, IndexError, ValueError, MemoryError, OverflowError)
+
+
+def gguf_header(p: Path, reader, tensors: dict, arch: str, stored) -> dict:
+    """The model file's header as a JSON-ready dict: sizes, tokenizer, layout."""
+
+    def meta(key, default=None):
+        return _field(reader, f"llama.{key}", default)
+
     def shape(name, kind):
         dims = [int(s) for s in tensors[name].shape]   # GGUF lists (in, out): the row convention
         return [int(np.prod(dims))] if kind == "vector" else dims[::-1] if kind == "embedding" else dims
 
-    arch = _field(reader, "general.architecture")
-    llama_file(arch, p.name, tied=True)
     n_layers = int(meta("block_count"))
     order = [(f"blk.{i}.{GGUF_NAMES[f]}.weight", "vector" if f.endswith("norm") else "weight")
              for i in range(n_layers) for f in BLOCK_FIELDS]
@@ -275,7 +292,7 @@ def read_gguf(p: Path):
         "formats": {t.name: t.tensor_type.name for t in reader.tensors},
         "layout": [[name, kind, shape(name, kind)] for name, kind in order],
     }
-    return header, unpacked
+    return header
 
 
 def write_unpacked(base: Path, header: dict, unpacked) -> None:
