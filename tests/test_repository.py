@@ -251,3 +251,79 @@ def test_no_private_name_is_used_across_modules():
                     and not node.attr.startswith("__")):
                 sites.append(f"{path.relative_to(ROOT)}:{node.lineno} uses {node.value.id}.{node.attr}")
     assert not sites, "private names used across modules:\n" + "\n".join(sites)
+
+
+def _package_imports() -> dict[str, set[str]]:
+    """{module: the package modules it imports}, at the top or inside a function."""
+    import ast
+    graph = {}
+    for path in (ROOT / "src" / "attention_lab").glob("*.py"):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                names |= {node.module} if node.module else {a.name for a in node.names}
+        graph[path.stem] = names
+    return graph
+
+
+def test_the_package_imports_form_no_circle():
+    """Each room imports only rooms below it; an import inside a function counts too (no dodging)."""
+    graph, done, path = _package_imports(), set(), []
+
+    def visit(module):
+        assert module not in path, "import circle: " + " -> ".join([*path[path.index(module):], module])
+        if module in done or module not in graph:
+            return
+        path.append(module)
+        for other in sorted(graph[module]):
+            visit(other)
+        path.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module)
+    assert "_validate" in done and len(done) == len(graph)
+
+
+def test_the_generic_door_imports_only_the_standard_library_and_numpy():
+    import ast
+    tree = ast.parse((ROOT / "src" / "attention_lab" / "_validate.py").read_text(encoding="utf-8"))
+    tops = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            tops |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"_validate.py imports .{node.module} of the package"
+            tops.add(node.module.split(".")[0])
+    assert tops - {"__future__", "numpy"} <= set(sys.stdlib_module_names), tops
+    assert "numpy" in tops
+
+
+def test_no_function_takes_a_record_class_as_an_argument():
+    """A room checks its own records (isinstance against a class it names), never one passed in."""
+    import ast
+    sites = []
+    for path in (ROOT / "src" / "attention_lab").glob("*.py"):
+        for func in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            params = {a.arg for a in (*func.args.posonlyargs, *func.args.args, *func.args.kwonlyargs)}
+            sites += [f"{path.name}:{func.lineno} {func.name}({p})" for p in params & {"cls", "klass"}
+                      if func.name not in ("__init_subclass__",)]
+            for call in ast.walk(func):
+                if (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                        and call.func.id == "isinstance" and len(call.args) == 2
+                        and isinstance(call.args[1], ast.Name) and call.args[1].id in params):
+                    sites.append(f"{path.name}:{call.lineno} {func.name} tests isinstance against "
+                                 f"its argument {call.args[1].id}")
+    assert not sites, "\n".join(sites)
+
+
+def test_one_log_softmax_in_the_package():
+    """The log-softmax of every cross-entropy is matrix.log_softmax_unchecked, written once."""
+    found = {path.name: len(re.findall(r"np\.log\(\s*np\.exp\(", path.read_text(encoding="utf-8")))
+             for path in (ROOT / "src" / "attention_lab").glob("*.py")}
+    assert {name: n for name, n in found.items() if n} == {"matrix.py": 1}
+    users = [path.name for path in (ROOT / "src" / "attention_lab").glob("*.py")
+             if "log_softmax_unchecked(" in path.read_text(encoding="utf-8")]
+    assert {"training.py", "induction.py", "real_model.py"} <= set(users), users

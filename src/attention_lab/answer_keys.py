@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ._validate import exercise_key
-from .exercises import EXERCISES
+from .exercises import EXERCISES, exercise_key
 
 
 def _field(key: str, what: str):

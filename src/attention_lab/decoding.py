@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -12,18 +12,67 @@ from ._validate import (
     as_count,
     as_matrix,
     as_positive,
-    as_record,
     as_scale,
-    block_inputs,
-    ffn_inputs,
-    fits_positions,
-    known_tokens,
+    head_width,
     projection_inputs,
+    shape_of,
+    square,
+    wrong_record,
 )
 from .examples import PatternDecoder
 from .heads import multi_head_unchecked
 from .masks import causal_mask_unchecked
 from .matrix import attention_unchecked, default_scale
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def as_pattern_decoder(dec) -> PatternDecoder:
+    """The decoder record (a dict or anything else: TypeError)."""
+    if not isinstance(dec, PatternDecoder):
+        raise wrong_record(dec, "a PatternDecoder", "dec (the decoder)")
+    return dec
+
+
+def as_block_weights(p) -> BlockWeights:
+    """The block's weights record (a dict or anything else: TypeError)."""
+    if not isinstance(p, BlockWeights):
+        raise wrong_record(p, "a BlockWeights", "p (the block's weights)")
+    return p
+
+
+def ffn_inputs(X, W_1, W_2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """X (n, d), W_1 (d, d_ff) and W_2 (d_ff, d): the feed-forward network's matrices chain."""
+    X = as_matrix(X, "X", "(n, d)")
+    W_1, W_2 = as_matrix(W_1, "W_1", "(d, d_ff)"), as_matrix(W_2, "W_2", "(d_ff, d)")
+    if W_1.shape[0] != X.shape[1] or W_2.shape != (W_1.shape[1], X.shape[1]):
+        raise ValueError(f"X {shape_of(X)}, W_1 {shape_of(W_1)} and W_2 {shape_of(W_2)} do not chain: "
+                         f"expected W_1 of shape ({X.shape[1]}, d_ff) and W_2 of shape (d_ff, {X.shape[1]})")
+    return X, W_1, W_2
+
+
+def block_inputs(X, p):
+    """X (n, d_model) and a copy of the BlockWeights p, every matrix checked against d_model."""
+    X = as_matrix(X, "X", "(n, d_model)")
+    d = X.shape[1]
+    square_ones = {name: square(getattr(p, name), name, d) for name in ("W_q", "W_k", "W_v", "W_O")}
+    head_width(d, p.n_heads)
+    _, W_1, W_2 = ffn_inputs(X, p.W_1, p.W_2)
+    return X, replace(p, **square_ones, W_1=W_1, W_2=W_2)
+
+
+def known_tokens(tokens, vocab: list[str]) -> list[str]:
+    """One or more tokens, each in the vocabulary."""
+    unknown = [t for t in tokens if t not in vocab]
+    if unknown or not len(tokens):
+        raise ValueError(f"tokens {list(tokens)!r}: expected one or more of the vocabulary {vocab}")
+    return list(tokens)
+
+
+def fits_positions(n_prompt: int, n_new: int, room: int) -> None:
+    """A prompt and the tokens to write fit in the decoder's `room` positions."""
+    if n_prompt + n_new > room:
+        raise ValueError(f"{n_prompt} prompt tokens + {n_new} new ones = {n_prompt + n_new}: this decoder's "
+                         f"circle of positions has room for at most {room} tokens")
 
 
 @dataclass
@@ -83,7 +132,7 @@ def embed(dec: PatternDecoder, tokens: Sequence[str]) -> np.ndarray:
 
 def token_ids(dec: PatternDecoder, tokens: Sequence[str]) -> list[int]:
     """The vocabulary index of each token."""
-    dec = as_record(dec, PatternDecoder, "dec (the decoder)")
+    dec = as_pattern_decoder(dec)
     known_tokens(tokens, dec.vocab)
     return [dec.vocab.index(t) for t in tokens]
 
@@ -150,5 +199,5 @@ def _block(X, p, causal):
 
 def transformer_block(X: ArrayLike, p: BlockWeights, causal: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """Pre-LN block: Z = X + MHA(LN(X)); out = Z + FFN(LN(Z)) -> (out (n, d), weights (h, n, n))."""
-    X, p = block_inputs(X, as_record(p, BlockWeights, "p (the block's weights)"))
+    X, p = block_inputs(X, as_block_weights(p))
     return _block(X, p, bool(causal))

@@ -11,7 +11,6 @@ imports.
 
 from __future__ import annotations
 
-from ._validate import exercise_key
 from .exercises_00 import lesson00
 from .exercises_01 import lesson01
 from .exercises_02 import lesson02
@@ -29,6 +28,16 @@ EXERCISES = {e.key: e for e in (*lesson00(), *lesson01(), *lesson02(), *lesson03
                                 *lesson09())}
 """Every exercise by its key ('01.2'): lessons 00-06 and 10 (the appendix,
 once 09), then 07, 08 and 09 (the order they were written)."""
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def exercise_key(key, known) -> str:
+    """`key` if it names one of the `known` exercises ('01.2'): TypeError or ValueError otherwise."""
+    if not isinstance(key, str):
+        raise TypeError(f"the exercise key is a {type(key).__name__}: expected a string such as '01.2'")
+    if key not in known:
+        raise ValueError(f"no exercise {key!r}: the exercises are {sorted(known)}")
+    return key
 
 
 def check(key: str, answer: object) -> None:

@@ -18,10 +18,17 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ._validate import slider_names
-
 # Unhinted glyphs draw about a third faster, and at these sizes they look the same.
 _FAST_TEXT = {"text.hinting": "none"}
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def slider_names(values: dict, sliders) -> dict:
+    """`values` if every name in it is one of the `sliders`: ValueError naming the unknown ones otherwise."""
+    unknown = set(values) - set(sliders)
+    if unknown:
+        raise ValueError(f"no slider called {sorted(unknown)}: the sliders are {list(sliders)}")
+    return values
 
 
 @dataclass(frozen=True)

@@ -7,39 +7,58 @@ same number at every slider position.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import (
-    as_count,
-    as_index,
-    as_run,
-    as_scale,
-    batch_ids,
-    even_width,
-    explorer_inputs,
-    has_attention,
-    heads_choice,
-    labels_fit,
-    projection_inputs,
-    slider_range,
-    square,
-    translation_inputs,
-)
+from ._validate import as_count, as_index, as_scale, batch_ids, projection_inputs, square
 from .examples import Translation, translation
 from .explorer_kit import Control, Explorer, Panel
 from .heads import multi_head_unchecked
-from .heatmaps import subscript
+from .heatmaps import labels_fit, subscript
 from .loop import attend_one_unchecked
-from .masks import decoder_step_unchecked
+from .masks import decoder_step_unchecked, translation_inputs
 from .matrix import attention_unchecked, default_scale, self_attention_unchecked, softmax_unchecked
-from .positions import rope_unchecked, sinusoidal_unchecked
-from .training import Run, batch_inputs, cross_entropy_unchecked, forward_unchecked
+from .positions import even_width, rope_unchecked, sinusoidal_unchecked
+from .training import (
+    Run,
+    batch_inputs,
+    cross_entropy_unchecked,
+    forward_unchecked,
+    has_attention,
+    training_run,
+)
 
 TIE = 0.005   # two weights closer than this print the same to two decimals (or nearly): a tie
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def explorer_inputs(X, W_q, W_k, W_v, i, tokens, features):
+    """A lesson explorer's data, checked without computing anything."""
+    X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
+    return (X, W_q, W_k, W_v, as_index(i, X.shape[0]), *labels_fit(X, tokens, features))
+
+
+def slider_range(low, high) -> tuple[float, float]:
+    """A slider's range: two finite numbers, low < high."""
+    for name, v in (("low", low), ("high", high)):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, numbers.Real) or not np.isfinite(v):
+            raise TypeError(f"{name} is {v!r}: expected a finite number for the slider's range")
+    if not low < high:
+        raise ValueError(f"low is {low} and high is {high}: expected low < high")
+    return float(low), float(high)
+
+
+def heads_choice(n_heads, d_model: int) -> int:
+    """A whole number of heads that divides d_model."""
+    n_heads = as_count(n_heads, "n_heads")
+    divisors = tuple(h for h in range(1, d_model + 1) if d_model % h == 0)
+    if n_heads not in divisors:
+        raise ValueError(f"n_heads is {n_heads!r} but d_model is {d_model}: choose one of {divisors}")
+    return n_heads
 
 
 def _fmt(v) -> str:
@@ -323,7 +342,7 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
 def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, probe: int = 0) -> Explorer:
     """A slider over the training steps kept in `run`: the attention of one held-out sequence, the
     position scores (P W_q)(P W_k)ᵀ/√d_k that W_q and W_k have learned so far, and the loss curve."""
-    run = as_run(run, Run, "train")
+    run = training_run(run)
     cfg = run.cfg
     has_attention(cfg)
     ids, targets = batch_inputs(cfg, run.params, held_ids, held_targets)[2:]

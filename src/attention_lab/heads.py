@@ -7,8 +7,38 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_heads, as_matrix, as_split_input, head_width, multi_head_inputs
+from ._validate import as_array, as_mask, as_matrix, as_scale, head_width, same, shape_of, square, to_array
 from .matrix import attention_unchecked
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def multi_head_inputs(X_query, X_context, W_q, W_k, W_v, W_O, n_heads, mask=None, scale=None):
+    """Everything multi-head attention needs, checked: arrays, head width, mask and scale."""
+    Xq = as_matrix(X_query, "X_query", "(m, d_model)")
+    Xc = as_matrix(X_context, "X_context", "(n, d_model)")
+    same(Xq, "X_query", 1, Xc, "X_context", 1, "queries and context tokens need the same width d_model")
+    d_model = Xq.shape[1]
+    k = head_width(d_model, n_heads)
+    Ws = [square(W, name, d_model) for W, name in ((W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v"), (W_O, "W_O"))]
+    n_heads = d_model // k
+    mask = as_mask(mask, (n_heads, Xq.shape[0], Xc.shape[0]))
+    return (Xq, Xc, *Ws, n_heads, mask, as_scale(scale, k))
+
+
+def as_heads(heads) -> np.ndarray:
+    """Per-head outputs (..., n_heads, n, d_k)."""
+    H = to_array(heads, "heads")
+    if H.ndim < 3:
+        raise ValueError(f"heads have shape {shape_of(H)}: expected (n_heads, n, d_k), one (n, d_k) "
+                         "output per head")
+    return as_array(H, "heads", "(n_heads, n, d_k)", min_ndim=3)
+
+
+def as_split_input(M, n_heads) -> tuple[np.ndarray, int]:
+    """A matrix (..., n, d_model) to cut into heads, and the number of heads."""
+    M = as_array(M, "M", "(..., n, d_model)")
+    head_width(M.shape[-1], n_heads)
+    return M, int(n_heads)
 
 
 def split_heads_unchecked(M, n_heads):

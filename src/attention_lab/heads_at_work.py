@@ -10,29 +10,21 @@ them inside its cache); or the residual stream read after each block (the logit 
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ._validate import (
+    as_array,
     as_count,
     as_kind,
     as_positive,
-    as_record,
     distinct_names,
-    first_copy_loss,
-    head_picks,
-    knock_rows,
     knocked_heads,
-    lens_logits,
-    logit_row,
-    loss_curves,
-    loss_dots,
-    model_ids,
-    period_fits,
-    repeats_after,
-    top_k_fits,
+    shape_of,
+    to_array,
 )
 from .blas import one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
@@ -40,9 +32,13 @@ from .heatmaps import thumbnail_gap
 from .matrix import softmax_unchecked
 from .real_model import (
     RealModel,
+    as_real_model,
     encode,
     forward_unchecked,
+    head_picks,
     head_view_size,
+    model_ids,
+    period_fits,
     prefix_matching_scores,
     rms_norm,
     token_losses,
@@ -73,6 +69,139 @@ STREAM_TEXT = (
 """An original paragraph (written for this lesson) of more than 300 tokens, for the sliding window."""
 
 
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def _loss(value, where: str) -> float:
+    """A loss in nats: one finite real number, not negative."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{where} is {value!r}: expected a loss, one number in nats")
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{where} is {value!r}: expected a loss, a finite number of nats, 0 or more")
+    return float(value)
+
+
+def knock_rows(table) -> dict[str, tuple[float, float]]:
+    """knockout_table's rows: a non-empty dict {name: (loss, score)}: a loss >= 0 and a score in 0..1."""
+    if not isinstance(table, dict) or not table:
+        raise TypeError(f"table is {table!r}: expected the dict {{name: (loss, score)}} that "
+                        "heads_at_work.knockout_table returns")
+    rows = {}
+    for name, text in zip(table, distinct_names(table, "the table's rows")):
+        row = table[name]
+        if (isinstance(row, (str, bytes)) or not hasattr(row, "__len__") or len(row) != 2
+                or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in row)):
+            raise TypeError(f"table row {name!r} is {row!r}: expected (loss, score), two numbers")
+        loss = _loss(row[0], f"the loss of table row {name!r}")
+        if not 0.0 <= row[1] <= 1.0:
+            raise ValueError(f"the score of table row {name!r} is {row[1]!r}: expected a prefix-matching "
+                             "score, a mean weight in 0..1")
+        rows[text] = (loss, float(row[1]))
+    return rows
+
+
+def loss_dots(others) -> dict[str, list[float]]:
+    """None or a dict {name: [loss, ...]} of losses -> {str name: [float, ...]}."""
+    if others is None:
+        return {}
+    if not isinstance(others, dict):
+        raise TypeError(f"others is {others!r}: expected None or a dict {{name: [loss, ...]}}")
+    dots = {}
+    for name, text in zip(others, distinct_names(others, "others")):
+        values = others[name]
+        if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+            raise TypeError(f"others[{name!r}] is {values!r}: expected a list of losses (numbers)")
+        dots[text] = [_loss(v, f"a loss in others[{name!r}]") for v in values]
+    return dots
+
+
+def loss_curves(losses, most: int) -> dict[str, np.ndarray]:
+    """A dict of 1 to `most` runs {name: per-token losses}: 1-D, real, finite, >= 0, one length >= 2."""
+    if not isinstance(losses, dict) or not losses:
+        raise TypeError(f"losses is {type(losses).__name__}: expected a dict {{name: per-token losses}}, "
+                        "e.g. {'full': rm.token_losses(logits, ids)}")
+    if len(losses) > most:
+        raise ValueError(f"losses holds {len(losses)} runs: expected at most {most}, one line style each")
+    curves = {}
+    for name, text in zip(losses, distinct_names(losses, "losses")):
+        values = losses[name]
+        hint = ("expected one loss per token, e.g. rm.token_losses(logits, ids) (not the (logits, weights) "
+                "that window_forward returns)")
+        if isinstance(values, (str, bytes, dict)) or not hasattr(values, "__len__"):
+            raise TypeError(f"losses[{name!r}] is {type(values).__name__}: {hint}")
+        try:
+            row = np.asarray(values)
+        except ValueError:                                   # ragged: a tuple of arrays of other shapes
+            raise TypeError(f"losses[{name!r}] is a {type(values).__name__} of parts of different shapes: "
+                            f"{hint}") from None
+        if row.dtype.kind not in "iuf":
+            raise TypeError(f"losses[{name!r}] holds {row.dtype} values: {hint}, real numbers")
+        if row.ndim != 1 or len(row) < 2:
+            raise ValueError(f"losses[{name!r}] has shape {row.shape}: {hint}, a 1-D list of at least 2")
+        row = row.astype(np.float64)
+        if not np.isfinite(row).all() or (row < 0).any():
+            raise ValueError(f"losses[{name!r}] holds a NaN, an infinity or a negative number: expected "
+                             "losses in nats, finite and 0 or more")
+        curves[text] = row
+    lengths = sorted({len(row) for row in curves.values()})
+    if len(lengths) > 1:
+        raise ValueError(f"the losses have lengths {lengths}: expected one length, the same text's tokens")
+    return curves
+
+
+def lens_logits(lens, token) -> tuple[np.ndarray, int]:
+    """logit_lens(..., last_only=True)'s (n_layers, vocab) logits as float64, and a token id inside vocab."""
+    shape = np.shape(lens) if isinstance(lens, np.ndarray) else None
+    if shape is not None and len(shape) == 3:
+        raise ValueError(f"lens has shape {shape}: expected (n_layers, vocab), one row per block for the "
+                         "last token: call logit_lens(model, ids, last_only=True), or take lens[:, -1]")
+    if shape is not None and len(shape) == 1:
+        raise ValueError(f"lens has shape {shape}: expected (n_layers, vocab), one row per block: "
+                         "logit_lens(model, ids, last_only=True) gives it")
+    lens = as_array(lens, "lens", "(n_layers, vocab), what logit_lens(model, ids, last_only=True) returns",
+                    ndim=2)
+    if isinstance(token, (bool, np.bool_)) or not isinstance(token, numbers.Integral):
+        raise TypeError(f"token is {token!r} of type {type(token).__name__}: expected one token id, a whole "
+                        "number, e.g. rm.encode(model, ' Paris')[0]")
+    if not 0 <= token < lens.shape[1]:
+        raise ValueError(f"token is {token} but the lens scores {lens.shape[1]} tokens: expected an id in "
+                         f"0..{lens.shape[1] - 1}")
+    return lens, int(token)
+
+
+def first_copy_loss(value) -> float | None:
+    """None, or the first copy's mean loss: one finite number of nats."""
+    return None if value is None else _loss(value, "first_copy")
+
+
+def repeats_after(ids: np.ndarray, period: int) -> None:
+    """The text repeats after `period` tokens: token t + period is token t, for every t."""
+    differ = np.flatnonzero(ids[period:] != ids[:len(ids) - period])
+    if differ.size:
+        t = int(differ[0])
+        raise ValueError(f"the ids do not repeat after period {period}: token {t + period} is "
+                         f"{int(ids[t + period])}, token {t} is {int(ids[t])}; expected a text whose second "
+                         "copy starts at token period, e.g. rm.repeated_random_tokens(model, period)")
+
+
+def logit_row(logits) -> np.ndarray:
+    """One row of logits (vocab,), real and finite, as float64."""
+    arr = to_array(logits, "logits")
+    if arr.ndim != 1:
+        raise ValueError(f"logits has shape {shape_of(arr)}: expected one row (vocab,), e.g. the last "
+                         "token's logits[-1]")
+    return as_array(arr, "logits", "(vocab,)", min_ndim=1)
+
+
+def top_k_fits(top_k, vocab_size: int) -> int | None:
+    """None (every token), or a whole number of tokens 1..vocab_size."""
+    if top_k is None:
+        return None
+    top_k = as_count(top_k, "top_k")
+    if top_k > vocab_size:
+        raise ValueError(f"top_k is {top_k} but there are {vocab_size} tokens: expected 1..{vocab_size}, "
+                         "or None for every token")
+    return top_k
+
+
 def _knock_table(knock: Iterable[tuple[int, int]], model: RealModel) -> dict[int, list[int]]:
     """Checked (layer, head) pairs -> {layer: sorted heads}, each head once."""
     table: dict[int, set[int]] = {}
@@ -86,7 +215,7 @@ def knockout_forward(model: RealModel, ids: Sequence[int], knock: Iterable[tuple
                      keep_weights: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
     """forward with the heads in `knock`, (layer, head) pairs, replaced before W_O: by zeros, or with
     ablation='mean' by that head's mean output over the positions of this text -> (logits, weights)."""
-    model = as_record(model, RealModel, "model")
+    model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     table = _knock_table(knock, model)
     ablation = as_kind(ablation, ABLATIONS, "ablation")
@@ -96,7 +225,7 @@ def knockout_forward(model: RealModel, ids: Sequence[int], knock: Iterable[tuple
 
 def random_heads(model: RealModel, count: int, seed: int = 0) -> list[tuple[int, int]]:
     """`count` distinct (layer, head) pairs drawn from all the model's heads by default_rng(seed), sorted."""
-    model = as_record(model, RealModel, "model")
+    model = as_real_model(model)
     total = model.n_layers * model.n_heads
     count = as_count(count, "count")
     if count > total:
@@ -109,7 +238,7 @@ def second_copy_loss(model: RealModel, ids: Sequence[int], knock: Iterable[tuple
                      ablation: str = "zero") -> float:
     """Mean loss (nats) on the second copy of a text that repeats after `period` tokens (predicting tokens
     period + 1 on), with the heads in `knock` knocked out."""
-    model = as_record(model, RealModel, "model")
+    model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     period = period_fits(period, len(ids))
     repeats_after(ids, period)
@@ -122,7 +251,7 @@ def knockout_table(model: RealModel, ids: Sequence[int], sets: dict[str, Iterabl
                    ablation: str = "zero") -> dict[str, tuple[float, float]]:
     """For each named set of heads knocked out: (the second-copy loss, the mean prefix-matching score of the
     heads in `watch`) -> {name: (loss, score)}."""
-    model = as_record(model, RealModel, "model")
+    model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     period = period_fits(period, len(ids))
     repeats_after(ids, period)
@@ -192,7 +321,7 @@ def window_forward(model: RealModel, ids: Sequence[int], window: int, keep: int 
                    keep_weights: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
     """forward in which each token sees only the last `window` tokens and the first `keep` ones (a
     sliding-window KV cache that keeps the sink) -> (logits (n, vocab), weights (h, n, n) per block)."""
-    model = as_record(model, RealModel, "model")
+    model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     mask = window_mask_unchecked(len(ids), as_count(window, "window"), as_count(keep, "keep", minimum=0))
     with one_blas_thread():
@@ -269,7 +398,7 @@ def sample_token(logits: ArrayLike, tau: float = 1.0, top_k: int | None = None, 
 def logit_lens(model: RealModel, ids: Sequence[int], last_only: bool = False) -> np.ndarray:
     """The final RMSNorm and the tied output head applied to the residual stream after each block:
     logits (n_layers, n, vocab), or (n_layers, vocab) for the last token only."""
-    model = as_record(model, RealModel, "model")
+    model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     streams: list[np.ndarray] = []
     with one_blas_thread():
@@ -332,7 +461,7 @@ TOP_K_OPTIONS = (("all", 0), 50, 20, 10, 5, 3, 2, 1)
 def text_run(model: RealModel, text: str) -> tuple[list[str], np.ndarray, np.ndarray]:
     """One forward pass over a text -> (its tokens as words, every head's weights (layers, heads, n, n),
     the last token's logits (vocab,)); at most TEXT_MOST tokens."""
-    model = as_record(model, RealModel, "model")
+    model = as_real_model(model)
     if not isinstance(text, str):
         raise TypeError(f"text is {type(text).__name__}: expected a string, e.g. 'The capital of France is'")
     ids = encode(model, text)
@@ -365,7 +494,7 @@ def text_explorer(model: RealModel, text: str = "The capital of France is", laye
     """A text box drives every head's weights over your text (the model view, picks framed), the head the
     layer and head sliders open (framed in red), and the next token's `bars` most likely tokens after
     temperature τ and top-k, with how often each came in 100 seeded draws."""
-    model = as_record(model, RealModel, "model")
+    model = as_real_model(model)
     L, h = model.n_layers, model.n_heads
     layer, head = as_count(layer, "layer", minimum=0), as_count(head, "head", minimum=0)
     if layer >= L or head >= h:

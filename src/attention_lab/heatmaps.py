@@ -14,7 +14,7 @@ from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ._validate import as_kind, as_matrix, labels_per_cell, weights_in_0_1
+from ._validate import as_kind, as_matrix, shape_of, weights_in_0_1
 
 # One colour per role across the whole collection (Okabe-Ito, readable by colour-blind students).
 ROLE_COLORS = {"query": "#0072B2", "key": "#D55E00", "value": "#009E73"}
@@ -24,6 +24,25 @@ FONT = {"ticks": 13, "labels": 13, "title": 14, "annot": 14}   # sizes readable 
 KINDS = ("weights", "scores", "query", "key", "value", "input")
 # Lines that are not a role (e.g. 'unscaled' vs 'scaled') use these, never a role colour.
 LINE_COLORS = ("#333333", "#CC79A7")
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def labels_per_cell(values: np.ndarray, row_labels, col_labels) -> tuple[list, list]:
+    """One label per row and one per column of `values` (as lists): ValueError otherwise."""
+    row_labels, col_labels = list(row_labels), list(col_labels)
+    if len(row_labels) != values.shape[0] or len(col_labels) != values.shape[1]:
+        raise ValueError(f"values have shape {shape_of(values)} but there are {len(row_labels)} "
+                         f"row labels and {len(col_labels)} column labels: expected one label "
+                         "per row and one per column")
+    return row_labels, col_labels
+
+
+def labels_fit(X: np.ndarray, tokens, features) -> tuple[list, list]:
+    """One word per row of X and one feature name per column."""
+    if len(tokens) != X.shape[0] or len(features) != X.shape[1]:
+        raise ValueError(f"X has shape {shape_of(X)} but there are {len(tokens)} tokens and "
+                         f"{len(features)} features: expected one word per row and one name per column")
+    return list(tokens), list(features)
 
 
 def role_cmap(role: str) -> LinearSegmentedColormap:

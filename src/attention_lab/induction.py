@@ -27,27 +27,84 @@ from numpy.typing import ArrayLike
 
 from ._validate import (
     as_count,
-    as_rng,
-    as_run,
     batch_ids,
-    kept_step,
+    config_sizes,
+    enough_snapshots,
     knocked_heads,
-    learning_rate,
-    letter_ids,
-    model_config,
-    one_probe,
-    repeats_a_token,
-    segment_fits,
-    snapshot_steps,
-    two_layers,
-    weight_dict,
+    whole_ids,
+    wrong_record,
 )
 from .blas import on_one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
 from .heads import concat_heads_unchecked, split_heads_unchecked
 from .masks import causal_mask_unchecked
-from .matrix import attention_unchecked, default_scale
-from .training import adam_step, keep_snapshot
+from .matrix import attention_unchecked, default_scale, log_softmax_unchecked
+from .training import (
+    adam_step,
+    as_rng,
+    keep_snapshot,
+    learning_rate,
+    snapshot_steps,
+    weight_dict,
+)
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def as_induction_config(cfg) -> InductionConfig:
+    """An InductionConfig whose sizes are whole numbers and whose d splits into n_heads."""
+    if not isinstance(cfg, InductionConfig):
+        raise wrong_record(cfg, "an al.InductionConfig")
+    config_sizes(cfg, "InductionConfig", ("vocab_size", "n", "d", "n_heads", "n_layers", "segment"))
+    return cfg
+
+
+def induction_run(run, at_least: int = 2) -> InductionRun:
+    """The InductionRun that train_induction() returns, keeping at least `at_least` snapshots."""
+    if not isinstance(run, InductionRun):
+        raise wrong_record(run, "the InductionRun that train_induction() returns")
+    enough_snapshots(run.snapshot_steps, "train_induction", at_least)
+    return run
+
+
+def segment_fits(segment: int, n: int, what: str) -> None:
+    """A repeated segment fits twice in a sequence of n tokens."""
+    if 2 * segment > n:
+        raise ValueError(f"{what}.segment = {segment} does not fit twice in n = {n} "
+                         "tokens: expected 2 * segment <= n")
+
+
+def letter_ids(ids) -> np.ndarray:
+    """One sequence of token ids 0..25 (one letter each)."""
+    ids = whole_ids(ids)
+    if ids.ndim != 1 or ids.max() > 25:
+        raise ValueError(f"ids {ids.dtype} of shape {ids.shape}: expected one sequence of token ids 0..25")
+    return ids
+
+
+def two_layers(n_layers: int) -> None:
+    """The induction explorer shows two layers."""
+    if n_layers < 2:
+        raise ValueError("this run has one layer: the explorer shows layer 1 and layer 2")
+
+
+def one_probe(ids: np.ndarray) -> None:
+    """A batch (B, n) holding one sequence."""
+    if len(ids) != 1:
+        raise ValueError(f"probe has shape {ids.shape}: expected one sequence (n,)")
+
+
+def kept_step(start, kept: list[int]):
+    """A step at which the run kept its weights."""
+    if start not in kept:
+        raise ValueError(f"start = {start!r} is not a kept step: expected one of {kept}")
+    return start
+
+
+def repeats_a_token(seen: list, words: list[str]) -> None:
+    """A probe in which some token comes back."""
+    if not seen:
+        raise ValueError(f"the probe {' '.join(words)} repeats no token: expected a sequence with a "
+                         "repeated segment, e.g. repeated_batch(rng, 1, cfg)[0][0]")
 
 
 # ------------------------------------------------------------------ the induction model
@@ -75,7 +132,7 @@ class InductionConfig:
 
 def _config(cfg) -> InductionConfig:
     """The InductionConfig `cfg`, checked at the door (_validate)."""
-    cfg = model_config(cfg, InductionConfig, ("vocab_size", "n", "d", "n_heads", "n_layers", "segment"))
+    cfg = as_induction_config(cfg)
     segment_fits(cfg.segment, cfg.n, "InductionConfig")
     return cfg
 
@@ -118,8 +175,7 @@ def forward_unchecked(p, ids, cfg, knock=(), from_x0=""):
 def next_token_loss_unchecked(logits, ids):
     """Mean cross-entropy of predicting token i + 1 at place i (places 0..n-2), per place (B, n-1),
     and dL/dlogits (zero at the last place)."""
-    z = logits[:, :-1] - logits[:, :-1].max(axis=-1, keepdims=True)
-    logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))         # (B, n-1, vocab)
+    logp = log_softmax_unchecked(logits[:, :-1])                    # (B, n-1, vocab)
     targets = ids[:, 1:]
     per_place = -np.take_along_axis(logp, targets[..., None], axis=-1)[..., 0]    # (B, n-1)
     grad = np.exp(logp)
@@ -311,7 +367,7 @@ def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) 
 def phase_change(run: InductionRun, window: int = 20) -> tuple[int, int]:
     """The steps (first, last) over which the loss on the second copy, smoothed over `window` steps,
     falls from 80 % to 20 % of the way between its start and its end."""
-    run = as_run(run, InductionRun, "train_induction", at_least=0)
+    run = induction_run(run, at_least=0)
     window = as_count(window, "window")
     curve = np.convolve(run.second_losses, np.ones(window) / window, mode="valid")
     start, end = curve[:window].mean(), curve[-window:].mean()
@@ -326,7 +382,7 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
     copy so far. The numbers: layer 1's mean weight on the previous token over places 1 to n - segment - 1
     (where the keys of an induction head can lie), layer 2's mean weight on the token after the earlier
     copy of the query's token; each beside its value for weights spread evenly over the visible tokens."""
-    run = as_run(run, InductionRun, "train_induction")
+    run = induction_run(run)
     cfg = run.cfg
     two_layers(cfg.n_layers)
     ids = _inputs(cfg, run.params, probe)[2]

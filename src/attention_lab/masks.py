@@ -3,22 +3,53 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import (
-    as_count,
-    as_flag,
-    as_mask,
-    as_scale,
-    padding_lengths,
-    projection_inputs,
-    translation_inputs,
-)
+from ._validate import as_count, as_flag, as_mask, as_scale, projection_inputs, same
 from .examples import Translation
 from .matrix import attention_unchecked, default_scale, project_unchecked, self_attention_unchecked
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def padding_lengths(lengths, n: int) -> list[int]:
+    """One whole-number length per sequence, each at most the padded length n."""
+    if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__iter__"):
+        raise TypeError(f"lengths is {lengths!r}: expected a list of whole numbers, one length per sequence")
+    out = []
+    for b, length in enumerate(lengths):
+        length = as_count(length, f"lengths[{b}]")
+        if length > n:
+            raise ValueError(f"lengths[{b}] is {length} but the padded length n is {n}: "
+                             "a sequence cannot be longer than the padded length")
+        out.append(length)
+    if not out:
+        raise ValueError("lengths is empty: expected one length per sequence")
+    return out
+
+
+def translation_inputs(ex):
+    """A Translation whose arrays fit together, as fresh float64 copies."""
+    if not isinstance(ex, Translation):
+        raise TypeError(f"the example is a {type(ex).__name__}: expected a Translation, "
+                        "as attention_lab.translation() returns")
+    X_dec, _, sq, sk, sv = projection_inputs(ex.X_dec, ex.self_W_q, ex.self_W_k, ex.self_W_v,
+                                             ex.X_dec, names=("X_dec", "X_dec"))
+    same(X_dec, "X_dec", 1, sv, "self_W_v", 1, "the residual X_dec + self-attention output needs "
+         f"self_W_v to keep the width d = {X_dec.shape[1]}")
+    _, X_enc, cq, ck, cv = projection_inputs(X_dec, ex.cross_W_q, ex.cross_W_k, ex.cross_W_v,
+                                             X_context=ex.X_enc, names=("X_dec", "X_enc"))
+    length = padding_lengths([ex.enc_length], X_enc.shape[0])[0]
+    for name, labels, count in (("dec_tokens", ex.dec_tokens, X_dec.shape[0]),
+                                ("enc_tokens", ex.enc_tokens, X_enc.shape[0]),
+                                ("features", ex.features, X_dec.shape[1])):
+        if len(labels) != count:
+            raise ValueError(f"there are {len(labels)} {name} but {count} rows or columns to name: "
+                             "expected one per row of X_dec/X_enc, or one per feature")
+    return replace(ex, X_dec=X_dec, X_enc=X_enc, enc_length=length, self_W_q=sq, self_W_k=sk,
+                   self_W_v=sv, cross_W_q=cq, cross_W_k=ck, cross_W_v=cv)
 
 
 def causal_mask_unchecked(n: int) -> np.ndarray:

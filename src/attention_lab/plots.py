@@ -13,20 +13,55 @@ from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
 from ._validate import (
+    as_matrix,
     as_scale,
     as_table,
     attention_inputs,
-    encoder_decoder_weights,
-    labels_fit,
-    multi_head_inputs,
-    one_sequence,
-    one_word_per_row,
     projection_inputs,
     shape_of,
+    weights_in_0_1,
 )
-from .heads import multi_head_parts
-from .heatmaps import FONT, LINE_COLORS, ROLE_COLORS, WEIGHTS_CMAP, heatmap, kind_color, kind_style
+from .heads import multi_head_inputs, multi_head_parts
+from .heatmaps import (
+    FONT,
+    LINE_COLORS,
+    ROLE_COLORS,
+    WEIGHTS_CMAP,
+    heatmap,
+    kind_color,
+    kind_style,
+    labels_fit,
+)
 from .matrix import attention_scores, attention_unchecked, project_unchecked
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def one_word_per_row(X: np.ndarray, tokens) -> list:
+    """The tokens as a list, one word per row of X: ValueError otherwise."""
+    tokens = list(tokens)
+    if len(tokens) != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but there are {len(tokens)} tokens: "
+                         "expected one word per row")
+    return tokens
+
+
+def one_sequence(Q: np.ndarray, who: str) -> np.ndarray:
+    """Q of one sequence, (m, d_k): ValueError for a batch."""
+    if Q.ndim != 2:
+        raise ValueError(f"Q has shape {shape_of(Q)}: {who} draws one sequence, (m, d_k)")
+    return Q
+
+
+def encoder_decoder_weights(enc_tokens, dec_tokens, self_weights, cross_weights):
+    """(enc, dec, S, C): the words as lists, S (m, m) and C (m, n) attention weights fitting them."""
+    enc, dec = list(enc_tokens), list(dec_tokens)
+    S = as_matrix(self_weights, "self_weights", "(m, m)")
+    C = as_matrix(cross_weights, "cross_weights", "(m, n)")
+    if S.shape != (len(dec), len(dec)) or C.shape != (len(dec), len(enc)):
+        raise ValueError(f"self_weights {shape_of(S)} and cross_weights {shape_of(C)} do not fit "
+                         f"{len(dec)} decoder and {len(enc)} encoder words: expected "
+                         f"({len(dec)}, {len(dec)}) and ({len(dec)}, {len(enc)})")
+    return enc, dec, weights_in_0_1(S, "self_weights"), weights_in_0_1(C, "cross_weights")
 
 
 def plot_scaling(table: dict[str, np.ndarray]) -> Figure:

@@ -5,7 +5,42 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_array, as_count, as_matrix, as_positions, as_positive, even_width, table_fits
+from ._validate import as_array, as_count, as_matrix, as_positive, shape_of
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def even_width(d: int, what: str) -> int:
+    """A width that splits into pairs of components (sin/cos pairs, RoPE rotation planes)."""
+    if d % 2:
+        raise ValueError(f"{what} has width d = {d}, which is odd: expected an even d, because the "
+                         "components are used in pairs (0, 1), (2, 3), ...")
+    return d
+
+
+def as_positions(positions, n: int) -> np.ndarray:
+    """n whole-number positions, >= 0 (default 0..n-1)."""
+    if positions is None:
+        return np.arange(n)
+    p = np.asarray(positions)
+    if p.dtype.kind not in "iu":
+        raise TypeError(f"positions {p.tolist()!r} have dtype {p.dtype}: expected {n} whole numbers "
+                        ">= 0, one per token (for example np.arange(n))")
+    if p.shape != (n,) or (p < 0).any():
+        raise ValueError(f"positions {p.tolist()!r} (shape {shape_of(p)}): expected {n} whole numbers "
+                         ">= 0, one per token")
+    return p.astype(int)
+
+
+def table_fits(table: np.ndarray, X: np.ndarray) -> None:
+    """A learned position table (max_len, d) has a row for every token of X (n, d)."""
+    if table.shape[1] != X.shape[1]:
+        raise ValueError(f"the position table has shape {shape_of(table)} but X has shape "
+                         f"{shape_of(X)}: expected the same width d = {X.shape[1]}")
+    if X.shape[0] > table.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} tokens but the position table has rows for positions "
+                         f"0..{table.shape[0] - 1} only: position {table.shape[0]} is past the table. "
+                         "A learned table has max_len rows and no more: shorten X, or use a longer "
+                         "table (rows past the training length exist but are untrained)")
 
 
 def _frequencies(d: int, base: float) -> np.ndarray:

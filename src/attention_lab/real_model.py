@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import mmap
+import numbers
 import os
 import re
 import unicodedata
@@ -23,24 +24,11 @@ import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ._validate import (
-    as_array,
-    grouped_inputs,
-    head_picks,
-    llama_file,
-    logits_fit,
-    model_ids,
-    norm_inputs,
-    period_count,
-    period_fits,
-    swiglu_inputs,
-    tokens_fit,
-    weights_in_0_1,
-)
+from ._validate import as_array, as_count, weights_in_0_1, whole_ids, wrong_record
 from .blas import one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
 from .masks import causal_mask
-from .matrix import scaled_dot_product_attention
+from .matrix import log_softmax_unchecked, scaled_dot_product_attention
 from .model_file import (  # noqa: F401  (lesson 08 and its tests reach them as rm.*)
     MODEL_FILE,
     WHEEL,
@@ -56,6 +44,111 @@ from .positions import rope
 
 MODEL_VIEW_MOST = 64                  # tokens per thumbnail in plot_model_view
 SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"   # the file's chat template
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def as_real_model(model) -> RealModel:
+    """The model that load_model() returns (a dict or anything else: TypeError)."""
+    if not isinstance(model, RealModel):
+        raise wrong_record(model, "a RealModel", "model")
+    return model
+
+
+def llama_file(arch, file_name: str, tied: bool) -> None:
+    """A GGUF file of the llama architecture whose output head is the embedding (tied)."""
+    if arch != "llama":
+        raise ValueError(f"{file_name} holds a {arch!r} model: expected the llama architecture")
+    if not tied:
+        raise ValueError(f"{file_name} has its own output head: expected a tied head (output = embedding)")
+
+
+def norm_inputs(X, gain) -> tuple[np.ndarray, np.ndarray]:
+    """X (..., d) and a gain (d,), as float32."""
+    X, gain = np.asarray(X, dtype=np.float32), np.asarray(gain, dtype=np.float32)
+    if X.ndim < 1 or gain.shape != X.shape[-1:]:
+        raise ValueError(f"X has shape {X.shape} and the gain {gain.shape}: expected X (..., d) and a "
+                         "gain (d,)")
+    return X, gain
+
+
+def swiglu_inputs(X, W_gate, W_up, W_down) -> tuple[np.ndarray, ...]:
+    """X (n, d), W_gate and W_up (d, d_ff), W_down (d_ff, d)."""
+    X, W_gate, W_up, W_down = (np.asarray(a) for a in (X, W_gate, W_up, W_down))
+    d = X.shape[-1] if X.ndim else 0
+    if W_gate.shape != W_up.shape or W_gate.ndim != 2 or W_gate.shape[0] != d \
+            or W_down.shape != W_gate.shape[::-1]:
+        raise ValueError(f"X {X.shape}, W_gate {W_gate.shape}, W_up {W_up.shape}, W_down {W_down.shape}: "
+                         "expected X (n, d), W_gate and W_up (d, d_ff), W_down (d_ff, d)")
+    return X, W_gate, W_up, W_down
+
+
+def grouped_inputs(Q, K, V) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Q (h, m, d_k) and K, V (g, n, d_k) with g dividing h."""
+    Q, K, V = np.asarray(Q), np.asarray(K), np.asarray(V)
+    if Q.ndim != 3 or K.ndim != 3 or V.ndim != 3 or K.shape[0] != V.shape[0] or Q.shape[0] % K.shape[0]:
+        raise ValueError(f"Q {Q.shape}, K {K.shape}, V {V.shape}: expected Q (h, m, d_k) and "
+                         "K, V (g, n, d_k) with g dividing h")
+    return Q, K, V
+
+
+def model_ids(ids, vocab_size: int) -> np.ndarray:
+    """One sequence of token ids, each in 0..vocab_size-1 (floats: TypeError)."""
+    ids = np.asarray(ids)
+    if ids.size:
+        ids = whole_ids(ids, "token ids")
+    if ids.ndim != 1 or not len(ids) or ids.min() < 0 or ids.max() >= vocab_size:
+        raise ValueError(f"token ids {ids.tolist()!r}: expected one or more whole numbers in "
+                         f"0..{vocab_size - 1}")
+    return ids
+
+
+def period_fits(period, n: int) -> int:
+    """A whole-number repeat period with a second copy to score: n > period + 1."""
+    period = as_count(period, "period")
+    if n <= period + 1:
+        raise ValueError(f"period {period} with {n} tokens: expected a sequence longer than period + 1")
+    return period
+
+
+def period_count(period, most: int) -> int:
+    """A whole number of distinct tokens, 1..most."""
+    period = as_count(period, "period")
+    if period > most:
+        raise ValueError(f"period {period}: expected 1 to {most} distinct ordinary tokens")
+    return period
+
+
+def logits_fit(logits: np.ndarray, n_ids: int) -> None:
+    """Logits (n, vocab): one row per token id."""
+    if logits.ndim != 2 or len(logits) != n_ids:
+        raise ValueError(f"logits of shape {logits.shape} for {n_ids} tokens: expected (n, vocab), "
+                         "one row per token")
+
+
+def tokens_fit(tokens, n: int) -> None:
+    """One token word per row of the weights."""
+    if len(tokens) != n:
+        raise ValueError(f"{len(tokens)} tokens for weights over {n}: expected one token per row")
+
+
+def head_picks(picks, n_layers: int, n_heads: int) -> dict[str, tuple[int, int]]:
+    """{name: (layer, head)} with whole numbers inside the model (layers and heads counted from 0)."""
+    if picks is None:
+        return {}
+    if not isinstance(picks, dict):
+        raise TypeError(f"picks is {type(picks).__name__}: expected a dict {{name: (layer, head)}}, "
+                        "e.g. {'sink head': (5, 3)}")
+    out = {}
+    for name, pick in picks.items():
+        if isinstance(pick, (str, bytes)) or not hasattr(pick, "__len__") or len(pick) != 2 or not all(
+                isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_)) for v in pick):
+            raise TypeError(f"picks[{name!r}] is {pick!r}: expected a (layer, head) pair of whole numbers")
+        layer, head = (int(v) for v in pick)
+        if not (0 <= layer < n_layers and 0 <= head < n_heads):
+            raise ValueError(f"picks[{name!r}] is head {head} of layer {layer}: expected layers "
+                             f"0..{n_layers - 1} and heads 0..{n_heads - 1}")
+        out[str(name)] = (layer, head)
+    return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -618,8 +711,7 @@ def token_losses(logits: ArrayLike, ids: Sequence[int]) -> np.ndarray:
     out = np.empty(len(ids) - 1)
     for start in range(0, len(out), 64):       # 64 rows at a time: a long text's float64 copy stays small
         rows = logits[start:start + 64][: len(out) - start].astype(np.float64)   # (m, vocab)
-        top = rows.max(axis=-1, keepdims=True)
-        logp = rows - top - np.log(np.exp(rows - top).sum(axis=-1, keepdims=True))
+        logp = log_softmax_unchecked(rows)
         out[start:start + len(rows)] = -logp[np.arange(len(rows)), targets[start:start + len(rows)]]
     return out
 

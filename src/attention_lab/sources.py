@@ -13,7 +13,18 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import printout_rows
+from ._validate import as_array, shape_of
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def printout_rows(scores, weights) -> tuple[np.ndarray, np.ndarray]:
+    """A source's printed scores and weights: the same shape, one row (n,) or rows (m, n)."""
+    S = as_array(scores, "scores", "(n,) or (m, n)", min_ndim=1)
+    W = as_array(weights, "weights", "(n,) or (m, n)", min_ndim=1)
+    if S.shape != W.shape or S.ndim not in (1, 2):
+        raise ValueError(f"scores have shape {shape_of(S)} and weights {shape_of(W)}: expected the "
+                         "same shape, one row (n,) or rows (m, n)")
+    return S, W
 
 
 @dataclass(frozen=True, eq=False)

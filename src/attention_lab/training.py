@@ -13,6 +13,7 @@ Every gradient is written by hand in `backward_unchecked` and checked against ce
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -22,29 +23,194 @@ from numpy.typing import ArrayLike
 from ._validate import (
     as_array,
     as_count,
-    as_function,
-    as_rng,
-    backward_inputs,
-    baseline_ids,
+    as_matrix,
+    attention_inputs,
     batch_ids,
-    learning_rate,
-    model_config,
-    one_number,
-    paired_ids,
-    same_shape,
-    sequences_of_two,
-    small_step,
-    snapshot_steps,
-    targets_fit,
-    task_name,
-    weight_dict,
+    config_sizes,
+    enough_snapshots,
     whole_ids,
+    wrong_record,
 )
 from .blas import on_one_blas_thread
 from .heads import concat_heads_unchecked, split_heads_unchecked
-from .matrix import attention_unchecked, default_scale
+from .matrix import attention_unchecked, default_scale, log_softmax_unchecked
 
 PARAMS = ("E", "P", "W_q", "W_k", "W_v", "W_O", "W_u")
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def as_model_config(cfg) -> ModelConfig:
+    """A ModelConfig whose sizes are whole numbers (vocab_size >= 2) and whose d splits into n_heads."""
+    if not isinstance(cfg, ModelConfig):
+        raise wrong_record(cfg, "an al.ModelConfig")
+    config_sizes(cfg, "ModelConfig", ("vocab_size", "n", "d", "n_heads"))
+    return cfg
+
+
+def training_run(run, at_least: int = 2) -> Run:
+    """The Run that train() returns, keeping at least `at_least` snapshots."""
+    if not isinstance(run, Run):
+        raise wrong_record(run, "the Run that train() returns")
+    enough_snapshots(run.snapshot_steps, "train", at_least)
+    return run
+
+
+def task_name(task, tasks, what: str) -> str:
+    """One of the names in `tasks`: TypeError if not a string, ValueError if unknown."""
+    if not isinstance(task, str):
+        raise TypeError(f"{what} is {task!r} of type {type(task).__name__}: expected one of {sorted(tasks)}")
+    if task not in tasks:
+        raise ValueError(f"{what} is {task!r}: expected one of {sorted(tasks)}")
+    return task
+
+
+def targets_fit(targets: np.ndarray, ids: np.ndarray) -> None:
+    """One target per token id."""
+    if targets.shape != ids.shape:
+        raise ValueError(f"targets has shape {targets.shape} and ids {ids.shape}: expected one "
+                         "target per token")
+
+
+def backward_inputs(Q, K, V, dY, scale):
+    """attention_backward's door: the kernel's inputs, with equal leading dimensions, and dY shaped like Y."""
+    Q, K, V, _, scale = attention_inputs(Q, K, V, None, scale)
+    dY = as_array(dY, "dY", "(..., m, d_v): one gradient per output number")
+    if not Q.shape[:-2] == K.shape[:-2] == V.shape[:-2]:
+        raise ValueError(f"Q {Q.shape}, K {K.shape} and V {V.shape} have different batch or head "
+                         "dimensions: expected the same leading dimensions (no broadcasting here)")
+    expected = Q.shape[:-1] + V.shape[-1:]
+    if dY.shape != expected:
+        raise ValueError(f"dY has shape {dY.shape}, but the output Y has shape {expected} (Q {Q.shape}, "
+                         f"V {V.shape}): expected dY of the same shape as Y")
+    return Q, K, V, dY, scale
+
+
+def small_step(eps) -> float:
+    """A finite-difference step strictly between 0 and 1."""
+    if isinstance(eps, (bool, np.bool_)) or not isinstance(eps, numbers.Real):
+        raise TypeError(f"eps = {eps!r} of type {type(eps).__name__}: expected a small positive step "
+                        "such as 1e-6")
+    if not 0 < eps < 1:
+        raise ValueError(f"eps = {eps!r}: expected a small positive step such as 1e-6")
+    return float(eps)
+
+
+def baseline_ids(a, b, c, d) -> None:
+    """Training ids and targets of one shape (B, n), test ids and targets of one shape (B', n)."""
+    if not (a.shape == b.shape and c.shape == d.shape and a.ndim == c.ndim == 2 and a.shape[1] == c.shape[1]):
+        raise ValueError(f"shapes {a.shape}, {b.shape}, {c.shape}, {d.shape}: expected training ids "
+                         "and targets of one shape (B, n), test ids and targets of one shape (B', n)")
+
+
+def paired_ids(ids: np.ndarray, targets: np.ndarray) -> None:
+    """Token ids and targets of one shape (B, n)."""
+    if ids.ndim != 2 or ids.shape != targets.shape:
+        raise ValueError(f"ids {ids.dtype} {ids.shape} and targets {targets.dtype} {targets.shape}: "
+                         "expected two arrays of token ids (whole numbers >= 0) of one shape (B, n)")
+
+
+def sequences_of_two(ids: np.ndarray) -> None:
+    """Token ids (B, n) with n >= 2."""
+    if ids.ndim != 2 or ids.shape[1] < 2:
+        raise ValueError(f"ids {ids.dtype} {ids.shape}: expected token ids (whole numbers >= 0) of shape "
+                         "(B, n) with n >= 2")
+
+
+def has_attention(cfg) -> None:
+    """A training run whose model has an attention layer."""
+    if not cfg.attention:
+        raise ValueError("this run has no attention layer (ModelConfig(attention=False)): nothing to show")
+
+
+def as_function(f, what: str):
+    """A callable."""
+    if not callable(f):
+        raise TypeError(f"f must be {what}, got {type(f).__name__}")
+    return f
+
+
+def one_number(value, name: str) -> float:
+    """What a function of an array returned, as the one real number it must be (a loss)."""
+    if value is None:
+        raise ValueError(f"{name} returned None: did the function forget to `return` its loss? It must "
+                         "return one number (a loss)")
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return float(value)                  # int, float, np.float64, fractions.Fraction, ...
+    if isinstance(value, (tuple, list)):
+        raise ValueError(f"{name} returned a {type(value).__name__} of {len(value)}: it must return the loss "
+                         "alone, one number (e.g. write `return loss`, or wrap it: lambda x: f(x)[0])")
+    if isinstance(value, (bool, np.bool_)) or np.dtype(getattr(value, "dtype", object)) == np.bool_:
+        raise ValueError(f"{name} returned {_short(value)}, a truth value: it must return a loss, one "
+                         "real number")
+    try:
+        arr = np.asarray(value) if not isinstance(value, (str, bytes)) else np.asarray(None)
+    except ValueError:                      # ragged nesting
+        arr = np.asarray(None)
+    if arr.dtype != object and np.iscomplexobj(arr):
+        raise ValueError(f"{name} must return one real number (a loss), got {type(value).__name__} "
+                         f"{_short(value)}, which is complex: a loss has no imaginary part")
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
+        raise ValueError(f"{name} must return one number (a loss), got {type(value).__name__} "
+                         f"{_short(value)}")
+    if arr.size != 1:
+        raise ValueError(f"{name} must return one number (a loss), got {type(value).__name__} of shape "
+                         f"{arr.shape}: sum or average it to one number")
+    return float(arr.reshape(()))
+
+
+def _short(value) -> str:
+    """A value's repr, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def same_shape(a: np.ndarray, a_name: str, b: np.ndarray, b_name: str) -> None:
+    """Two arrays of one shape."""
+    if a.shape != b.shape:
+        raise ValueError(f"{a_name} has shape {a.shape} and {b_name} has shape {b.shape}: "
+                         "expected the same shape")
+
+
+def learning_rate(lr, example: str) -> float:
+    """A learning rate strictly between 0 and 1: TypeError if not a number, ValueError if outside."""
+    if isinstance(lr, bool) or not isinstance(lr, numbers.Real):
+        raise TypeError(f"lr = {lr!r} of type {type(lr).__name__}: expected a learning rate between 0 and 1, "
+                        f"such as {example}")
+    if not 0 < lr < 1:
+        raise ValueError(f"lr = {lr!r}: expected a learning rate between 0 and 1, such as {example}")
+    return float(lr)
+
+
+def snapshot_steps(snapshots, steps: int) -> list[int]:
+    """The sorted distinct steps to keep, each a whole number between 0 and `steps`."""
+    keep = sorted({as_count(t, "a snapshot step", minimum=0) for t in snapshots})
+    if keep and keep[-1] > steps:
+        raise ValueError(f"snapshot step {keep[-1]} is after the last step ({steps}): expected "
+                         f"steps between 0 and {steps}")
+    return keep
+
+
+def as_rng(rng) -> np.random.Generator:
+    """A NumPy random Generator."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a np.random.Generator (np.random.default_rng(seed)), got "
+                        f"{type(rng).__name__}")
+    return rng
+
+
+def weight_dict(p, shapes: dict[str, tuple[int, int]], cfg) -> dict[str, np.ndarray]:
+    """Float copies of the weights `p`, a dict with exactly the keys of `shapes`, each of its shape."""
+    if not isinstance(p, dict):
+        raise TypeError(f"expected the weights as a dict with keys {list(shapes)}, got {type(p).__name__}")
+    if set(p) != set(shapes):
+        raise ValueError(f"expected the weights as a dict with keys {list(shapes)}, got {sorted(p)}")
+    p = {k: as_matrix(p[k], k, str(shape)) for k, shape in shapes.items()}
+    for k, shape in shapes.items():
+        if p[k].shape != shape:
+            raise ValueError(f"{k} has shape {p[k].shape}: expected {shape} for {cfg}")
+    return p
+
+
 def largest_digit(ids: np.ndarray) -> np.ndarray:
     """Targets of lesson 07's content task: every place says the largest token of its sequence."""
     ids = whole_ids(ids, "ids")
@@ -123,7 +289,7 @@ class ModelConfig:
 
 def checked_config(cfg) -> ModelConfig:
     """The ModelConfig `cfg`, checked: whole-number sizes, a known task, d divisible by n_heads."""
-    cfg = model_config(cfg, ModelConfig, ("vocab_size", "n", "d", "n_heads"))
+    cfg = as_model_config(cfg)
     task_name(cfg.task, TASKS, "ModelConfig.task")
     return cfg
 
@@ -167,8 +333,7 @@ def forward_unchecked(p, ids, cfg):
 
 def cross_entropy_unchecked(logits, targets):
     """Mean -log softmax(logits)[target] and its gradient dL/dlogits."""
-    z = logits - logits.max(axis=-1, keepdims=True)
-    logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))      # (B, n, vocab)
+    logp = log_softmax_unchecked(logits)                           # (B, n, vocab)
     picked = np.take_along_axis(logp, targets[..., None], axis=-1)
     grad = np.exp(logp)
     np.put_along_axis(grad, targets[..., None], np.take_along_axis(grad, targets[..., None], -1) - 1, -1)

@@ -8,10 +8,19 @@ import numpy as np
 from matplotlib.figure import Figure
 from numpy.typing import ArrayLike
 
-from ._validate import as_run, as_table, one_sequence_with_attention
+from ._validate import as_table
 from .heatmaps import FONT, ROLE_COLORS, heatmap
 from .matrix import softmax_unchecked
-from .training import ModelConfig, Run, accuracy, batch_inputs, forward_unchecked
+from .training import ModelConfig, Run, accuracy, batch_inputs, forward_unchecked, training_run
+
+
+# ------------------------------------------------------------ the door: checks of this module's inputs
+def one_sequence_with_attention(ids: np.ndarray, attention: bool) -> np.ndarray:
+    """Token ids of one sequence, (1, n), for a model with an attention layer: ValueError otherwise."""
+    if len(ids) != 1 or not attention:
+        raise ValueError(f"ids has shape {ids.shape} for a model with attention={attention}: "
+                         "expected one sequence (n,) and a model with an attention layer")
+    return ids
 
 
 def plot_model_flow(params: dict, cfg: ModelConfig, ids: ArrayLike, title: str = "the model") -> Figure:
@@ -43,7 +52,7 @@ def plot_model_flow(params: dict, cfg: ModelConfig, ids: ArrayLike, title: str =
 
 def plot_learning_curve(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, baseline: float) -> Figure:
     """Training loss at every step, and held-out accuracy at every snapshot against a baseline."""
-    run = as_run(run, Run, "train")
+    run = training_run(run)
     acc = [accuracy(p, held_ids, held_targets, run.cfg) for p in run.snapshot_params]
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 3.6), layout="constrained")
     left.plot(run.losses, color="#333333", lw=2)
