@@ -21,7 +21,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
 import one_kernel
 
 one_kernel.pin()
-if "numpy" in sys.modules:      # both settings are read when NumPy loads: too late for this process
+# Both settings are read when NumPy loads. pytest runs this file again on each pytest.main() in one
+# process (mutmut does, tools/mutation.py): what counts is whether NumPy was loaded before the first run.
+if not hasattr(one_kernel, "pinned_before_numpy"):
+    one_kernel.pinned_before_numpy = "numpy" not in sys.modules
+if not one_kernel.pinned_before_numpy:
     raise RuntimeError("NumPy was imported before conftest.py could pin its CPU path (a pytest plugin?)")
 
 
