@@ -23,7 +23,7 @@ import one_kernel
 one_kernel.pin()
 # Both settings are read when NumPy loads. pytest runs this file again on each pytest.main() in one
 # process (mutmut does, tools/mutation.py): what counts is whether NumPy was loaded before the first run.
-if not hasattr(one_kernel, "pinned_before_numpy"):
+if one_kernel.pinned_before_numpy is None:
     one_kernel.pinned_before_numpy = "numpy" not in sys.modules
 if not one_kernel.pinned_before_numpy:
     raise RuntimeError("NumPy was imported before conftest.py could pin its CPU path (a pytest plugin?)")

@@ -22,6 +22,10 @@ AVX512_PATHS_2_4 = "X86_V4 AVX512_ICL AVX512_SPR"
 AVX512_PATHS_OLDER = ("AVX512F AVX512CD AVX512_KNL AVX512_KNM AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL "
                       "AVX512_SPR")
 
+# Set by conftest.py at the first pytest run of a process: was NumPy still unloaded then (pinned in time)?
+# pytest runs conftest.py again on each pytest.main() in one process; this module stays loaded.
+pinned_before_numpy: bool | None = None
+
 
 def numpy_release() -> tuple[int, int]:
     """(major, minor) of the installed NumPy, read from its metadata (NumPy is not imported)."""

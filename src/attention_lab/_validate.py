@@ -1,10 +1,12 @@
 """The generic door helpers: arrays, shapes, whole numbers, scales, masks, names and records.
 
-Every public function of the package checks its own arguments once, at its door, with these
-helpers and with the domain checks that sit beside it in its own module (training configs in
-`training`, the real model's inputs in `real_model`, ...). It then hands the checked arrays to
-computations that trust them. Every check returns fresh float64 (or bool) arrays, so that no
-computation can change what a caller passed in. This module imports only NumPy.
+Every public function checks its own arguments once, at its door, with these helpers and with the
+domain checks of its own module or of the module that owns the record or data it checks (training
+configs and runs in `training`, the real model's inputs in `real_model`, ...). It then hands the
+checked arrays to computations that trust them. The array checks (`as_array`, `as_matrix`,
+`as_mask`) return fresh float64 or bool copies, so that no computation can change what a caller
+passed in; the token-id checks return the ids as given (whole numbers, never written to).
+This module imports only the standard library and NumPy.
 """
 
 from __future__ import annotations
@@ -249,22 +251,6 @@ def wrong_record(value, expected: str, what: str | None = None) -> TypeError:
     if what is None:
         return TypeError(f"expected {expected}, got {type(value).__name__}")
     return TypeError(f"{what} is a {type(value).__name__}: expected {expected}")
-
-
-def enough_snapshots(steps, maker: str, at_least: int) -> None:
-    """A run that kept at least `at_least` snapshots (`steps` are the kept steps)."""
-    if len(steps) < at_least:
-        raise ValueError(f"the run kept {len(steps)} snapshot(s): expected at least {at_least}, "
-                         f"e.g. {maker}(cfg, snapshots=range(0, 301, 10))")
-
-
-def config_sizes(cfg, record_name: str, sizes: tuple[str, ...]) -> None:
-    """Each of a config's `sizes` a whole number (vocab_size >= 2), and d divisible by n_heads."""
-    for name in sizes:
-        as_count(getattr(cfg, name), f"{record_name}.{name}", minimum=2 if name == "vocab_size" else 1)
-    if cfg.d % cfg.n_heads:
-        raise ValueError(f"{record_name}.d = {cfg.d} is not divisible by n_heads = {cfg.n_heads}: "
-                         "expected a whole number of columns per head")
 
 
 def whole_ids(ids, name: str = "ids") -> np.ndarray:

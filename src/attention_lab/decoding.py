@@ -26,6 +26,7 @@ from .matrix import attention_unchecked, default_scale
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def as_pattern_decoder(dec) -> PatternDecoder:
     """The decoder record (a dict or anything else: TypeError)."""
     if not isinstance(dec, PatternDecoder):
@@ -75,6 +76,7 @@ def fits_positions(n_prompt: int, n_new: int, room: int) -> None:
                          f"circle of positions has room for at most {room} tokens")
 
 
+# pragma: no mutate end
 @dataclass
 class KVCache:
     """The keys and values of every token decoded so far: one row appended per step."""

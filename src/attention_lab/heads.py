@@ -12,6 +12,7 @@ from .matrix import attention_unchecked
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def multi_head_inputs(X_query, X_context, W_q, W_k, W_v, W_O, n_heads, mask=None, scale=None):
     """Everything multi-head attention needs, checked: arrays, head width, mask and scale."""
     Xq = as_matrix(X_query, "X_query", "(m, d_model)")
@@ -41,6 +42,7 @@ def as_split_input(M, n_heads) -> tuple[np.ndarray, int]:
     return M, int(n_heads)
 
 
+# pragma: no mutate end
 def split_heads_unchecked(M, n_heads):
     """(..., n, d_model) -> (..., h, n, d_k) on a trusted array: head i gets columns i*d_k:(i+1)*d_k."""
     *lead, n, d_model = M.shape

@@ -28,8 +28,6 @@ from numpy.typing import ArrayLike
 from ._validate import (
     as_count,
     batch_ids,
-    config_sizes,
-    enough_snapshots,
     knocked_heads,
     whole_ids,
     wrong_record,
@@ -42,6 +40,8 @@ from .matrix import attention_unchecked, default_scale, log_softmax_unchecked
 from .training import (
     adam_step,
     as_rng,
+    config_sizes,
+    enough_snapshots,
     keep_snapshot,
     learning_rate,
     snapshot_steps,
@@ -131,7 +131,7 @@ class InductionConfig:
 
 
 def _config(cfg) -> InductionConfig:
-    """The InductionConfig `cfg`, checked at the door (_validate)."""
+    """The InductionConfig `cfg`, checked at this module's door (`as_induction_config`)."""
     cfg = as_induction_config(cfg)
     segment_fits(cfg.segment, cfg.n, "InductionConfig")
     return cfg

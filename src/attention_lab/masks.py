@@ -14,6 +14,7 @@ from .matrix import attention_unchecked, default_scale, project_unchecked, self_
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def padding_lengths(lengths, n: int) -> list[int]:
     """One whole-number length per sequence, each at most the padded length n."""
     if isinstance(lengths, (str, bytes)) or not hasattr(lengths, "__iter__"):
@@ -52,6 +53,7 @@ def translation_inputs(ex):
                    self_W_v=sv, cross_W_q=cq, cross_W_k=ck, cross_W_v=cv)
 
 
+# pragma: no mutate end
 def causal_mask_unchecked(n: int) -> np.ndarray:
     return np.tril(np.ones((n, n), dtype=bool))          # (n, n), True on and below the diagonal
 

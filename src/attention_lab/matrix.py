@@ -24,6 +24,7 @@ from ._validate import (
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def as_scores(scores, axis) -> tuple[np.ndarray, int]:
     """Scores for a softmax: real, finite or -inf, non-empty; `axis` a valid whole number."""
     s = to_array(scores, "scores")
@@ -57,6 +58,7 @@ def no_overflow(scores: np.ndarray, Q: np.ndarray, K: np.ndarray) -> np.ndarray:
     return scores
 
 
+# pragma: no mutate end
 def softmax_unchecked(s: np.ndarray, axis: int = -1) -> np.ndarray:
     """exp(s - max) / sum along `axis`; trusts that every slice has a finite entry."""
     e = np.exp(s - s.max(axis=axis, keepdims=True))   # the largest entry becomes exp(0) = 1

@@ -9,6 +9,7 @@ from ._validate import as_array, as_count, as_matrix, as_positive, shape_of
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def even_width(d: int, what: str) -> int:
     """A width that splits into pairs of components (sin/cos pairs, RoPE rotation planes)."""
     if d % 2:
@@ -43,6 +44,7 @@ def table_fits(table: np.ndarray, X: np.ndarray) -> None:
                          "table (rows past the training length exist but are untrained)")
 
 
+# pragma: no mutate end
 def _frequencies(d: int, base: float) -> np.ndarray:
     return base ** (-np.arange(0, d, 2) / d)                     # (d/2,) one angle per pair
 

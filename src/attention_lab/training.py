@@ -26,8 +26,6 @@ from ._validate import (
     as_matrix,
     attention_inputs,
     batch_ids,
-    config_sizes,
-    enough_snapshots,
     whole_ids,
     wrong_record,
 )
@@ -39,6 +37,23 @@ PARAMS = ("E", "P", "W_q", "W_k", "W_v", "W_O", "W_u")
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
+def enough_snapshots(steps, maker: str, at_least: int) -> None:
+    """A run that kept at least `at_least` snapshots (`steps` are the kept steps)."""
+    if len(steps) < at_least:
+        raise ValueError(f"the run kept {len(steps)} snapshot(s): expected at least {at_least}, "
+                         f"e.g. {maker}(cfg, snapshots=range(0, 301, 10))")
+
+
+def config_sizes(cfg, record_name: str, sizes: tuple[str, ...]) -> None:
+    """Each of a config's `sizes` a whole number (vocab_size >= 2), and d divisible by n_heads."""
+    for name in sizes:
+        as_count(getattr(cfg, name), f"{record_name}.{name}", minimum=2 if name == "vocab_size" else 1)
+    if cfg.d % cfg.n_heads:
+        raise ValueError(f"{record_name}.d = {cfg.d} is not divisible by n_heads = {cfg.n_heads}: "
+                         "expected a whole number of columns per head")
+
+
 def as_model_config(cfg) -> ModelConfig:
     """A ModelConfig whose sizes are whole numbers (vocab_size >= 2) and whose d splits into n_heads."""
     if not isinstance(cfg, ModelConfig):
@@ -211,6 +226,7 @@ def weight_dict(p, shapes: dict[str, tuple[int, int]], cfg) -> dict[str, np.ndar
     return p
 
 
+# pragma: no mutate end
 def largest_digit(ids: np.ndarray) -> np.ndarray:
     """Targets of lesson 07's content task: every place says the largest token of its sequence."""
     ids = whole_ids(ids, "ids")
