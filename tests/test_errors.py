@@ -96,6 +96,9 @@ def sdpa(**kw):
      r"lengths\[0\] is 7 but the padded length n is 6"),
     (lambda: al.decoder_step(replace(al.translation(), dec_tokens=["le"])), ValueError,
      r"there are 1 dec_tokens but 4 rows or columns to name"),
+    (lambda: al.decoder_step(al.translation(), causal="yes"), TypeError,
+     r"^causal must be True or False, got str 'yes'$"),
+    (lambda: al.decoder_step(al.translation(), padding=1), TypeError, r"^padding must be True or False, got int 1$"),
     # softmax axis
     (lambda: al.softmax(X, axis=2), ValueError, r"axis is 2 but scores have shape \(3, 4\)"),
     # heatmap input
