@@ -22,6 +22,7 @@ import lab_session  # noqa: E402
 NOTEBOOKS = sorted(p.name for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 SHOTS = ROOT / "build" / "screenshots"
 MISSING = lab_session.browser_missing_reason()
+AXE = lab_session.axe_script()     # axe-core from npm: .ci/run installs it, so in CI it must be there
 IN_CI = os.environ.get("CI") == "true"
 # Outside CI a missing browser skips with its reason; in CI (which installs it) it is a failure.
 pytestmark = [pytest.mark.browser,
@@ -82,12 +83,36 @@ def test_lesson_in_jupyterlab(lab, name):
         results[f"{name}#{i}"] = m
     page.screenshot(path=SHOTS / f"{name[:-6]}.png")
     assert (SHOTS / f"{name[:-6]}.png").stat().st_size > 10_000
+    # for a screen reader, after the sliders moved: every figure has words, every slider a name
+    named = page.evaluate(NAMED)
+    assert named["figures_without_alt"] == 0, "a figure has no alt text"
+    assert named["unnamed_sliders"] == [], f"sliders without an accessible name: {named['unnamed_sliders']}"
+    for alt, numbers in named["explorers"]:
+        assert alt.startswith("Figure") and alt.endswith("The numbers beside it: " + numbers), \
+            f"an explorer's image does not say what it shows now: {alt[:200]!r}"
+    if AXE is not None or IN_CI:
+        rows = lab_session.axe_violations(page)            # axe-core, WCAG 2 A and AA
+        table = ROOT / "build" / "axe-jupyterlab.json"
+        before = json.loads(table.read_text()) if table.exists() else {}
+        table.write_text(json.dumps(before | {name: rows}, indent=1, ensure_ascii=False))
+        ours = [r for r in rows if r["owner"] == "lesson" and r["impact"] in ("critical", "serious")]
+        assert ours == [], f"the lesson's own content breaks WCAG 2 AA: {ours}"
     out = ROOT / "build" / "browser-latency.json"
     previous = json.loads(out.read_text()) if out.exists() else {}
     out.write_text(json.dumps(previous | results, indent=1))
     timings = ROOT / "build" / "browser-run-all.json"      # open + Run All until idle, per lesson
     before = json.loads(timings.read_text()) if timings.exists() else {}
     timings.write_text(json.dumps(before | {name: round(run_all_s, 2)}, indent=1))
+
+
+NAMED = """() => ({
+    figures_without_alt: [...document.querySelectorAll('.jp-OutputArea-output img')]
+        .filter(img => !(img.alt || '').trim()).length,
+    unnamed_sliders: [...document.querySelectorAll('.jp-OutputArea-output [role=slider]')]
+        .filter(h => !(h.getAttribute('aria-label') || '').trim()).map(h => h.outerHTML.slice(0, 120)),
+    explorers: [...document.querySelectorAll('__EXPLORER__')].filter(b => b.querySelector('pre.al-numbers'))
+        .map(b => [b.querySelector('img').alt, b.querySelector('pre.al-numbers').textContent]),
+})""".replace("__EXPLORER__", lab_session.EXPLORER)
 
 
 def news_question_shown(page, base: str) -> bool:

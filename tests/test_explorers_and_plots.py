@@ -139,7 +139,7 @@ def test_weights_always_on_fixed_scale_and_text_contrast():
     ax = al.heatmap(np.array([[0.02, 0.96, 0.02]]), ["q"], ["a", "b", "c"])
     mesh = ax.collections[0]
     assert (mesh.norm.vmin, mesh.norm.vmax) == (0.0, 1.0)
-    assert [t.get_color() for t in ax.texts] == [".15", "w", ".15"]   # dark on light, white on dark
+    assert [t.get_color() for t in ax.texts] == ["k", "w", "k"]   # black on light, white on dark
     assert [t.get_text() for t in ax.texts] == ["0.02", "0.96", "0.02"]
     assert ax.get_xticklabels()[1].get_text() == "b" and ax.get_yticklabels()[0].get_text() == "q"
 

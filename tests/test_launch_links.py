@@ -33,6 +33,16 @@ def test_hub_link():
         "&branch=main&urlpath=lab%2Ftree%2Fattention%2Fnotebooks%2F00-start-here.ipynb")
 
 
+def test_links_that_open_one_lesson():
+    """The course site's buttons: the same links, opening the page's own lesson."""
+    lesson = "notebooks/03-many-heads.ipynb"
+    assert ll.binder_link("https://github.com/alice/attention", path=lesson) == (
+        "https://mybinder.org/v2/gh/alice/attention/main?urlpath=lab%2Ftree%2Fnotebooks%2F03-many-heads.ipynb")
+    assert ll.hub_link("https://github.com/alice/attention", "https://hub.uni.edu", path=lesson) == (
+        "https://hub.uni.edu/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2Falice%2Fattention"
+        "&branch=main&urlpath=lab%2Ftree%2Fattention%2Fnotebooks%2F03-many-heads.ipynb")
+
+
 def test_a_plain_http_server_keeps_its_scheme():
     assert ll.web_url("http://git.school.lan:8080/course/attention.git") == \
         "http://git.school.lan:8080/course/attention"

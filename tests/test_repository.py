@@ -160,7 +160,7 @@ def _requirements(path):
 
 
 TEST_TOOLS = {"pytest", "pytest-xdist", "playwright", "nbval", "hypothesis", "nbclient", "ruff",
-              "nbformat", "tokenizers", "jupyterhub"}
+              "nbformat", "tokenizers", "jupyterhub", "jupyter-book"}
 
 
 def test_binder_pins_agree_with_the_local_ranges():

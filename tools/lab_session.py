@@ -236,6 +236,76 @@ _INSTRUMENT = """(index) => {
 }""".replace("__EXPLORER__", EXPLORER)
 
 
+# ------------------------------------------------------------ accessibility: axe-core (npm) in the page
+# Violations that JupyterLab itself causes on every notebook page, not the lessons (matched by rule and
+# by a selector of the element): we cannot fix them from a lesson.
+JUPYTERLAB_KNOWN = {
+    ("aria-allowed-attr", "jp-button"):
+        "JupyterLab's toolbar buttons (the jp-button web component) carry aria-pressed without a button role",
+    ("aria-input-field-name", ".cm-content"):
+        "every cell's code editor (CodeMirror 6) is a textbox with no accessible name",
+    ("aria-required-children", ".jp-WindowedPanel-viewport"):
+        "the notebook's cell list has role=feed, but its cells are not marked as articles",
+}
+# what a lesson puts on the page: its outputs (figures, widgets, printed text) and its rendered Markdown
+LESSON_CONTENT = ".jp-OutputArea-output, .jp-MarkdownOutput"
+
+
+def axe_script() -> Path | None:
+    """axe-core's axe.min.js, from npm's global folder (.ci/run installs it), or None."""
+    path = os.environ.get("ATTENTION_LAB_AXE")
+    if not path:
+        try:
+            root = subprocess.run(["npm", "root", "-g"], capture_output=True, text=True, timeout=60).stdout
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        path = str(Path(root.strip()) / "axe-core" / "axe.min.js")
+    return Path(path) if Path(path).is_file() else None
+
+
+def axe_elements(page, content: str = LESSON_CONTENT, known: dict | None = None) -> list[dict]:
+    """axe-core's WCAG 2 A and AA violations on the page, one row per element: {rule, impact, target,
+    html, owner}, where owner is 'lesson' (inside `content`: what the lesson itself put there), the
+    reason of the `known` entry ((rule, CSS selector) -> reason) that the element matches, or 'page'."""
+    script = axe_script()
+    if script is None:
+        raise RuntimeError("axe-core is not installed: npm install -g axe-core (as .ci/run does)")
+    known = JUPYTERLAB_KNOWN if known is None else known
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=str(script))
+    return page.evaluate(
+        """async ([content, known]) => {
+            const result = await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa']},
+                                                    resultTypes: ['violations']});
+            return result.violations.flatMap(v => v.nodes.map(node => {
+                const el = document.querySelector(node.target[node.target.length - 1]);
+                let owner = 'page';
+                if (el && el.closest(content)) { owner = 'lesson'; }
+                else if (el) {
+                    const hit = known.find(([rule, selector]) => rule === v.id && el.matches(selector));
+                    if (hit) { owner = hit[2]; }
+                }
+                return {rule: v.id, impact: node.impact || v.impact, target: node.target.join(' '),
+                        html: node.html.slice(0, 160), owner: owner};
+            }));
+        }""", [content, [[rule, selector, reason] for (rule, selector), reason in known.items()]])
+
+
+def axe_table(elements: list[dict]) -> list[dict]:
+    """axe_elements' rows counted by rule, impact and owner: {rule, impact, owner, count, example}."""
+    rows: dict = {}
+    for e in elements:
+        row = rows.setdefault((e["rule"], e["impact"], e["owner"]), {
+            "rule": e["rule"], "impact": e["impact"], "owner": e["owner"], "count": 0, "example": e["html"]})
+        row["count"] += 1
+    return sorted(rows.values(), key=lambda r: (r["owner"] != "lesson", r["rule"]))
+
+
+def axe_violations(page, content: str = LESSON_CONTENT, known: dict | None = None) -> list[dict]:
+    """axe_elements, counted (axe_table): the table the browser test stores for each lesson."""
+    return axe_table(axe_elements(page, content, known))
+
+
 def _number(text: str) -> float:
     """A slider readout as a number (ipywidgets writes negatives with the Unicode minus sign)."""
     return float(text.strip().replace("\u2212", "-"))

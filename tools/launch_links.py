@@ -32,19 +32,21 @@ def web_url(remote: str) -> str:
     return f"{scheme}://{m.group(1)}/{m.group(2)}"
 
 
-def binder_link(repo: str, branch: str = "main") -> str:
+def binder_link(repo: str, branch: str = "main", path: str = START) -> str:
+    """Binder, opening JupyterLab on `path` (a file of the repository; the start lesson by default)."""
     url = web_url(repo)
     gh = re.fullmatch(r"https://github\.com/([^/]+)/([^/]+)", url)
     spec = f"gh/{gh.group(1)}/{gh.group(2)}" if gh else f"git/{quote(url, safe='')}"
-    return f"https://mybinder.org/v2/{spec}/{branch}?urlpath={quote('lab/tree/' + START, safe='')}"
+    return f"https://mybinder.org/v2/{spec}/{branch}?urlpath={quote('lab/tree/' + path, safe='')}"
 
 
-def hub_link(repo: str, hub: str, branch: str = "main") -> str:
+def hub_link(repo: str, hub: str, branch: str = "main", path: str = START) -> str:
+    """The hub's nbgitpuller link, opening JupyterLab on `path` (the start lesson by default)."""
     url = web_url(repo)
     folder = url.rstrip("/").rsplit("/", 1)[-1]
     return (f"{hub.rstrip('/')}/hub/user-redirect/git-pull?repo={quote(url, safe='')}"
             f"&branch={quote(branch, safe='')}"
-            f"&urlpath={quote(f'lab/tree/{folder}/{START}', safe='')}")
+            f"&urlpath={quote(f'lab/tree/{folder}/{path}', safe='')}")
 
 
 def badge(repo: str, branch: str = "main") -> str:

@@ -65,7 +65,7 @@ install "$env_dir/bin/pip" -r binder/requirements-test.txt
 "$env_dir/bin/pip" check
 PATH="$env_dir/bin:$PATH" bash binder/start "$env_dir/bin/python" -m pytest -q
 
-echo "== offline, with a fresh home: the lessons and the browser tests with no network (loopback only) =="
+echo "== offline, with a fresh home: the lessons, the browser tests and the course site with no network (loopback only) =="
 # lesson 08's model file is in the image, outside $HOME (postBuild fetched it; binder/start names it)
 model=$(PATH="$env_dir/bin:$PATH" bash binder/start "$env_dir/bin/python" -c \
   "from attention_lab.real_model import find_model; print(find_model(fetch=False))")
@@ -77,7 +77,8 @@ if unshare -n true 2>/dev/null; then
   # matplotlib builds its font list once in a fresh home (a message on stderr): before the lessons run
   unshare -n bash -c "ip link set lo up && export HOME='$fresh_home' PATH='$env_dir/bin':\$PATH && \
     bash binder/start python -c 'import matplotlib.pyplot' 2>/dev/null && \
-    bash binder/start python -m pytest -q --nbval notebooks tests/test_browser.py tests/test_hub_link.py"
+    bash binder/start python -m pytest -q --nbval notebooks tests/test_browser.py tests/test_hub_link.py \
+      tests/test_site.py"
   if [ -e "$fresh_home/.cache/attention-lab" ]; then echo "a lesson wrote a model file into the home" >&2; exit 1; fi
 else
   echo "cannot create a network namespace here (needs root or user namespaces): offline run skipped" >&2

@@ -10,6 +10,7 @@ imported on first use of one of their names.
 
 import importlib
 
+from . import alt_text
 from .decoding import (
     BlockWeights,
     KVCache,
@@ -87,6 +88,9 @@ from .training import (
 )
 
 __version__ = "0.2.0"
+
+# In a notebook, every figure is shown with alt text that says what it shows (alt_text.py).
+alt_text.install()
 
 # The pictures and explorers need matplotlib, seaborn and ipywidgets (about half a second to
 # import): their names are loaded on first use (PEP 562), so `import attention_lab` stays quick.

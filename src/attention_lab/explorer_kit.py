@@ -18,6 +18,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .alt_text import AltImage, describe_figure
+
 # Unhinted glyphs draw about a third faster, and at these sizes they look the same.
 _FAST_TEXT = {"text.hinting": "none"}
 
@@ -85,6 +87,45 @@ def _on_grid(c: Control):
     k = round((c.value - c.low) / c.step)
     value = min(max(c.low + k * c.step, c.low), c.high)
     return round(value) if c.integer else round(value, 10)
+
+
+# Run by the browser inside each explorer: ipywidgets 8 gives its sliders' handles (role=slider) no
+# name, so this names each after the label beside it, and copies the alt text the kernel computes
+# (data-alt, see Explorer.alt_text) onto the live image, again after every redraw.
+NAMING_SCRIPT = """<script>
+(function () {
+  var me = document.currentScript, tries = 0;
+  function name(box) {
+    box.querySelectorAll('.widget-slider').forEach(function (s) {
+      var label = s.querySelector('.widget-label');
+      var text = label ? label.textContent.trim() : '';
+      s.querySelectorAll('[role=slider]').forEach(function (h) {
+        if (text && h.getAttribute('aria-label') !== text) { h.setAttribute('aria-label', text); }
+      });
+    });
+    var words = box.querySelector('[data-alt]'), img = box.querySelector('img');
+    if (words && img && img.alt !== words.dataset.alt) { img.alt = words.dataset.alt; }
+  }
+  function start() {
+    var box = me.closest('.attention-lab-explorer');
+    if (!box) { if (++tries < 300) { setTimeout(start, 100); } return; }
+    name(box);
+    new MutationObserver(function () { name(box); }).observe(box, {subtree: true, childList: true,
+      characterData: true, attributes: true, attributeFilter: ['src', 'data-alt']});
+  }
+  start();
+})();
+</script>"""
+
+
+def names_for_screen_readers():
+    """A hidden Output widget whose HTML runs NAMING_SCRIPT (an Output widget's outputs are trusted,
+    so JupyterLab runs their scripts; the HTML widget's are never run)."""
+    import ipywidgets as widgets
+    from IPython.display import HTML
+    box = widgets.Output(layout=widgets.Layout(display="none"))
+    box.append_display_data(HTML(NAMING_SCRIPT))
+    return box
 
 
 def _slider(c: Control):
@@ -513,7 +554,7 @@ class Explorer:
             widgets.HBox([widgets.VBox([*self.sliders.values(), self.reset_button],   # never squeezed:
                                        layout=widgets.Layout(flex="0 0 auto")),    # readouts stay whole
                           self.numbers]),
-            self.image])
+            self.image, names_for_screen_readers()])
         self.widget.add_class("attention-lab-explorer")
 
     @property
@@ -531,16 +572,24 @@ class Explorer:
         """Current slider values, by key."""
         return {k: s.value for k, s in self.sliders.items()}
 
-    def snapshot(self):
-        """The figure as it is now, as a static image (for the checked cell next to an explorer)."""
-        from IPython.display import Image as IPyImage
-        return IPyImage(data=self.image.value, format="png")
+    def snapshot(self) -> AltImage:
+        """The figure as it is now, as a static image with its alt text (for the checked cell next to
+        an explorer)."""
+        return AltImage(bytes(self.image.value), self.alt_text())
+
+    def alt_text(self) -> str:
+        """The picture in words, as a screen reader reads it: the heatmaps, then the numbers printed."""
+        if self.error is not None:
+            return f"The heatmaps are empty: this input is impossible. {self.error}"
+        return f"{describe_figure(self.figure)} The numbers beside it: {self.summary()}"
 
     def _numbers_html(self) -> str:
-        """The numbers, stamped with the slider values they were computed from (for browser tests)."""
+        """The numbers, stamped with the slider values they were computed from (for browser tests) and
+        with the picture's alt text (copied onto the image in the browser: names_for_screen_readers)."""
         text = html.escape(self.describe(self.values, self.result))
         state = html.escape(json.dumps(self.values), quote=True)
-        return (f"<pre class='al-numbers' data-state=\"{state}\" "
+        alt = html.escape(self.alt_text(), quote=True)
+        return (f"<pre class='al-numbers' data-state=\"{state}\" data-alt=\"{alt}\" "
                 f"style='font-size:15px; line-height:1.4; margin:0 1em'>{text}</pre>")
 
     def _on_change(self, change) -> None:
@@ -560,8 +609,9 @@ class Explorer:
         except ValueError as exc:
             # show the reason next to the sliders, and empty heatmaps: never the last good picture
             self.error = str(exc)
-            self.numbers.value = (f"<pre class='al-error' style='color:#b00020; font-size:15px'>"
-                                  f"{html.escape(self.error)}</pre>")
+            alt = html.escape(self.alt_text(), quote=True)
+            self.numbers.value = (f"<pre class='al-error' data-alt=\"{alt}\" "
+                                  f"style='color:#b00020; font-size:15px'>{html.escape(self.error)}</pre>")
             self.image.value = self.renderer.png(cells=False)
             if self.hide_on_error:
                 self.image.layout.display = "none"

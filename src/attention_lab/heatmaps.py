@@ -168,10 +168,12 @@ def thumbnails(ax, w: np.ndarray, picks: dict, open_head: tuple[int, int] | None
 
 
 def text_color(background) -> str:
-    """Dark or white annotation text, whichever has the higher WCAG contrast on `background`."""
+    """Black or white annotation text, whichever has the higher WCAG contrast on `background`.
+
+    One of the two always reaches 4.58:1 (the worst case is a cell of relative luminance 0.179),
+    above the 4.5:1 that WCAG AA asks of text; a dark grey instead of black fell to 3.9:1."""
     lum = sns.utils.relative_luminance(background)
-    dark = 0.0194   # relative luminance of the dark text grey '.15'
-    return ".15" if (lum + 0.05) / (dark + 0.05) >= 1.05 / (lum + 0.05) else "w"
+    return "k" if (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) else "w"
 
 
 def set_heatmap(ax, values: np.ndarray, fmt: str) -> None:

@@ -21,6 +21,7 @@ from ._validate import (
     shape_of,
     weights_in_0_1,
 )
+from .alt_text import say
 from .heads import multi_head_inputs, multi_head_parts
 from .heatmaps import (
     FONT,
@@ -98,7 +99,13 @@ def plot_cost(table: dict[str, np.ndarray]) -> Figure:
     ax.legend(fontsize=FONT["ticks"] - 1)
     ax.xaxis.label.set_size(FONT["labels"])
     ax.yaxis.label.set_size(FONT["labels"])
-    return fig
+    n = table["n"]
+    slower = "at every n the loop takes longer" if np.all(table["loop_s"] > table["matrix_s"]) else \
+        "the loop is not slower at every n"
+    return say(fig, "Figure. “the same numbers, computed two ways”: a line chart on log scales of the "
+                    "seconds for all n outputs against the number of tokens n, from "
+                    f"{n[0]} to {n[-1]}, for the loop (attend_one per token) and the matrix form; "
+                    f"{slower} (the times are this computer's, measured when the lesson ran).")
 
 
 def is_identity(W: np.ndarray) -> bool:
