@@ -174,7 +174,8 @@ def test_tab_completion_offers_no_answer_key(tmp_path):
                 assert not right_for(value, [ex.key]), f"{kind}.{name} holds its answer"
 
 
-PUBLIC = {"key", "question", "kind", "check", "evaluate", "named", "fallback", "expects", "softmax"}
+PUBLIC = {"key", "question", "kind", "check", "evaluate", "named", "fallback", "expects", "softmax",
+          "accepts"}     # accepts(answer): only whether evaluate says ✓, no more than evaluate tells
 
 
 @pytest.mark.parametrize("key", sorted(al.EXERCISES))

@@ -111,3 +111,20 @@ def test_a_students_own_function_with_a_locked_name_stays_theirs():
         with pytest.raises(ShortcutLocked, match=r"al\.softmax is switched off"):
             namespace["theirs"](np.zeros(4))
     assert np.allclose(al.softmax(np.zeros(4)), 0.25)                  # put back afterwards
+
+
+def test_accepts_is_evaluates_tick_and_nothing_else():
+    """`accepts` (what tests/test_exercises_on_screen.py asks of each candidate) says yes exactly where
+    `evaluate` says ✓: numbers of the solution's shape, each within 0.005 (the promise, written here)."""
+    ex = Exercise("t.1", "?", lambda: np.array([[1.0, 2.0], [3.0, 4.0]]),
+                  mistakes={"transposed": (lambda: np.array([[1.0, 3.0], [2.0, 4.0]]), "rows are queries")})
+    right = np.array([[1.0, 2.0], [3.0, 4.0]])
+    answers = [right, right.tolist(), right + 0.0049, right - 0.0049, right + 0.0051, right.T, right[0],
+               right.ravel(), None, ..., "1 2 3 4", np.full((2, 2), np.nan), right * np.inf,
+               [[1, 2], [3, 4]], lambda: right]
+    for answer in answers:
+        said = ex.evaluate(answer).status
+        assert ex.accepts(answer) == (said == "correct"), (answer, said)
+    assert [ex.accepts(a) for a in answers[:5]] == [True, True, True, True, False]
+    assert ex.evaluate(right.T).mistake == "transposed" and not ex.accepts(right.T)
+    assert ex.accepts([[1, 2], [3, 4]]) and not ex.accepts(None) and not ex.accepts(...)

@@ -441,7 +441,7 @@ def test_wrong_answer_gets_its_hint(key, answer, mistake, phrase):
 
 
 # lessons 07, 08 and 09 test their wrong answers in their own files (test_induction.py, test_real_model.py,
-# test_knockouts_09.py)
+# lessons/test_09_*.py)
 OWN_FILES = ("07.", "08.", "09.")
 
 

@@ -73,6 +73,26 @@ def test_readme_maps_every_lesson_to_its_module():
     assert modules == named, f"modules the README does not place: {modules - named}; gone: {named - modules}"
 
 
+def test_lesson_tests_are_named_after_their_lesson():
+    """tests/lessons/ holds each lesson's claims in files named test_NN_<what>.py, NN a lesson of notebooks/,
+    and every lesson has one; no test file is named after the review round that wrote it."""
+    lessons = {p.name[:2] for p in (ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")}
+    files = sorted(p.name for p in (ROOT / "tests" / "lessons").glob("test_*.py"))
+    wrong = [f for f in files if not re.fullmatch(r"test_\d\d_[a-z0-9_]+\.py", f) or f[5:7] not in lessons]
+    assert not wrong, f"tests/lessons/ files not named test_NN_<what>.py for a lesson NN: {wrong}"
+    assert {f[5:7] for f in files} == lessons, "a lesson has no file in tests/lessons/"
+    reviews = [p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("test_review*.py")]
+    assert not reviews, f"named after a review round, not after what they test: {reviews}"
+
+
+def test_readme_names_only_test_files_that_exist():
+    """The README's map of the tests (For contributors) names files that are there."""
+    section = README[README.index("## For contributors"):]
+    named = set(re.findall(r"`(?:tests/)?(?:lessons/)?(test_\w+\.py|\w+_helpers\.py)`", section))
+    there = {p.name for p in (ROOT / "tests").rglob("*.py")}
+    assert named and named <= there, f"the README names test files that are not there: {named - there}"
+
+
 def test_public_functions_have_type_hints():
     import inspect
 

@@ -5,6 +5,8 @@ Not part of the runtime package: students never need it.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import attention_lab as al
@@ -37,12 +39,18 @@ def _training_explorer():
     return al.training_explorer(run, held_ids, held_targets)
 
 
+@functools.cache
+def lesson_07_run(seed: int = 0) -> al.InductionRun:
+    """Lesson 07's 1200-step run (weights kept every 20 steps) with training `seed`: trained once per
+    process, for the explorer and for every test file that needs it (never kept across runs)."""
+    return al.train_induction(al.InductionConfig(), steps=1200, seed=seed, snapshots=range(0, 1201, 20))
+
+
 def _induction_explorer():
     """Lesson 07's explorer: the lesson's 1200-step run and probe, snapshots as in the lesson."""
     cfg = al.InductionConfig()
-    run = al.train_induction(cfg, steps=1200, seed=0, snapshots=range(0, 1201, 20))
     probe = al.repeated_batch(np.random.default_rng(7), 1, cfg)[0][0]
-    return al.induction_explorer(run, probe, start=400)
+    return al.induction_explorer(lesson_07_run(0), probe, start=400)
 
 
 def model_explorers() -> dict:

@@ -11,10 +11,10 @@
 #     jupyter_server, ipykernel and ipywidgets its Python 3.11 base environment ships; the file says
 #     where the versions come from). Then, as repo2docker does, binder/requirements.txt installed from
 #     the repository root, binder/postBuild, and `pip check`, which must pass.
-#  4. The test tools (binder/requirements-test.txt) layered on top of 3, then the whole test suite,
-#     then the lessons and the browser test again with no network (loopback only) and a fresh, empty
-#     home, as on a hub that mounts each student's home over the image's. Everything runs under
-#     binder/start, as the image's entrypoint runs it.
+#  4. The test tools (binder/requirements-test.txt) layered on top of 3, then the whole test suite, once,
+#     as a student's session meets it: no network (loopback only), a fresh, empty home (as on a hub that
+#     mounts each student's home over the image's), and everything under binder/start, as the image's
+#     entrypoint runs it. One pass checks the exact pins, the offline lessons and the fresh home together.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=$(sed -n 's/^python-\([0-9][0-9.]*\)[[:space:]]*$/\1/p' binder/runtime.txt)
@@ -60,12 +60,9 @@ if grep -q "dependency conflicts" "$work/pip.log"; then echo "pip reported depen
 echo "the model in the image, outside \$HOME: $(du -sm "$env_dir/share/attention-lab" | cut -f1) MB in $env_dir/share/attention-lab (the file and its float32 copy)"
 echo "pip check passed in repo2docker's starting environment ($(grep -E '^jupyterlab==|^notebook==' binder/repo2docker-base.txt | tr '\n' ' ')); built in ${installed} s"
 
-echo "== 4. the test tools on top, then the whole test suite =="
+echo "== 4. the test tools on top, then the whole test suite: no network, a fresh home, binder/start =="
 install "$env_dir/bin/pip" -r binder/requirements-test.txt
 "$env_dir/bin/pip" check
-PATH="$env_dir/bin:$PATH" bash binder/start "$env_dir/bin/python" -m pytest -q
-
-echo "== offline, with a fresh home: the lessons, the browser tests and the course site with no network (loopback only) =="
 # lesson 08's model file is in the image, outside $HOME (postBuild fetched it; binder/start names it)
 model=$(PATH="$env_dir/bin:$PATH" bash binder/start "$env_dir/bin/python" -c \
   "from attention_lab.real_model import find_model; print(find_model(fetch=False))")
@@ -73,15 +70,18 @@ case "$model" in "$env_dir"/share/attention-lab/*) echo "model file: $model";;
   *) echo "the model file is not in the image's folder: $model" >&2; exit 1;; esac
 fresh_home="$work/home"
 mkdir -p "$fresh_home"
+suite_start=$(date +%s)
 if unshare -n true 2>/dev/null; then
   # matplotlib builds its font list once in a fresh home (a message on stderr): before the lessons run
   unshare -n bash -c "ip link set lo up && export HOME='$fresh_home' PATH='$env_dir/bin':\$PATH && \
     bash binder/start python -c 'import matplotlib.pyplot' 2>/dev/null && \
-    bash binder/start python -m pytest -q --nbval notebooks tests/test_browser.py tests/test_hub_link.py \
-      tests/test_site.py"
+    bash binder/start python tools/suite_time.py --report '$work/suite-times.xml' -- -q"
   if [ -e "$fresh_home/.cache/attention-lab" ]; then echo "a lesson wrote a model file into the home" >&2; exit 1; fi
 else
-  echo "cannot create a network namespace here (needs root or user namespaces): offline run skipped" >&2
+  echo "cannot create a network namespace here (needs root or user namespaces): the suite runs online" >&2
   [ -z "${CI:-}" ] || exit 1
+  PATH="$env_dir/bin:$PATH" bash binder/start "$env_dir/bin/python" tools/suite_time.py \
+    --report "$work/suite-times.xml" -- -q
 fi
+echo "the whole suite in the student image, offline with a fresh home: $(( $(date +%s) - suite_start )) s"
 echo "student image: ${student} MB, ${ratio} % above the bare runtime (${bare} MB); lesson 08's model file aside"

@@ -156,10 +156,23 @@ class Exercise(_Checked):
         way of its own, e.g. an answer in another unit)."""
         return Result("mistake", f"Exercise {self.key}: not yet. Hint: {self._mistakes[name][1]}", name)
 
+    def accepts(self, answer) -> bool:
+        """Whether `evaluate` says ✓ to `answer`: finite numbers of the solution's shape, each within
+        TOLERANCE of it. The hints are not looked for (a search over many candidates asks only this)."""
+        if answer is None or answer is Ellipsis:
+            return False
+        got = read_numbers(answer)
+        if isinstance(got, str) or not np.isfinite(got).all():
+            return False
+        expected = np.asarray(self._answer_key(), dtype=float)
+        return got.shape == expected.shape and bool(np.allclose(got, expected, rtol=0, atol=TOLERANCE))
+
     def evaluate(self, answer) -> Result:
         """Compare an answer with the solution and with each known mistake."""
         if answer is None or answer is Ellipsis:
             return Result("unanswered", f"Exercise {self.key}: not answered yet.")
+        if self.accepts(answer):
+            return Result("correct", f"Exercise {self.key}: ✓ correct.")
         expected = np.asarray(self._answer_key(), dtype=float)
         wanted = self.expects or f"numbers of shape {expected.shape}"
         got = read_numbers(answer)
@@ -171,8 +184,6 @@ class Exercise(_Checked):
             tip = (" Did a softmax overflow? Subtract the maximum score first." if self.softmax else
                    " Give finite numbers.")
             return Result("wrong", f"Exercise {self.key}: your answer contains NaN or inf{place}.{tip}")
-        if got.shape == expected.shape and np.allclose(got, expected, rtol=0, atol=TOLERANCE):
-            return Result("correct", f"Exercise {self.key}: ✓ correct.")
         for name, (wrong, hint) in self._mistakes.items():  # a known mistake may have its own shape
             mistaken = np.asarray(wrong(), dtype=float)
             if got.shape == mistaken.shape and np.allclose(got, mistaken, rtol=0, atol=TOLERANCE):

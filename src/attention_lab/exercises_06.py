@@ -25,6 +25,7 @@ def _design_06():
     wrong = {"rotate right": scores(places - 1), "reversal": scores(n - 1 - places),
              "too weak": scores(places + 1, 3.0), "no wrap": scores(places + 1) * (places < n - 1)[:, None],
              "weights for scores": scores(places + 1, 1.0)}
+    wrong_weights = {name: softmax(m) for name, m in wrong.items()}      # each mistake's weights, once
 
     def too_weak(M, A):
         """The first row whose right key gets < 0.9: 'too weak' if its other keys are level (the margin
@@ -50,8 +51,8 @@ def _design_06():
         moved = (out.argmax(axis=1) == np.roll(fresh, -1, axis=1)).all()
         if moved and (A[places, (places + 1) % n] >= 0.9).all():
             return None
-        for name, m in wrong.items():
-            if np.allclose(softmax(m), A, atol=0.05):
+        for name, weights in wrong_weights.items():
+            if np.allclose(weights, A, atol=0.05):
                 return name
         tied = np.isclose(A, A.max(axis=1, keepdims=True), rtol=0, atol=1e-12)   # (n, n) each row's top
         wins = (tied.sum(axis=1) == 1) & (A.argmax(axis=1) == (places + 1) % n)  # (n,) the right key alone

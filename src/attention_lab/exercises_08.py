@@ -24,13 +24,12 @@ DISTANCES = np.arange(6)           # the key is 0..5 tokens before the query (0:
 
 def rope_weights(pair: np.ndarray) -> np.ndarray:
     """Weights (3 positions, 6 distances): query pair[0] at p, key pair[1] at p - distance, base 100."""
-    q, k = pair[0][None, :], pair[1][None, :]
-    out = []
-    for p in QUERY_POSITIONS:
-        qr = rope(q, [p], base=100.0)                                           # (1, 4)
-        kr = np.vstack([rope(k, [p - int(d)], base=100.0) for d in DISTANCES])  # (6, 4)
-        out.append(softmax_unchecked(default_scale(4) * (kr @ qr[0])))         # (6,)
-    return np.array(out)
+    at = np.array(QUERY_POSITIONS)
+    back = (at[:, None] - DISTANCES[None, :]).ravel()                            # (18,) the keys' places
+    qr = rope(np.repeat(pair[:1], len(at), axis=0), at, base=100.0)            # (3, 4)
+    kr = rope(np.repeat(pair[1:], len(back), axis=0), back, base=100.0)        # (18, 4)
+    kr = kr.reshape(len(at), len(DISTANCES), -1)                               # (3, 6, 4)
+    return softmax_unchecked(default_scale(4) * np.einsum("pdk,pk->pd", kr, qr))   # (3, 6)
 
 
 def _design_08():

@@ -1,7 +1,7 @@
 """Lesson 09's exercises (registered in exercises.EXERCISES): what a knockout costs, predicted before it
 runs, a mean-ablation computed by hand, which of two sliding-window caches does better, a logit-lens rank
 by hand, and what a lower temperature does to a close second. The predictions are measured on the real
-model in tests/test_knockouts_09.py, tests/test_window_09.py and tests/test_text_09.py; 09.7, a cache designed
+model in tests/lessons/test_09_knockouts.py, test_09_window.py and test_09_text.py; 09.7, a cache designed
 within a budget, is judged on a table of measured losses (no model needed to check it)."""
 
 from __future__ import annotations
@@ -54,7 +54,8 @@ NEAR_09_7 = 0.01
 """09.7: a design less than this much over the goal is told its numbers, not sent to a longer window."""
 
 FULL_09_7 = 3.4380
-"""Full attention's mean loss on hw.STREAM_TEXT, in nats (measured; tests/test_window_09.py recomputes it)."""
+"""Full attention's mean loss on hw.STREAM_TEXT, in nats (measured; tests/lessons/test_09_window.py recomputes
+it)."""
 
 _LOSS_ROWS = {   # window: the mean loss (nats) keeping 0, 1, ..., 8 first tokens (hw.window_forward)
      16: (5.5023, 4.0782, 4.0124, 3.9965, 3.9925, 3.9742, 3.9594, 3.9525, 3.9319),
@@ -67,7 +68,7 @@ _LOSS_ROWS = {   # window: the mean loss (nats) keeping 0, 1, ..., 8 first token
 }
 LOSSES_09_7 = {(window, keep): loss for window, row in _LOSS_ROWS.items() for keep, loss in enumerate(row)}
 """09.7's table, (window, keep) -> mean loss on hw.STREAM_TEXT: measured once, so that the check needs no
-model (tests/test_window_09.py runs the model again on the designs near the goal)."""
+model (tests/lessons/test_09_window.py runs the model again on the designs near the goal)."""
 
 
 def _design_09_7(answer) -> tuple[int, int] | str:

@@ -239,7 +239,7 @@ def test_the_picks_are_lesson_08s():
     """The strongest head of each score, as lesson 08's stored output prints them (read from its notebook)."""
     import json
     from pathlib import Path
-    path = Path(__file__).parents[1] / "notebooks" / "08-inside-a-real-language-model.ipynb"
+    path = Path(__file__).parents[2] / "notebooks" / "08-inside-a-real-language-model.ipynb"
     nb = json.loads(path.read_text())
     printed = "".join("".join(o.get("text", "")) for c in nb["cells"] if c.get("id") == "r08-scores"
                       for o in c.get("outputs", []))

@@ -8,25 +8,24 @@ lesson's words, written here; the measurements are redone here where the lesson 
 The lesson words its claims for training seeds 0-15. CI checks seeds 0-7; the others are checked on
 request, with the seeds named in the environment variable LESSON_07_SEEDS (a list of seeds and ranges):
 
-    LESSON_07_SEEDS=8-15 python -m pytest tests/test_review_07.py
+    LESSON_07_SEEDS=8-15 python -m pytest tests/lessons/test_07_training_seeds.py
 
-Also: the teaching guide's lesson-07 numbers are on the lesson's screen, and the head scores' halves are
-drawn without repeated tokens.
+Also here, as they need the lesson's run or another seed's: the head scores' halves are drawn without
+repeated tokens, the explorer's numbers and the guide's answer are the run's, and the review's round 3
+claims about training seeds 16 and 18 and the content task. Lesson 07's claims that need no training run
+are in test_07_attention_learns_to_look_things_up.py; the lesson's text is read by lesson07_cells.py.
 """
 
 import functools
-import json
 import os
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
+from explorer_registry import lesson_07_run
+from lesson07_cells import guide_lesson_07, screen, words
 
 import attention_lab as al
 
-ROOT = Path(__file__).resolve().parents[1]
-LESSON = ROOT / "notebooks" / "07-attention-learns-to-look-things-up.ipynb"
 LN24 = np.log(24)
 CFG = al.InductionConfig()
 STEPS = 1200                          # the lesson's training runs (section 4, section 8)
@@ -82,11 +81,11 @@ def content(seed):
             "looked": (looked == held_max).mean()}
 
 
-@functools.cache
 def two_layer(seed):
-    """Section 4's run, trained with `seed`, its weights kept every 20 steps."""
-    return al.train_induction(CFG, steps=STEPS, batch=32, lr=0.01, seed=seed,
-                              snapshots=range(0, STEPS + 1, 20))
+    """Section 4's run, trained with `seed`, its weights kept every 20 steps (once per process: the explorer
+    tests of this worker share it, tools/explorer_registry.py)."""
+    assert STEPS == 1200 and CFG == al.InductionConfig()          # the run lesson_07_run trains
+    return lesson_07_run(seed)
 
 
 @functools.cache
@@ -134,7 +133,8 @@ def slider(run, probe):
     """The explorer's two numbers at every kept step: layer 1's weight on the previous token at places
     1-10, layer 2's on the token after the earlier copy of the query's token, measured here on the probe
     from the kept weights. (The explorer itself is built for one seed below and driven through its widget
-    in tests/test_try_this.py: building one per seed would draw 8 figures for nothing.)"""
+    in tests/lessons/test_07_attention_learns_to_look_things_up.py: building one per seed would draw 8
+    figures for nothing.)"""
     n = len(probe)
     keys = np.arange(1, 11)
     pairs = [(q, j + 1) for q in range(n) for j in range(q - 1) if probe[j] == probe[q]]
@@ -300,12 +300,6 @@ def check_07_1_the_reversed_copy_costs_a_little_more(seed):
     assert 0.25 <= bet <= 0.42
 
 
-def test_07_1_hint_quotes_the_first_copy_loss_on_screen():
-    hint = al.EXERCISES["07.1"].evaluate("b").message
-    quoted = re.search(r"(\d\.\d\d) in the lesson", hint)[1]
-    assert f"first copy {quoted}" in screen()
-
-
 # ---------------------------------------------------------------- every claim, on every seed
 CLAIMS = [
     check_content_task,
@@ -348,12 +342,6 @@ def test_prefix_matching_halves_hold_no_repeated_token():
     assert abs(al.head_scores(run.params, CFG, seed=11)["prefix-matching"][1, 0] - mine) < 0.03
 
 
-def test_head_scores_refuse_a_vocabulary_too_small_for_distinct_halves():
-    cfg = al.InductionConfig(vocab_size=3, n=8, d=4, segment=2)
-    with pytest.raises(ValueError, match="vocab_size"):
-        al.head_scores(al.init_induction(cfg), cfg)
-
-
 # ---------------------------------------------------------------- the explorer's numbers and their baselines
 def test_explorer_prints_layer_1_where_it_is_needed_and_the_even_spread():
     run = induction(0)["run"]
@@ -371,36 +359,6 @@ def test_explorer_prints_layer_1_where_it_is_needed_and_the_even_spread():
 
 
 # ---------------------------------------------------------------- the guide's lesson-07 numbers
-@functools.cache
-def screen() -> str:
-    """Everything lesson 07 shows as text: its code and its outputs."""
-    parts = []
-    for cell in json.loads(LESSON.read_text(encoding="utf-8"))["cells"]:
-        if cell["cell_type"] == "code":
-            parts.append("".join(cell["source"]))
-            for out in cell.get("outputs", []):
-                parts.append("".join(out.get("text", "")))
-                parts.append("".join(out.get("data", {}).get("text/plain", "")))
-    return "\n".join(parts)
-
-
-def guide_lesson_07() -> str:
-    """The guide's lesson-07 session (its plan and its misconceptions)."""
-    guide = (ROOT / "docs" / "teaching-guide.md").read_text(encoding="utf-8")
-    start = guide.index("## A third session (45 minutes): attention learns to look things up")
-    return guide[start:guide.index("\n## ", start + 1)]
-
-
-def test_guide_lesson_07_numbers_are_on_screen():
-    """Each decimal number the guide quotes for lesson 07 is on the lesson's screen, at its precision."""
-    shown = [float(x) for x in re.findall(r"-?\d+\.\d+", screen())]
-    quoted = re.findall(r"(?<![\w.])\d+\.\d+(?![\w.]*\d)", guide_lesson_07())
-    assert quoted, "the guide quotes no number for lesson 07"
-    missing = [q for q in quoted
-               if not any(round(x, len(q.split(".")[1])) == float(q) for x in shown)]
-    assert not missing, f"the guide quotes numbers lesson 07 does not show: {missing}"
-
-
 def test_guide_which_head_appears_first():
     """The guide's answer is the slider's: the two numbers pass one half together, at step 320; and the
     table's: in the lesson's run both heads copy by step 100 (both copying scores above one half)."""
@@ -411,35 +369,6 @@ def test_guide_which_head_appears_first():
 
 
 # ---------------------------------------------------------------- round 3 (reviews-round3/lesson-07.md)
-def cell(cell_id: str) -> str:
-    """The source of one cell of lesson 07, by its id."""
-    for c in json.loads(LESSON.read_text(encoding="utf-8"))["cells"]:
-        if c.get("id") == cell_id:
-            return "".join(c["source"])
-    raise KeyError(cell_id)
-
-
-def words() -> str:
-    """Lesson 07's prose, lines joined (a phrase may break across lines)."""
-    cells = json.loads(LESSON.read_text(encoding="utf-8"))["cells"]
-    return " ".join(" ".join("".join(c["source"]).split()) for c in cells if c["cell_type"] == "markdown")
-
-
-def test_no_sentence_says_the_lookup_must_go_through_the_keys():
-    """Defect 1: 'must' and 'only' were statements of necessity, false for some runs of the recipe (seed
-    18 below). Each quoted sentence is gone from the lesson and the guide; the lesson scopes the
-    K-composition story to its run and names the other circuit."""
-    said = words() + " " + " ".join(guide_lesson_07().split())
-    for quote in ("Its **key** at place $j$ must say", "Only layer 1's previous-token head can have written",
-                  "an induction head is useless without a previous-token head",
-                  "(0.98 and 0.92): K-composition is *the* path",
-                  "Its keys must say", "and only layer 1 writes that", "segment forms two heads"):
-        assert quote not in said, quote
-    assert "in this run K-composition is *the* path from layer 1" in words()
-    assert "With training seed 18, layer 1 becomes a *duplicate-token* head" in words()
-    assert "That is **Q-composition**" in words() and "with training seed 18" in guide_lesson_07()
-
-
 def test_training_seed_18_builds_its_induction_head_by_q_composition():
     """Defect 1: what the lesson (section 8) and the guide say of training seed 18, measured: layer 1 is a
     duplicate-token head, not a previous-token head; its output tells layer 2's query where the earlier
@@ -499,31 +428,3 @@ def test_digit_scores_rise_only_over_the_large_digits():
     assert "rises with its digit" not in words()
     assert "mean score of each key digit 0-9: " + " ".join(f"{v:.2f}" for v in by_key) in screen()
 
-
-def test_the_cuts_are_not_called_ways_to_break_it():
-    """Defect 5: two of the six cuts leave the lookup intact, as the lesson's assert says."""
-    assert "Six ways to break it" not in words()
-    assert "four of them break the lookup and two do not" in words()
-    code = cell("l07-s8-code")
-    assert len(re.search(r"breaking = \[(.*?)\]", code, re.S)[1].split('",')) == 4
-    assert len(re.search(r"harmless = \[(.*?)\]", code, re.S)[1].split('",')) == 2
-
-
-def test_circuit_titles_carry_the_scaling():
-    """Defect 9: the heatmaps show the scores divided by √32, as the prose and the code define them."""
-    code = cell("l07-s8-weights-code")
-    assert code.count("/ np.sqrt(32)") == 2
-    assert 'title="through layer 1: E W_q2 (E W_v1 W_O1 W_k2)ᵀ / √32"' in code
-    assert 'title="direct: E W_q2 (E W_k2)ᵀ / √32"' in code
-
-
-def test_claims_of_one_run_are_scoped():
-    """Defect 10: sentences that were true of the lesson's run and of seeds 0-15 but fail on some other
-    seeds (the fixed-distance prefix-matching score of seed 17, the spread of content seed 21) now say
-    so, and the lesson says where its claims about runs are checked."""
-    said = words()
-    assert "Each claim about a training run is checked on training seeds 0–15; other seeds can differ" in said
-    assert "prefix-matching score stays near 0 (here 0.00; below 0.1 with each of training seeds 0–15)" \
-        in said
-    assert "spread several times wider (more than 4 times with each of training seeds 0–15)" in said
-    assert "largest prefix-matching score 0.00" in screen()

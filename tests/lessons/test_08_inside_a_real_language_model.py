@@ -1,8 +1,12 @@
-"""Lesson 08's claims about random draws, checked on seeds 0 to 7 (review of issue 29, lesson 08).
+"""Lesson 08's claims (08-inside-a-real-language-model): its claims about random draws, checked on seeds 0
+to 7 (review of issue 29, lesson 08), its words after round 3 of that review, and exercise 08.1 and the
+guide's pair activity driven on the explorer.
 
 Section 5 measures every head on 40 random tokens repeated. What the prose says of that measurement
 either holds on every draw of seeds 0 to 7, or is given as its range over them; here the lesson's own
-cells run on each seed, and the claims are recomputed from the attention weights by hand.
+cells run on each seed, and the claims are recomputed from the attention weights by hand. The model is
+tests/conftest.py's real_model (SmolLM2-135M, loaded once for this file); the eight draws are measured
+once, in the module fixture `draws`. The explorer's "Things to try" are in test_08_things_to_try.py.
 """
 
 import json
@@ -16,7 +20,7 @@ import pytest
 from attention_lab import real_model as rm
 
 matplotlib.use("Agg")
-NOTEBOOKS = Path(os.environ.get("LESSON_NOTEBOOKS", Path(__file__).resolve().parents[1] / "notebooks"))
+NOTEBOOKS = Path(os.environ.get("LESSON_NOTEBOOKS", Path(__file__).resolve().parents[2] / "notebooks"))
 LESSON = NOTEBOOKS / "08-inside-a-real-language-model.ipynb"
 SEEDS = range(8)
 PERIOD = 40

@@ -5,7 +5,7 @@ import json
 import os
 from pathlib import Path
 
-NOTEBOOKS = Path(os.environ.get("LESSON_NOTEBOOKS", Path(__file__).resolve().parents[1] / "notebooks"))
+NOTEBOOKS = Path(os.environ.get("LESSON_NOTEBOOKS", Path(__file__).resolve().parents[2] / "notebooks"))
 LESSON = NOTEBOOKS / "09-heads-at-work.ipynb"
 
 

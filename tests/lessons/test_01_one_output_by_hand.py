@@ -1,0 +1,219 @@
+"""Lesson 01's claims (01-one-output-by-hand): its exercises and their hints (the defects of the review of
+lessons 00-03, rounds two and three, each pinned by a test), its words, and its token explorer's sliders
+moved as a student moves them.
+
+Every expected value is computed here by hand with plain NumPy (or typed from the review), never taken
+from the exercise modules. Slider claims are driven through the explorers' own sliders, as a student
+moves them; each slider test names the cell or guide section whose sentence it checks. A test that reads
+the lesson reads notebooks/ (or $ATTENTION_LAB_NOTEBOOKS). Shared helpers: tests/lesson_helpers.py.
+"""
+
+import re
+from pathlib import Path
+
+import numpy as np
+from lesson_helpers import (
+    CATS,
+    CCM,
+    CHASE,
+    I4,
+    MICE,
+    X01,
+    explorer,
+    hand_softmax,
+    lesson_cells,
+    move,
+    prose,
+    sm,
+    status,
+)
+
+import attention_lab as al
+from attention_lab.answer_keys import mistakes_of
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# ---------- defect 2: 01.3 rewarded 'animal' ----------------------------------------------------------
+
+def small_row(row):
+    W = np.zeros((4, 4))
+    W[3] = row
+    return W
+
+
+def test_01_3_refuses_a_query_that_also_asks_animal():
+    """The review's counterexample: cats, small, a small noun that is no animal. With small's row
+    [2, 0, 2, 2] the weights tie 0.468 / 0.063 / 0.468 (by hand); [2, 0, 0, 2] gives 0.787 to the noun."""
+    S = np.array([[1.0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 1]])
+    asks_animal = sm(S @ np.array([2.0, 0, 2, 2]))
+    assert np.allclose(asks_animal, [0.468, 0.063, 0.468], atol=1e-3)
+    assert np.allclose(sm(S @ np.array([2.0, 0, 0, 2])), [0.107, 0.107, 0.787], atol=1e-3)
+    result = status("01.3", small_row([2.0, 0, 2, 2]))
+    assert result.status == "mistake" and result.mistake == "asks animal", result.message
+    assert "animal" in result.message and "noun? and small?" in result.message
+    for row in ([2.0, 0, 0, 2], [3.0, 0, 0, 3], [3.0, -1, 0, 3]):       # the intended answers pass
+        assert status("01.3", small_row(row)).status == "correct", row
+    W = small_row([3.0, 0, 0, 3])
+    W[1, 2] = 2.0                                                       # with the lesson's verb row
+    assert status("01.3", W).status == "correct"
+    assert "three fresh sentences" in prose("01", "ex-01-3") and "an animal or not" in prose("01", "ex-01-3")
+
+
+def test_01_1_asks_for_the_scores_and_the_weights():
+    """By hand: x₃ = small scores 0, 0, 1, 1 (the tie with mice), and their softmax."""
+    s = np.array([0.0, 0.0, 1.0, 1.0])
+    assert np.allclose(X01 @ X01[2], s)
+    assert status("01.1", [s, sm(s)]).status == "correct"
+    assert status("01.1", np.round([s, sm(s)], 2)).status == "correct"
+    assert status("01.1", sm(s)).mistake == "weights only"
+    one_call = np.array(al.attend_one(2, X01, I4, I4, I4, scale=1.0))      # (y₃, w₃) as one array
+    assert status("01.1", one_call).mistake == "output and weights"
+    assert "scores" in prose("01", "ex1") and "two rows" in prose("01", "ex1")
+
+
+# ---------- defect 7: the debug exercises lock what would do them in one call ---------------------------
+
+def test_01_4_softmax_is_switched_off():
+    from attention_lab import softmax as imported_softmax
+
+    for fn in (lambda q, K: al.softmax(K @ q), lambda q, K: imported_softmax(K @ q)):
+        result = status("01.4", fn)
+        assert result.status != "correct" and "switched off" in result.message, result.message
+
+    def by_hand(q, K):
+        s = K @ q
+        e = np.exp(s - s.max())
+        return e / e.sum()
+    assert status("01.4", by_hand).status == "correct"
+    assert "al.softmax" in prose("01", "ex-01-4")
+
+
+# ---------- defect 5: lesson 01's explorer at x₂[verb] = 0 -----------------------------------------------
+
+def test_01_verb_zero_own_value_is_zero_too():
+    ccm = al.cats_chase_mice()
+    ex = al.token_explorer(1, ccm.X, ccm.W_q, ccm.W_k, ccm.W_v, ccm.tokens, ccm.features, scale=1.0)
+    ex.sliders["verb"].value = 0.0
+    y2 = ex.result["output"][0]
+    section_6 = ccm.X @ ccm.W_v                                       # the values printed in section 6
+    assert np.isclose(section_6.mean(axis=0)[1], 0.25)
+    assert np.isclose(y2[1], 0.0)                                     # chase's own value is zero now
+    moved = ccm.X.copy()
+    moved[1] = 0.0
+    assert np.allclose(y2, (moved @ ccm.W_v).mean(axis=0))
+    assert "y_2[\\text{verb}] = 0" in prose("01", "s11")
+    guide = " ".join((ROOT / "docs" / "teaching-guide.md").read_text(encoding="utf-8").split())
+    assert "y₂[verb] = 0" in guide
+
+
+# ---------- cosmetic items in the lessons' words --------------------------------------------------------
+
+def test_01_5_names_the_column_matrix_m():
+    text = prose("01", "ex-01-5")
+    assert "q = M x" in text and "q = W_q x" not in text
+    assert "x @ M.T" in mistakes_of("01.5")["no transpose"][1]
+
+
+def test_01_small_only_ties_and_a_longer_vector_wins():
+    x3 = X01[2]
+    assert x3 @ x3 == x3 @ X01[3] == 1 and x3 @ (2 * x3) == 2
+    assert "2x_3" in prose("01", "s4-note")
+
+
+def test_01_weights_title_does_not_name_w_v_as_a_cause():
+    assert "with W_q, W_k, W_v" not in lesson_cells("01")["s7-heatmap"]
+
+
+# ==========================================================================================================
+# Round three (/work/wt/reviews-round3/lessons-00-03.md): each defect pinned by a test.
+# ==========================================================================================================
+
+def exercise_01_5_data():
+    """01.5's data as the lesson prints it: tokens, M, v_1 and v_2 from the question, y_1 from its cell."""
+    text, code = prose("01", "ex-01-5"), lesson_cells("01")["ex-01-5-code"]
+    pair = r"\((-?[\d.]+), (-?[\d.]+)\)"
+    X = np.array([[float(a), float(b)] for a, b in
+                  (re.search(rf"\$x_{i} = {pair}\$", text).groups() for i in (1, 2, 3))])
+    V = np.array([[float(a), float(b)] for a, b in
+                  (re.search(rf"\$v_{i} = {pair}\$", text).groups() for i in (1, 2))])
+    rows = re.search(r"\\begin\{bmatrix\}(.*?)\\end\{bmatrix\}", text).group(1).split(r"\\")
+    M = np.array([[float(v) for v in row.split("&")] for row in rows])
+    y1 = np.array([float(v) for v in re.search(r"y_1 = np\.array\(\[(.*?)\]\)", code).group(1).split(",")])
+    return X, M, V, y1
+
+
+def v3_by_hand(X, V, y1, q, K=None):
+    """y_1 = w_1 v_1 + w_2 v_2 + w_3 v_3 solved for v_3, with the weights of query q over keys K (rows)."""
+    w = sm((X if K is None else K) @ q)
+    return (y1 - w[0] * V[0] - w[1] * V[1]) / w[2]
+
+
+def test_r3_01_5_the_three_readings_of_q_differ_and_only_m_x_passes():
+    """Defect 1: q = M x (right), q = x @ M (no transpose) and q = x (no M) give v_3s far apart, each
+    named."""
+    X, M, V, y1 = exercise_01_5_data()
+    right, no_t, no_m = (v3_by_hand(X, V, y1, q) for q in (M @ X[0], X[0] @ M, X[0]))
+    for a, b in ((right, no_t), (right, no_m), (no_t, no_m)):
+        assert np.abs(a - b).max() > 0.05, (a, b)
+    assert status("01.5", right).status == "correct"
+    assert status("01.5", np.round(right, 2)).status == "correct"
+    assert "x @ M.T" in status("01.5", no_t).message
+    assert status("01.5", no_m).mistake == "no M" and "without M" in status("01.5", no_m).message
+
+
+def test_r3_01_5_keys_through_m_get_their_own_hint():
+    """Defect 9: keys also sent through M (k = M x) are not told 'your weights come from q = x @ M'."""
+    X, M, V, y1 = exercise_01_5_data()
+    for q, keys in ((M @ X[0], X @ M.T), (X[0] @ M, X @ M)):       # with and without the transpose
+        message = status("01.5", v3_by_hand(X, V, y1, q, keys)).message
+        assert "k = x" in message and "the text's matrix used as ours" not in message, message
+
+
+# ---------- the explorer's sliders, moved as a student moves them (each test names the cell it checks)
+
+def hand_token_weights(x2):
+    """w_2j of lesson 01 (no scaling), by hand from the raw example with chase's features x2."""
+    X = CCM.X.copy()
+    X[CHASE] = x2
+    return hand_softmax((X @ CCM.W_k) @ (X[CHASE] @ CCM.W_q))
+
+
+def test_01_verb_zero_gives_equal_weights_and_the_plain_average():
+    """01 §9 (cell 's11'), first move; the guide's 25–32 question and its row "A token's output is
+    its own value": x₂[verb] = 0 makes the query zero, the weights all 0.25, y₂ the plain average."""
+    ex = explorer("01 token_explorer")
+    r = move(ex, "verb", 0.0)
+    assert np.allclose(r["x"] @ CCM.W_q, 0.0)                      # the query is zero
+    assert np.allclose(r["weights"], 0.25)
+    values = CCM.X.copy()
+    values[CHASE] = r["x"]
+    values = values @ CCM.W_v                                      # (4, d_v) with the moved x₂
+    assert np.allclose(r["output"][0], values.mean(axis=0))
+    assert not np.allclose(r["output"][0], values[CHASE])          # not its own value
+
+
+def test_01_verb_three_approaches_half_on_each_animal():
+    """01 §9, second move: x₂[verb] = 3, the weights on cats and mice approach 0.5 each."""
+    ex = explorer("01 token_explorer")
+    w1 = move(ex, "verb", 1.0)["weights"][0]
+    w3 = move(ex, "verb", 3.0)["weights"][0]
+    assert np.allclose(w3, hand_token_weights([0, 3, 0, 0]))
+    assert np.isclose(w3[CATS], w3[MICE]) and 0.49 < w3[CATS] < 0.5
+    assert 0.5 - w3[CATS] < 0.5 - w1[CATS]                          # closer than at the start
+
+
+def test_01_animal_ties_at_one_then_chase_listens_to_itself():
+    """01 §9, third move: raising x₂[animal], chase ties with cats and mice at 1 and listens most to
+    itself above 1."""
+    ex = explorer("01 token_explorer")
+    for a in (0.0, 0.5, 0.9):
+        w = move(ex, "animal", a)["weights"][0]
+        assert w[CHASE] < w[CATS]
+    w = move(ex, "animal", 1.0)["weights"][0]
+    assert np.allclose(w, hand_token_weights([0, 1, 1, 0]))
+    assert np.isclose(w[CHASE], w[CATS]) and np.isclose(w[CHASE], w[MICE])
+    for a in (1.1, 1.5, 2.0, 3.0):
+        w = move(ex, "animal", a)["weights"][0]
+        assert np.allclose(w, hand_token_weights([0, 1, a, 0]))
+        assert np.argmax(w) == CHASE
+

@@ -1,0 +1,282 @@
+"""Lesson 03's claims (03-many-heads): exercises 03.2, 03.3 and 03.4, which no package call does and whose
+hints name the typical slip (defects of the review of lessons 00-03, rounds two and three), section 3's
+scores and the lesson's notation, and the heads explorer: its summary line, and its sliders moved as a
+student moves them, each test naming the cell or guide row it checks.
+
+Numbers expected here come from plain NumPy written in this file (or typed from the review), never from
+the exercise modules; lesson cells are read from notebooks/ (or $ATTENTION_LAB_NOTEBOOKS). Shared
+helpers: tests/lesson_helpers.py.
+"""
+
+import re
+
+import numpy as np
+from lesson_helpers import I4, WO34, WQ34, X34, explorer, lesson_cells, move, prose, sm, softmax_rows, status
+
+import attention_lab as al
+from attention_lab import heads as heads_module
+
+# ---------- 03.4 and 03.3: the exercises ask for what no call does, and the debug split is locked -------
+
+def rotation(angle):
+    return np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+
+
+def test_03_4_asks_for_each_heads_contribution():
+    """By hand: each head on its own two columns, ÷ √2, times its own rows of W_O; they add to the output."""
+    Q = X34 @ WQ34
+    parts = [sm(Q[:, c] @ X34[:, c].T / np.sqrt(2)) @ X34[:, c] @ WO34[c] for c in (slice(0, 2), slice(2, 4))]
+    output = al.multi_head_attention(X34, X34, WQ34, I4, I4, WO34, n_heads=2)[0]
+    assert np.allclose(parts[0] + parts[1], output)
+    assert status("03.4", np.stack(parts)).status == "correct"
+    assert status("03.4", output).mistake == "whole output"
+    unscaled = [sm(Q[:, c] @ X34[:, c].T) @ X34[:, c] @ WO34[c] for c in (slice(0, 2), slice(2, 4))]
+    result = status("03.4", unscaled)                                   # defect 19: no scaling
+    assert result.mistake == "no scaling" and "√2" in result.message
+    assert "each head's contribution" in prose("03", "ex-03-4") and "(2, 3, 4)" in prose("03", "ex-03-4")
+
+
+def test_03_3_split_is_switched_off_and_h_is_an_int():
+    from attention_lab import split_heads as imported_split
+
+    for fn in (lambda M, h: al.split_heads(M, h), lambda M, h: al.split_heads(M, int(h)),
+               lambda M, h: imported_split(M, h), lambda M, h: al.split_weights(M, h)):
+        result = status("03.3", fn)
+        assert result.status != "correct" and "switched off" in result.message, result.message
+
+    seen = []
+
+    def split(M, h):
+        seen.append(type(h))
+        d = M.shape[1]
+        return np.stack([M[:, i * (d // h):(i + 1) * (d // h)] for i in range(h)])
+    assert status("03.3", split).status == "correct"
+    assert seen and all(t is int for t in seen), seen
+    assert status("03.3", lambda M, h: np.stack(np.split(M, h, axis=1))).status == "correct"
+    assert "Python counts from 0" in prose("03", "ex-03-3")
+
+
+# ---------- defect 4 and 19: 03.2 taught, and its hints --------------------------------------------------
+
+def test_03_2_column_form_rotation_and_no_turn_get_their_hints():
+    ex = al.the_cat_sat()
+    t = ex.theta
+    assert np.allclose(ex.W_q[:2, :2], 8 * rotation(t))                 # the lesson's block: 8 R(θ)
+    p = np.arange(6)
+    assert np.allclose(ex.X[:, :2] @ rotation(t), np.column_stack([np.cos(t * (p - 1)), np.sin(t * (p - 1))]))
+
+    def head1(block):
+        W = ex.W_q.copy()
+        W[:2, :2] = block
+        return W
+    forward = status("03.2", head1(8 * rotation(2 * t).T))             # column-form: turns forward
+    assert forward.mistake == "two forward" and "forward" in forward.message, forward.message
+    assert status("03.2", head1(8 * rotation(-2 * t))).mistake == "two forward"
+    itself = status("03.2", head1(8 * rotation(t) @ rotation(t).T))
+    assert itself.mistake == "itself", itself.message
+    assert status("03.2", head1(8 * rotation(2 * t))).status == "correct"
+    text = prose("03", "s3-turn")
+    assert "8\\,R(\\theta)" in text and "back" in text and "8\\cos(\\theta(j-p+1))" in text
+
+
+def test_03_section_3_scores_are_8_cos():
+    """Lesson 03's new cell: the query 'on' (position 3) scores key j with 8 cos(θ(j - 2)), by hand."""
+    ex = al.the_cat_sat()
+    j = np.arange(6)
+    scores = (ex.X[3] @ ex.W_q)[:2] @ (ex.X @ ex.W_k)[:, :2].T
+    assert np.allclose(scores, 8 * np.cos(ex.theta * (j - 2)))
+    assert np.argmax(scores) == 2                                       # sat, the previous token
+    assert "scores_on" in lesson_cells("03")["s3-turn-code"]
+
+
+# ---------- defects 1, 10, 11: the heads explorer ---------------------------------------------------------
+
+CAT = al.the_cat_sat()
+
+
+def heads_explorer():
+    return al.heads_explorer(CAT.X, CAT.W_q, CAT.W_k, CAT.W_v, CAT.W_O, CAT.tokens, CAT.features,
+                             edit=2, n_heads=2)
+
+
+def expected_pick(row):
+    if row.max() - row.min() < 0.005:
+        return "(flat)"
+    top = [CAT.tokens[k] for k in range(6) if row[k] >= row.max() - 0.005]
+    return "/".join(top) + (" (tie)" if len(top) > 1 else "")
+
+
+def test_heads_explorer_summary_says_flat_or_tie():
+    ex = heads_explorer()
+    for h in (1, 2, 4):
+        ex.sliders["n_heads"].value = h
+        weights = heads_by_hand(X_START, h)
+        for head in range(1, h + 1):
+            ex.sliders["head"].value = head
+            w = weights[head - 1]
+            assert np.allclose(ex.result[f"head{head - 1}"], w)
+            line = ex.summary().splitlines()[-1].strip()
+            want = ", ".join(f"{CAT.tokens[q]}→{expected_pick(w[q])}" for q in range(6))
+            assert line == want, (h, head, line)
+    ex.sliders["n_heads"].value = 4
+    ex.sliders["head"].value = 2
+    assert "cat→(flat)" in ex.summary()                                 # the review: it said cat→the
+    ex.sliders["n_heads"].value = 2
+    ex.sliders["head"].value = 1
+    assert "the→the/mat (tie)" in ex.summary()
+
+
+def test_heads_explorer_output_columns_are_numbered_from_0():
+    ex = heads_explorer()
+    (out,) = [p for p in ex.panels if p.key == "output"]
+    assert list(out.col_labels) == ["0", "1", "2", "3"]
+
+
+def test_03_four_heads_find_the_previous_token_only_by_coincidence():
+    """03 §10: at h = 4 no head finds the previous token for every word; a query's favourite is the key
+    with the largest or the smallest number in its column; cat (head 1) and on (head 2) get their
+    previous token that way."""
+    ex = heads_explorer()
+    ex.sliders["n_heads"].value = 4
+    four = np.stack([ex.result[f"head{i}"] for i in range(4)])
+    assert np.allclose(four, heads_by_hand(X_START, 4))
+    prev = np.arange(1, 6)
+    assert not any((np.argmax(w[prev], axis=1) == prev - 1).all() for w in four)
+    assert np.argmax(four[0][1]) == 0 and four[0][1][0] > 0.9            # cat → the, in head 1
+    assert np.argmax(four[1][3]) == 2 and four[1][3][2] > 0.8            # on → sat, in head 2
+    X = CAT.X.copy()
+    X[2] = np.round(X[2], 3)
+    for c in (0, 1):
+        extremes = {int(np.argmax(X[:, c])), int(np.argmin(X[:, c]))} | set(np.flatnonzero(
+            np.isclose(X[:, c], X[:, c].max()) | np.isclose(X[:, c], X[:, c].min())))
+        for row in four[c]:
+            assert np.ptp(row) < 0.005 or int(np.argmax(row)) in extremes
+    ex.sliders["head"].value = 1
+    assert "cat→the," in ex.summary()
+    ex.sliders["head"].value = 2
+    assert "on→sat," in ex.summary()
+    text = prose("03", "s10")
+    assert "No head finds the previous token for every word" in text and "only by coincidence" in text
+
+
+# ---------- cosmetic items in the lessons' words --------------------------------------------------------
+
+def test_03_one_notation_for_the_weights():
+    cells = lesson_cells("03")
+    upper = [cid for cid, text in cells.items() if re.search(r"W_[QKV]", text)]
+    assert upper == ["s9"], upper                                      # only where the source's is named
+    assert "d_{model} = 512" in cells["s9"]
+    assert "layer's **inputs**" in cells["s9-note"]
+
+
+# ---------- the review's exercise tables: typical mistakes that got only a generic reply ----------------
+
+def test_03_3_the_package_split_handed_in_as_is_is_refused():
+    for fn in (al.split_heads, al.split_weights, heads_module.split_heads_unchecked):
+        result = status("03.3", fn)
+        assert result.status != "correct" and "switched off" in result.message, result.message
+
+
+# ---------- the explorer's sliders, moved as a student moves them (each test names the cell it checks)
+
+PREV = np.arange(1, 6)        # cat, sat, on, the, mat: each has a previous word (row q -> key q - 1)
+CONTENT = CAT.X[:, 2] == 1    # cat, sat, mat
+X_START = CAT.X.copy()
+X_START[2] = np.round(CAT.X[2], 3)   # the sliders are anchored at the lesson's x to the 3 decimals printed
+
+
+def heads_by_hand(X, h):
+    """The lesson's multi-head weights, written out with plain NumPy: (h, n, n)."""
+    k = X.shape[1] // h
+    Q, K = X @ CAT.W_q, X @ CAT.W_k
+    return np.stack([softmax_rows(Q[:, i * k:(i + 1) * k] @ K[:, i * k:(i + 1) * k].T / np.sqrt(k))
+                     for i in range(h)])
+
+
+def shown_heads(ex, h) -> np.ndarray:
+    """Every head's weights as the explorer shows them, (h, n, n)."""
+    r = move(ex, "n_heads", h)
+    return np.stack([r[f"head{i}"] for i in range(h)])
+
+
+def test_03_explorer_starts_at_the_lessons_sentence():
+    """03 §10: 'They start at the lesson's values, so the explorer shows the weights of section 3'
+    (issue 21: it started at (-0.2, 1.0) and showed 0.80 where the figure showed 0.81)."""
+    ex = explorer("03 heads_explorer (")
+    assert np.allclose(ex.result["x"], CAT.X[2], rtol=0, atol=5e-4)  # x3 to the 3 decimals printed
+    lesson = heads_by_hand(CAT.X, 2)
+    for i in range(2):                                                # every number on screen agrees
+        assert np.array_equal(np.round(ex.result[f"head{i}"], 2), np.round(lesson[i], 2))
+    assert "x₃ = [-0.2230  0.9750  1.0000  0.0000]" in ex.summary()
+    assert all(ex.sliders[f].step == 0.1 for f in CAT.features)      # an arrow key still moves it by 0.1
+
+
+def test_03_one_head_loses_the_previous_word_of_cat_on_mat():
+    """03 §10 '`heads h` = 1: cat, on and mat lose their previous word (below 0.1 of their weight);
+    sat and the second the keep it'; the guide's 'What does one head of width 4 lose?'."""
+    ex = explorer("03 heads_explorer (")
+    two = shown_heads(ex, 2)
+    assert (two[0][PREV, PREV - 1] > 0.8).all()                      # 2 heads: all five find it
+    (one,) = shown_heads(ex, 1)
+    assert np.allclose(one, heads_by_hand(X_START, 1)[0])
+    on_prev = dict(zip(["cat", "sat", "on", "the", "mat"], one[PREV, PREV - 1]))
+    assert all(on_prev[w] < 0.1 for w in ("cat", "on", "mat")), on_prev
+    assert all(on_prev[w] > 0.8 for w in ("sat", "the")), on_prev
+    assert np.argmax(one[1]) == 1                                    # cat listens to itself instead
+
+
+def test_03_four_heads_no_head_finds_the_previous_word_and_kind_heads_serve_one_kind():
+    """03 §10 '`heads h` = 4: no head finds the previous token any more ... head 3 (content) groups the
+    content words for content-word queries, flat for function words; head 4 the other way round'; the
+    guide's misconception row 'More heads is always better': neither pattern is as clean as with 2."""
+    ex = explorer("03 heads_explorer (")
+    two = shown_heads(ex, 2)
+    four = shown_heads(ex, 4)
+    assert np.allclose(four, heads_by_hand(X_START, 4))
+    assert two[0][PREV, PREV - 1].min() > 0.8
+    assert all(w[PREV, PREV - 1].min() < 0.2 for w in four)          # no head finds it for every word
+    for c in (0, 1):                          # why: one column, so each query picks an extreme key
+        extremes = {int(np.argmax(X_START[:, c])), int(np.argmin(X_START[:, c]))}
+        for row in four[c]:
+            assert np.ptp(row) < 0.01 or int(np.argmax(row)) in extremes
+    same_kind = np.array([[w[q][CONTENT == CONTENT[q]].sum() for q in range(6)] for w in (*two, *four)])
+    assert (same_kind[1] > 0.95).all()                               # 2 heads: head 2 clean for all six
+    assert not (same_kind[2:] > 0.95).all(axis=1).any()              # 4 heads: no head clean for all six
+    for head, kind in ((four[2], CONTENT), (four[3], ~CONTENT)):
+        assert (head[kind][:, kind].sum(axis=1) > 0.95).all()         # its own kind: grouped
+        assert np.allclose(head[~kind], 1 / 6, atol=0.01)             # the other kind: flat
+
+
+def test_03_every_head_sees_every_token():
+    """Guide, misconception 'Heads see different tokens': for h = 1, 2, 4 every head's map has a
+    column for every token, and every key gets some weight."""
+    ex = explorer("03 heads_explorer (")
+    for h in (1, 2, 4):
+        w = shown_heads(ex, h)
+        assert w.shape == (h, 6, 6) and (w > 0).all()
+
+
+def test_03_sat_as_a_function_word():
+    """03 §10 'set x₃[content] to 0 and x₃[function] to 1: sat now acts as a function word in head 2
+    (it listens to the, on, the and itself, and they to it). Head 1's weights do not change at all'."""
+    ex = explorer("03 heads_explorer (")
+    before = shown_heads(ex, 2)
+    move(ex, "content", 0.0)
+    r = move(ex, "function", 1.0)
+    X = X_START.copy()
+    X[2, 2:] = [0.0, 1.0]
+    assert np.allclose(np.stack([r["head0"], r["head1"]]), heads_by_hand(X, 2))
+    function = np.array([True, False, True, True, True, False])      # the, sat (now), on, the
+    assert r["head1"][2][function].sum() > 0.95
+    assert (r["head1"][np.ix_([0, 3, 4], [2])] > 0.2).all()          # the, on, the listen to sat
+    assert before[1][2][[0, 3, 4]].sum() < 0.05                       # before: sat was a content word
+    assert np.array_equal(r["head0"], before[0])                     # head 1: not one digit changes
+
+
+def test_03_show_head_draws_the_chosen_head_large():
+    """03 §10 '`show head` picks which head is drawn large'."""
+    ex = explorer("03 heads_explorer (")
+    move(ex, "n_heads", 4)
+    r = move(ex, "head", 3)
+    assert np.array_equal(r["shown"], r["head2"])
+

@@ -1,0 +1,176 @@
+"""Lesson 04's claims (04-masks-and-cross-attention): its exercises' hints and its words (the defects of the
+second review of lessons 04-06 and the appendix, issue 29, and of its rounds four and five), its encoder-
+decoder figure, and its cross explorer's sliders moved as a student moves them.
+
+Every expected value is computed here by hand with plain NumPy, never taken from the exercise modules.
+Slider claims are driven through the explorer's own sliders, as a student moves them; each slider test
+names the cell or guide section whose sentence it checks. Shared helpers: tests/lesson_helpers.py.
+"""
+
+import numpy as np
+import pytest
+from lesson_helpers import cell_text, explorer, move, sm, softmax_rows
+
+import attention_lab as al
+
+
+# ---------- 04.4 (defect 4) ----------
+def test_04_4_says_there_are_no_residual_connections():
+    assert "no residual connections" in cell_text("04", 40)
+    assert "no residual connections" in al.EXERCISES["04.4"].question
+
+
+# ---------- figures (defects 10, 22) ----------
+def test_04_arrows_are_drawn_for_every_weight_the_heatmap_shows_as_0_05_or_more():
+    """The heatmap of cell 19 shows noir -> is as 0.05 (0.0476): its arrow is drawn."""
+    tr = al.translation()
+    step = al.decoder_step(tr, causal=True, padding=True)
+    C, S = step.cross_weights, step.self_weights
+    assert np.any((C < 0.05) & (np.round(C, 2) >= 0.05))                # the case of the review
+    fig = al.plot_encoder_decoder(tr.enc_tokens, tr.dec_tokens, S, C, threshold=0.05)
+    arrows = [t for t in fig.axes[0].texts if getattr(t, "arrow_patch", None) is not None]
+    assert len(arrows) == int((np.round(C, 2) >= 0.05).sum() + (np.round(S, 2) >= 0.05).sum())
+
+
+# ---------- round four: a fresh review of 04-06 and the appendix, now 10 (issue 29), nine defects ----------
+@pytest.mark.parametrize("fill", [-4.0, -10.0, -15.0, -7.5])
+def test_04_3_a_finite_fill_is_named_not_blamed_on_rounding(fill):
+    """Defect 1: np.where(mask, S, c) with a finite c gives masked keys e^c-sized weights, not rounding."""
+    def masked_weights(S, mask):
+        z = np.where(mask, S, fill)
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    result = al.EXERCISES["04.3"].evaluate(masked_weights)
+    assert result.mistake == "finite fill" and "-inf" in result.message, result.message
+    assert "round" not in result.message
+
+
+def test_04_3_no_mask_at_all_is_not_called_a_finite_fill():
+    result = al.EXERCISES["04.3"].evaluate(lambda S, mask: sm(S))
+    assert result.mistake != "finite fill" and "fill" not in result.message, result.message
+
+
+@pytest.mark.parametrize("mask, shown, more", [
+    (np.eye(6, dtype=bool), 4, 2),              # 6 pairs missing: (1,0) (2,0) (2,1) (4,3) (5,3) (5,4)
+    (np.ones((6, 6), dtype=bool), 4, 20),                 # 24 pairs too many: 36 - 12 allowed
+])
+def test_04_2_the_list_of_pairs_says_how_many_more(mask, shown, more):
+    """Defect 3: the lists stopped at four pairs without saying that more were wrong."""
+    message = al.EXERCISES["04.2"].evaluate(mask).message
+    assert f"and {more} more" in message, message
+
+
+# ---------- round five: a check of the round-four fixes (six defects left) ----------
+def _softmax_masked_after(S, m):
+    """softmax with a finite fill -10, then the mask applied again, rows not renormalised."""
+    return sm(np.where(m, S, -10.0)) * m
+
+
+@pytest.mark.parametrize("masked_weights", [
+    lambda S, m: sm(S + (m - 1) * 10.0),                                # an additive penalty
+    lambda S, m: sm(S - 10.0 * (~m)),
+    lambda S, m: sm(S + (1.0 - m) * -12.0),                             # BERT's form, a small constant
+    lambda S, m: sm(np.where(m, S, S.min(axis=1, keepdims=True) - 5.0)),   # a fill per row
+], ids=["(m-1)*10", "-10*(~m)", "(1-m)*-12", "row min - 5"])
+def test_04_3_a_finite_penalty_is_named_not_blamed_on_rounding(masked_weights):
+    """Round five, defect 1: the masked scores are S - 10 (not one constant), so the judge's one-constant
+    test missed them and blamed rounding. By hand on any scores: each row sums to 1, the allowed keys keep
+    the ratios e^(S_ij - S_ik), and every masked key keeps a weight > 0."""
+    rng = np.random.default_rng(5)
+    S, m = 3 * rng.standard_normal((3, 4)), np.array([[1, 0, 1, 0], [1, 1, 0, 0], [0, 1, 1, 1]], bool)
+    w = masked_weights(S, m)
+    assert np.allclose(w.sum(axis=1), 1) and (w[~m] > 0).all()
+    assert np.isclose(w[0, 0] / w[0, 2], np.exp(S[0, 0] - S[0, 2]))
+    result = al.EXERCISES["04.3"].evaluate(masked_weights)
+    assert result.mistake == "finite fill" and "-inf" in result.message, result.message
+    assert "round" not in result.message and "penalty" in result.message
+
+
+def test_04_3_rows_not_renormalised_are_named():
+    """softmax(np.where(m, S, -10)) * m: masked keys 0, allowed keys in the right ratios, but each row
+    sums to 1 minus what its masked keys had (by hand: below 1)."""
+    rng = np.random.default_rng(5)
+    S, m = 3 * rng.standard_normal((3, 4)), np.array([[1, 0, 1, 0], [1, 1, 0, 0], [0, 1, 1, 1]], bool)
+    assert (_softmax_masked_after(S, m).sum(axis=1) < 1).all()
+    result = al.EXERCISES["04.3"].evaluate(_softmax_masked_after)
+    assert "round" not in result.message and "renormalis" in result.message, result.message
+    assert "sum" in result.message
+
+
+def test_04_3_a_fill_of_0_is_told_what_it_does_not_that_it_multiplied():
+    """Check of the round-five fixes, defect 4: np.where(mask, S, 0) was told it 'multiplied by False'."""
+    def masked_weights(S, mask):
+        z = np.where(mask, S, 0.0)
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    message = al.EXERCISES["04.3"].evaluate(masked_weights).message
+    assert "end up 0" in message and "a fill of 0" in message and "-inf" in message, message
+
+# ---------- the explorer's sliders, moved as a student moves them (each test names the cell it checks)
+
+TR = al.translation()
+
+
+def decoder_step_by_hand(X_dec, causal=True, padding=True):
+    """Lesson 04's decoder step with plain NumPy: (self weights (m, m), cross weights (m, n))."""
+    m, n, d = len(X_dec), len(TR.X_enc), X_dec.shape[1]
+    S = (X_dec @ TR.self_W_q) @ (X_dec @ TR.self_W_k).T / np.sqrt(d)
+    A = softmax_rows(np.where(np.tri(m, dtype=bool) | (not causal), S, -np.inf))
+    Z = X_dec + A @ (X_dec @ TR.self_W_v)                            # residual
+    C = (Z @ TR.cross_W_q) @ (TR.X_enc @ TR.cross_W_k).T / np.sqrt(d)
+    keys = (np.arange(n) < TR.enc_length) | (not padding)
+    return A, softmax_rows(np.where(keys[None, :], C, -np.inf))
+
+
+def test_04_causal_mask_off_le_sees_later_words():
+    """04 §9 'switch the causal mask off: le now attends to the words that come after it (it kept all its
+    weight on itself before)'; the guide's 45-minute plan ('04 explorer (causal mask off)')."""
+    ex = explorer("04 cross_explorer (")
+    assert ex.result["self_weights"][0, 0] == 1.0
+    r = move(ex, "causal", False)
+    assert np.allclose(r["self_weights"], decoder_step_by_hand(TR.X_dec, causal=False)[0])
+    assert r["self_weights"][0, 1:].sum() > 0.5 and (r["self_weights"][0, 1:] > 0).all()
+
+
+def test_04_padding_mask_off_pad_takes_weight_from_every_word():
+    """04 §9 'switch the padding mask off: <pad> takes weight from every French word, and its column no
+    longer sums to 0'."""
+    ex = explorer("04 cross_explorer (")
+    assert (ex.result["cross_weights"][:, 5] == 0).all()
+    r = move(ex, "padding", False)
+    assert np.allclose(r["cross_weights"], decoder_step_by_hand(TR.X_dec, padding=False)[1])
+    assert (r["cross_weights"][:, 5] > 0.01).all()
+    assert "<pad> 0.00" not in ex.summary()
+
+
+def test_04_noir_turns_to_cat():
+    """04 §9 'move noir[black] down to 0 and noir[cat] up to 1: noir now gives most of its weight to cat
+    instead of black. (Already at 0.5 and 0.5, cat wins ...)'."""
+    ex = explorer("04 cross_explorer (")
+    enc = TR.enc_tokens
+    assert enc[int(np.argmax(ex.result["cross_weights"][2]))] == "black"
+    for black, cat in ((0.5, 0.5), (0.0, 1.0)):
+        move(ex, "black", black)
+        r = move(ex, "cat", cat)
+        X = TR.X_dec.copy()
+        X[2, 1:3] = black, cat
+        assert np.allclose(r["cross_weights"], decoder_step_by_hand(X)[1])
+        assert enc[int(np.argmax(r["cross_weights"][2]))] == "cat", (black, cat)
+    assert r["cross_weights"][2, 2] > 0.5                             # most of its weight
+    # why cat wins at 0.5 and 0.5: without what noir's self-attention read (the residual alone, Z = X),
+    # its query would score black and cat the same
+    q = np.array([0.0, 0.5, 0.5, 0.0, 0.0]) @ TR.cross_W_q
+    scores = (TR.X_enc @ TR.cross_W_k) @ q
+    assert scores[1] == scores[2]
+
+
+def test_04_rows_sum_to_one_columns_do_not():
+    """Guide, misconception 'Cross-attention rows and columns both sum to 1': 'The rows sum to 1, the
+    columns to 1.06, 0.85, …, and <pad> to 0', printed beside the sliders."""
+    ex = explorer("04 cross_explorer (")
+    W = decoder_step_by_hand(TR.X_dec)[1]
+    assert np.allclose(ex.result["cross_weights"], W)
+    assert np.allclose(W.sum(axis=1), 1.0)
+    assert np.allclose(W.sum(axis=0)[[0, 1, 5]], [1.06, 0.85, 0.0], atol=0.005)
+    assert "the 1.06  black 0.85" in ex.summary() and "<pad> 0.00" in ex.summary()
+

@@ -1,0 +1,290 @@
+"""Lesson 05's claims (05-word-order-and-decoding): its exercises' hints, its words and figures (the defects
+of the second review of lessons 04-06 and the appendix, issue 29, and of its rounds four and five), and
+its position explorer: its labels, and its sliders moved as a student moves them.
+
+Every expected value is computed here by hand with plain NumPy, never taken from the exercise modules.
+Slider claims are driven through the explorer's own sliders, as a student moves them; each slider test
+names the cell or guide section whose sentence it checks. Shared helpers: tests/lesson_helpers.py.
+"""
+
+import numpy as np
+import pytest
+from lesson_helpers import cell_text, explorer, move, sm
+
+import attention_lab as al
+
+
+# ---------- 05.2 (defects 5, 6, and ties) ----------
+def table(*entries):
+    T = np.zeros((3, 4))
+    for r, c, v in entries:
+        T[r, c] = v
+    return T
+
+
+@pytest.mark.parametrize("T", [np.zeros((3, 4)), table((1, 1, 5.0)), table((0, 3, 3.0), (0, 0, 3.0))])
+def test_05_2_a_tie_is_not_a_win(T):
+    """chase's weights [0.42 0.16 0.42] (no table) and [0.499 0.001 0.499] (p_1 = [0, 5, 0, 0]) tie
+    positions 0 and 2: the judge must not say that position 0 wins."""
+    ex = al.cats_chase_mice()
+    X = ex.X[[0, 1, 3]]
+    w = sm(((X + T) @ ex.W_q) @ ((X + T) @ ex.W_k).T / 2.0)[1]
+    assert np.isclose(w[0], w[2])                                       # by hand: a tie
+    message = al.EXERCISES["05.2"].evaluate(T).message
+    assert "position 0 wins" not in message and "ties with position 2" in message, message
+
+
+@pytest.mark.parametrize("T, cause", [
+    (table((0, 2, 3.0), (0, 3, 3.0)), "'small'"),                      # cats (or mice) asks 'noun?'
+    (table((0, 2, 3.0), (2, 3, 1.0)), "'small'"),
+    (table((0, 2, 3.0), (0, 0, 3.0)), "'noun'"),                       # mice's 'noun?' finds another key
+    (table((0, 2, 4.0), (2, 1, 2.0)), "'verb'"),                       # the word at 2 asks 'animal?'
+    (table((0, 2, 1.0), (2, 3, 1.0)), "'small'"),                      # chase does not work either
+])
+def test_05_2_others_changed_names_the_real_cause(T, cause):
+    """Worked out from W_q and W_k: a query reads 'small' (asks 'noun?') or 'verb' (asks 'animal?'),
+    mice's 'noun?' reads the keys' 'noun'. The hint names the column the table really touched."""
+    message = al.EXERCISES["05.2"].evaluate(T).message
+    assert cause in message and "reads the other features" not in message, message
+
+
+# ---------- 05, cell 14 (defect 7) ----------
+def test_05_the_rotation_is_written_and_is_rope():
+    text = cell_text("05", 14)
+    assert r"(x\cos a - y\sin a,\; x\sin a + y\cos a)" in text
+    x, y, p = 0.3, -1.2, 3
+    a = p * 1.0                                                         # pair 0 turns by p w_0 = p
+    assert np.allclose(al.rope(np.array([[x, y]]), [p], base=100.0)[0],
+                       [x * np.cos(a) - y * np.sin(a), x * np.sin(a) + y * np.cos(a)])
+
+
+# ---------- figures (defects 10, 22) ----------
+def test_05_decoding_cost_title_gives_its_scope():
+    fig = al.plot_decoding_cost(al.decoding_cost(256, d=512, d_k=64))
+    title = fig.axes[0].get_title()
+    for part in ("one head", "d_k = 64", "d = 512", "no W_O", "feed-forward"):
+        assert part in title, title
+
+
+# ---------- round four: a fresh review of 04-06 and the appendix, now 10 (issue 29), nine defects ----------
+def _decode(scale_of):
+    def decode(X, W_q, W_k, W_v):
+        K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
+        for x in X:
+            K, V = np.vstack([K, x @ W_k]), np.vstack([V, x @ W_v])
+            Y.append(sm(K @ (x @ W_q) / scale_of(X, W_q)) @ V)
+        return np.array(Y)
+    return decode
+
+
+@pytest.mark.parametrize("scale_of", [lambda X, W: np.sqrt(X.shape[1]), lambda X, W: np.sqrt(W.shape[0]),
+                                      lambda X, W: np.sqrt(len(X[0]))], ids=["sqrt X width", "sqrt W rows",
+                                                                             "sqrt row length"])
+def test_05_3_dividing_by_root_d_is_not_accepted(scale_of):
+    """Defect 6: with d = d_k = 4 a fix dividing by √d passed."""
+    result = al.EXERCISES["05.3"].evaluate(_decode(scale_of))
+    assert result.mistake is not None and "√d_k" in result.message, result.message
+    assert al.EXERCISES["05.3"].evaluate(_decode(lambda X, W: np.sqrt(W.shape[1]))).mistake is None
+
+
+def test_05_position_explorer_names_the_words_and_follows_swap():
+    """Defect 9: the axes said 'pos 0/1/2', so after swap the figure did not say which word was where."""
+    ex = al.cats_chase_mice()
+    e = al.position_explorer(ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"])
+    assert e.panels[0].row_labels == ["0: cats", "1: chase", "2: mice"]
+    e.set(swap=True)
+    assert all(p.row_labels == ["0: mice", "1: chase", "2: cats"] for p in e.panels)
+
+
+# ---------- round five: a check of the round-four fixes (six defects left) ----------
+def _decode_by(scale_of):
+    def decode(X, W_q, W_k, W_v):
+        K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
+        for x in X:
+            K, V = np.vstack([K, x @ W_k]), np.vstack([V, x @ W_v])
+            Y.append(sm(K @ (x @ W_q) / np.sqrt(scale_of(X, W_q, W_v))) @ V)
+        return np.array(Y)
+    return decode
+
+
+def test_05_3_fresh_data_has_d_d_k_d_v_all_different():
+    """Round five, defect 3: with d_v = d_k, dividing by √d_v passed."""
+    seen = []
+
+    def spy(X, W_q, W_k, W_v):
+        seen.append((X.shape[1], W_q.shape[1], W_k.shape[1], W_v.shape[1]))
+        return _decode_by(lambda X, Wq, Wv: Wq.shape[1])(X, W_q, W_k, W_v)
+    assert al.EXERCISES["05.3"].evaluate(spy).mistake is None
+    d, d_q, d_k, d_v = seen[0]
+    assert d_q == d_k and len({d, d_k, d_v}) == 3, seen
+    by_dv = al.EXERCISES["05.3"].evaluate(_decode_by(lambda X, Wq, Wv: Wv.shape[1]))
+    assert by_dv.mistake is not None and "d_v" in by_dv.message, by_dv.message
+    by_d = al.EXERCISES["05.3"].evaluate(_decode_by(lambda X, Wq, Wv: X.shape[1]))
+    assert by_d.mistake is not None and f"√d = √{d}" in by_d.message, by_d.message
+
+
+def test_05_position_explorer_labels_follow_shift():
+    """Round five, defect 4: after a shift the summary said positions 5..7, the axes still 0, 1, 2."""
+    ex = al.cats_chase_mice()
+    e = al.position_explorer(ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"])
+    e.sliders["shift"].value = 5                                  # as a student moves the slider
+    assert "positions 5..7" in e.summary()
+    for key in ("none", "added", "rope"):
+        ax = e.axes[key]
+        assert [t.get_text() for t in ax.get_yticklabels()] == ["5: cats", "6: chase", "7: mice"]
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["5:\ncats", "6:\nchase", "7:\nmice"]
+    e.sliders["swap"].value = True
+    assert [t.get_text() for t in e.axes["rope"].get_yticklabels()] == ["5: mice", "6: chase", "7: cats"]
+    e.sliders["shift"].value = 0
+    assert [t.get_text() for t in e.axes["none"].get_xticklabels()] == ["0:\nmice", "1:\nchase", "2:\ncats"]
+    e.sliders["shift"].value = 40                                 # longer labels: the figure is rebuilt
+    assert [t.get_text() for t in e.axes["added"].get_yticklabels()] == ["40: mice", "41: chase", "42: cats"]
+
+
+def test_05_position_explorer_relabelled_in_place_draws_what_a_rebuild_draws():
+    """The shift slider puts new labels on the built figure (quicker than a new one): the same pixels."""
+    ex = al.cats_chase_mice()
+    moved, built = (al.position_explorer(ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"])
+                    for _ in range(2))
+    moved.sliders["shift"].value = 5
+    built.renderer._built_layout = None                           # forces a new figure
+    built.set(shift=5)
+    assert moved.image.value == built.image.value
+
+
+@pytest.mark.parametrize("path", [(40, 5), (40, 0), (10, 3)])
+def test_05_position_explorer_after_longer_labels_draws_what_a_rebuild_draws(path):
+    """Check of the round-five fixes, defect 5: after shift 40 ("40: cats") a shorter label was put on the
+    wider layout, so shift 5, shift 0 and Reset did not draw what a fresh figure draws."""
+    ex = al.cats_chase_mice()
+    moved, built = (al.position_explorer(ex.X[[0, 1, 3]], ex.W_q, ex.W_k, ex.W_v, ["cats", "chase", "mice"])
+                    for _ in range(2))
+    start = moved.image.value
+    for shift in path:
+        moved.sliders["shift"].value = shift
+    built.sliders["shift"].value = path[-1] + 1                   # a different layout first, then rebuilt
+    built.renderer._built_layout = None                           # forces a new figure
+    built.set(shift=path[-1])
+    assert moved.image.value == built.image.value
+    moved.reset()
+    assert moved.image.value == start                              # Reset draws the start figure again
+
+# ---------- the explorer's sliders, moved as a student moves them (each test names the cell it checks)
+# The explorer of section 5 (cell s5, and the cells w05-swap-why / w05-swap-why-md after it), and the
+# guide's lesson-05 rows. Expectations are written here with NumPy alone: sinusoids and RoPE (as complex
+# numbers) from their formulas, base 10, d = 4, on the lesson's cats, chase, mice.
+
+PERM = [2, 1, 0]                                  # what swap does to the places 0, 1, 2
+
+
+def maps_05(words=("cats", "chase", "mice"), shift=0, strength=1.0):
+    """The explorer's three maps for a word order, with NumPy alone: none, added, RoPE."""
+    ex = al.cats_chase_mice()
+    rows = dict(zip(ex.tokens, ex.X))
+    Xo = np.array([rows[w] for w in words])       # (3, 4)
+    angles = np.outer(shift + np.arange(3), [1.0, 10.0 ** -0.5])                 # (3, 2) p * w_i
+    P = np.column_stack([np.sin(angles[:, 0]), np.cos(angles[:, 0]),
+                         np.sin(angles[:, 1]), np.cos(angles[:, 1])])            # (3, 4)
+
+    def weights(S):
+        E = np.exp(S / 2.0)                       # ÷ √d_k = 2
+        return E / E.sum(axis=1, keepdims=True)
+
+    def turned(M):                                # pairs (0, 1), (2, 3) as complex numbers, turned
+        return (M[:, 0::2] + 1j * M[:, 1::2]) * np.exp(1j * angles)
+
+    Q, K = Xo @ ex.W_q, Xo @ ex.W_k
+    Xa = Xo + strength * P
+    rope = (turned(Q) @ turned(K).conj().T).real  # Re(sum z_q conj(z_k)) is the dot product
+    return {"none": weights(Q @ K.T), "added": weights((Xa @ ex.W_q) @ (Xa @ ex.W_k).T),
+            "rope": weights(rope)}
+
+
+def test_05_swap_without_positions_rows_trade_places_chase_keeps_its_weights():
+    """Cell s5 ('press swap: without positions, rows 0 and 2 only trade places, each word keeping its own
+    weights, chase stays at 0.42, 0.16, 0.42'); the guide: 45-minute plan and the misconception row
+    'Attention knows the order of the words'."""
+    ex = explorer("05 position_explorer (")
+    start = move(ex, "shift", 0)
+    swapped = move(ex, "swap", True)
+    assert np.allclose(swapped["none"], start["none"][PERM][:, PERM], atol=1e-12)   # trade places only
+    by_hand = np.array([np.e, 1.0, np.e]) / (2 * np.e + 1)     # chase's scores 1, 0, 1 (2 and 0, ÷ 2)
+    assert np.allclose(start["none"][1], by_hand) and np.allclose(swapped["none"][1], by_hand)
+    assert np.round(by_hand, 2).tolist() == [0.42, 0.16, 0.42]
+    assert np.allclose(swapped["none"], maps_05(("mice", "chase", "cats"))["none"])
+
+
+def test_05_swap_with_added_sinusoids_chase_stays_cats_and_mice_change():
+    """Cell s5: 'With added sinusoids, chase's row stays too (0.19, 0.06, 0.74), but the rows of cats and
+    mice change'; the guide's 90-minute plan ('after swap, ... not its row with added sinusoids')."""
+    ex = explorer("05 position_explorer (")
+    start = move(ex, "shift", 0)
+    swapped = move(ex, "swap", True)
+    assert np.allclose(start["added"], maps_05()["added"])
+    assert np.allclose(swapped["added"], maps_05(("mice", "chase", "cats"))["added"])
+    assert np.allclose(swapped["added"][1], start["added"][1])
+    assert np.round(start["added"][1], 2).tolist() == [0.19, 0.06, 0.74]
+    traded = start["added"][PERM][:, PERM]                      # what trading places alone would give
+    for row in (0, 2):
+        assert np.abs(swapped["added"][row] - traded[row]).max() > 0.05
+
+
+def test_05_swap_changes_chase_rope_row_only_through_small():
+    """Cells s5 and w05-swap-why-md: with RoPE, swap moves chase's row from 0.47, 0.18, 0.35 to
+    0.50, 0.14, 0.36, and all of the change comes from mice's 'small' feature (its part of the score is
+    -0.31 after chase and +0.31 before it; the 'animal' part is 0.95 on both sides); the guide's 90-minute
+    plan ('After swap, why does chase's RoPE row change?')."""
+    ex = explorer("05 position_explorer (")
+    start = move(ex, "shift", 0)
+    swapped = move(ex, "swap", True)
+    w1 = 10.0 ** -0.5                                           # pair (animal, small) turns by w1 per place
+    animal, small = np.cos(w1), np.sin(w1)                      # chase's query (0, 0, 2, 0), ÷ 2
+    assert round(animal, 2) == 0.95 and round(small, 2) == 0.31
+    for got, scores in ((start, [animal, 0, animal - small]), (swapped, [animal + small, 0, animal])):
+        e = np.exp(scores)
+        assert np.allclose(got["rope"][1], e / e.sum())
+    assert np.round(start["rope"][1], 2).tolist() == [0.47, 0.18, 0.35]
+    assert np.round(swapped["rope"][1], 2).tolist() == [0.50, 0.14, 0.36]
+    # the same explorer, with mice's 'small' feature taken away: swap now changes nothing at all
+    ex0 = al.cats_chase_mice()
+    X_no_small = ex0.X[[0, 1, 3]].copy()
+    X_no_small[2, 3] = 0.0
+    plain = al.position_explorer(X_no_small, ex0.W_q, ex0.W_k, ex0.W_v, ["cats", "chase", "mice"])
+    before = move(plain, "shift", 0)
+    after = move(plain, "swap", True)
+    for key in ("none", "added", "rope"):
+        assert np.allclose(after[key], before[key], atol=1e-12)
+
+
+def test_05_shift_leaves_rope_and_moves_the_added_sinusoids():
+    """Cell s5 ('move shift: the RoPE map does not change; the middle map does'); the guide's 90-minute
+    plan ('Why does the RoPE map not move when every position shifts?' - only offsets count)."""
+    ex = explorer("05 position_explorer (")
+    for swap in (False, True):
+        ex.set(shift=0, swap=swap)
+        start = move(ex, "strength", 1.0)
+        for shift in range(1, int(ex.sliders["shift"].max) + 1):
+            now = move(ex, "shift", shift)
+            assert np.allclose(now["rope"], start["rope"], atol=1e-12), shift
+            assert np.abs(now["added"] - start["added"]).max() > 0.01, shift
+            assert np.array_equal(now["none"], start["none"])
+    ex.set(shift=0, swap=False)
+    words = ("cats", "chase", "mice")
+    at_17 = move(ex, "shift", 17)
+    assert np.allclose(at_17["added"], maps_05(words, shift=17)["added"])
+    assert np.allclose(at_17["rope"], maps_05(words, shift=17)["rope"])
+    assert np.allclose(maps_05(words, shift=17)["rope"], maps_05(words)["rope"])   # by hand too
+
+
+def test_05_strength_zero_makes_the_middle_map_the_first():
+    """Cell s5: 'set strength (of the added sinusoids) to 0: the middle map becomes the first.'"""
+    ex = explorer("05 position_explorer (")
+    start = move(ex, "strength", 1.0)
+    assert np.abs(start["added"] - start["none"]).max() > 0.1
+    for shift, swap in ((0, False), (9, False), (9, True)):
+        ex.set(shift=shift, swap=swap, strength=1.0)
+        got = move(ex, "strength", 0.0)
+        assert np.allclose(got["added"], got["none"], atol=1e-12)
+        assert np.allclose(got["none"], maps_05(("mice", "chase", "cats") if swap else
+                                                ("cats", "chase", "mice"))["none"])
+

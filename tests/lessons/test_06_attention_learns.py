@@ -1,0 +1,430 @@
+"""Lesson 06's claims (06-attention-learns): its training runs, its exercises' hints and its words (the
+defects of the second review of lessons 04-06 and the appendix, issue 29, and of its rounds four and
+five), and its training explorer's step slider moved as a student moves it.
+
+Lesson 06's claims about training runs are checked on seeds 0-7 with the lesson's own functions, as the
+lesson words them (the lesson shows seeds 0-2 or seed 0). They take about 25 s of one core: the
+saturation experiment (32 runs of 150 steps, a module fixture) about 7 s, the eight reversal runs about
+3 s, the three ablations (24 runs of 300 steps) about 9 s, the one-call search of 06.4 a few seconds.
+The explorer's sentences are checked at the steps they name, against weights trained apart from the
+explorer. Every other expected value is computed here by hand with plain NumPy. Shared helpers:
+tests/lesson_helpers.py.
+"""
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from lesson_helpers import (
+    G64,
+    K64,
+    Q64,
+    V64,
+    causal_grads,
+    cell_text,
+    explorer,
+    move,
+    one_call_answers,
+    passes,
+    sm,
+)
+
+import attention_lab as al
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDS = range(8)
+CFG = al.ModelConfig()
+HELD, HELD_T = al.task_batch(np.random.default_rng(6), 500, CFG)     # lesson 06's held-out set
+PLACES = np.arange(8)
+
+
+# ---------- lesson 06, section 7: the saturation experiment (defects 1-3, 17) ----------
+@pytest.fixture(scope="module")
+def saturation():
+    return al.saturation_experiment(HELD, seeds=SEEDS, steps=150)
+
+
+def test_06_saturation_steps_as_cell_34_words_them(saturation):
+    """Cell 34: "shrunk against enlarged: ... the start matters"; "from the same start, the model with
+    the larger steps is faster (shrunk before scaled, unscaled before enlarged, in every seed)"; the
+    unscaled model "is slower than the scaled model in every seed". A run that never gets below 0.1 in
+    150 steps counts as the slowest."""
+    scaled, unscaled, shrunk, enlarged = np.where(saturation["reach"] < 0, np.inf, saturation["reach"])
+    assert (enlarged > shrunk).all()
+    assert (shrunk < scaled).all() and (unscaled < enlarged).all()
+    assert (unscaled > scaled).all()
+
+
+def test_06_saturation_score_steps_and_gradients(saturation):
+    """Cell 34: the scaled model's scores move least, the unscaled model's most, the shrunk and the
+    enlarged model's "by about the same amount in between" (here: within 25 % of each other); the score
+    gradient is smaller from a one-hot start, "the same within each pair"; and the start: fewer mirror
+    weights below 0.01 with the scale, in every seed."""
+    scaled, unscaled, shrunk, enlarged = saturation["score_move"]
+    assert (scaled < np.minimum(shrunk, enlarged)).all() and (np.maximum(shrunk, enlarged) < unscaled).all()
+    assert (np.abs(np.log(shrunk / enlarged)) < np.log(1.25)).all()
+    g = saturation["grad_S"]
+    assert np.allclose(g[0], g[2], rtol=1e-9) and np.allclose(g[1], g[3], rtol=1e-9)
+    assert (g[[1, 3]] < g[[0, 2]]).all()
+    low, top = saturation["mirror_below_001"], saturation["max_weight"]
+    assert (low[0] < low[1]).all() and (top[0] < top[1]).all()
+
+
+# ---------- lesson 06, sections 4-6: the reversal run (defect 9, and every seeded claim) ----------
+def first_step(run, condition):
+    return next((t for t, p in zip(run.snapshot_steps, run.snapshot_params) if condition(p)), np.inf)
+
+
+def mirror_scores(p):
+    scores = (p["P"] @ p["W_q"]) @ (p["P"] @ p["W_k"]).T
+    return (scores.argmax(axis=1) == 7 - PLACES).all()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_06_what_the_reversal_run_learns_holds_for_every_seed(seed):
+    """Cells 15-27 and the Summary: 1.00 held-out accuracy after 120 steps; every place of every held-out
+    sequence looks hardest at its mirror place; position-score rows at least three times as wide as any
+    digit-score row, peaking on the mirror; the value path's diagonal; the swap of section 5; and the
+    order of section 6: the position scores find the anti-diagonal before the held-out accuracy
+    reaches 1.00."""
+    run = al.train(CFG, steps=120, seed=seed, snapshots=range(0, 121, 2))
+    p, p0 = run.params, al.init_params(CFG, seed)
+    assert al.accuracy(p, HELD, HELD_T, CFG) >= 0.995                      # printed as 1.00
+    A = al.predict(p, HELD, CFG)[1][:, 0]
+    assert (A.argmax(axis=-1) == 7 - PLACES).all() and A[:, PLACES, 7 - PLACES].mean() >= 0.9
+    pos = (p["P"] @ p["W_q"]) @ (p["P"] @ p["W_k"]).T / np.sqrt(32)
+    dig = (p["E"] @ p["W_q"]) @ (p["E"] @ p["W_k"]).T / np.sqrt(32)
+    assert (pos.argmax(axis=1) == 7 - PLACES).all()
+    assert np.ptp(pos, axis=1).min() > 3 * np.ptp(dig, axis=1).max()
+    assert ((p["E"] @ p["W_v"] @ p["W_O"] @ p["W_u"]).argmax(axis=1) == np.arange(10)).all()
+    assert al.accuracy(p | {"P": p0["P"]}, HELD, HELD_T, CFG) >= 0.99
+    assert al.accuracy(p | {"W_q": p0["W_q"], "W_k": p0["W_k"]}, HELD, HELD_T, CFG) < 0.5
+    scores_first = first_step(run, mirror_scores)
+    accuracy_first = first_step(run, lambda q: al.accuracy(q, HELD, HELD_T, CFG) >= 0.995)
+    assert scores_first < accuracy_first < np.inf
+
+
+def test_06_step_numbers_are_named_as_this_runs():
+    """Defect 9: the Summary and cell 27 give step numbers as this run's (seed 0), and cell 27 says the
+    order, which holds for every seed (the test above); the Summary no longer says step 30 for the
+    attention (the probe is predicted at step 22)."""
+    assert "this run" in cell_text("06", 27) and "seed 0" in cell_text("06", 27)
+    summary = cell_text("06", 35)
+    assert "step 10 in this run" in summary
+    assert "the attention and the predictions follow (step 30)" not in summary
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_06_ablations_hold_for_every_seed(seed):
+    """Cells 29-31 and exercise 06.1: without positions the model follows the rule of the other seven
+    (more than 99 % of its guesses) and lands nearer that bound than the whole-sequence one, giving less
+    weight to keys with its own digit; without attention it stays below 0.15; copying without attention
+    reaches 1.00 (06.1's answer (a))."""
+    no_pos = al.ModelConfig(positions=False)
+    guess, A = al.predict(al.train(no_pos, steps=300, seed=seed).params, HELD, no_pos)
+    acc = (guess == HELD_T).mean()
+    others = al.commonest_other_baseline(HELD, HELD_T)
+    whole = al.commonest_token_baseline(HELD, HELD_T)
+    rule = al.commonest_of_others(HELD, 10)
+    assert np.take_along_axis(rule, guess[..., None], axis=-1).mean() > 0.99
+    assert abs(acc - others) < abs(acc - whole)
+    own = HELD[:, :, None] == HELD[:, None, :]
+    assert A[:, 0][own].mean() < A[:, 0][~own].mean()
+    no_attn = al.ModelConfig(attention=False)
+    assert al.accuracy(al.train(no_attn, steps=300, seed=seed).params, HELD, HELD_T, no_attn) < 0.15
+    copy = al.ModelConfig(task="copy", attention=False)
+    assert al.accuracy(al.train(copy, steps=300, seed=seed).params, HELD, HELD, copy) >= 0.99
+
+
+# ---------- 06.4 redesigned (defect 8): no single package call ----------
+def test_06_4_by_hand():
+    """dL/ds = a ⊙ (dA - a·dA), a = softmax(q Kᵀ/√2), dA = V g: computed here entry by entry."""
+    s = [(Q64 @ k) / np.sqrt(2) for k in K64]
+    e = [np.exp(x) for x in s]
+    a = [x / sum(e) for x in e]
+    dA = [v @ G64 for v in V64]
+    mean = sum(ai * di for ai, di in zip(a, dA))
+    assert al.EXERCISES["06.4"].evaluate([ai * (di - mean) for ai, di in zip(a, dA)]).status == "correct"
+
+
+def test_06_4_is_not_one_package_call():
+    s = K64 @ Q64 / np.sqrt(2)
+    I2, I3, q = np.eye(2), np.eye(3), Q64[None]
+    mats = [q, K64, K64.T, V64, V64.T, I2, I3]
+    functions = [(al.attention_backward, [mats, mats, mats, [G64[None], G64, I2, V64]], True),
+                 (al.scaled_dot_product_attention, [mats, mats, mats], True),
+                 (al.self_attention, [[q, K64, V64, I3], [I2, K64.T, V64.T], [I2, K64.T, V64.T],
+                                      [I2, K64.T, V64.T]], True),
+                 (al.cross_attention, [[q, K64], [K64, V64, q], [I2, K64.T], [I2, K64.T], [I2, V64.T]], True),
+                 (al.softmax, [[s, K64 @ Q64, *mats]], False)]
+    checked = 0
+    for candidate in one_call_answers(functions, (None, 1.0, 2 ** -0.5, 0.5, 2 ** 0.5)):
+        checked += 1
+        assert not passes("06.4", candidate)
+    assert checked > 1000
+    # the old loophole (K = I gives dQ = dS) now needs the scores, which are not an input
+    old = al.attention_backward(s[None], np.eye(3), V64, G64[None], scale=1.0)[0][0]
+    assert al.EXERCISES["06.4"].evaluate(old).status == "correct"   # a matmul first, then the call
+
+
+# ---------- round four: a fresh review of 04-06 and the appendix, now 10 (issue 29), nine defects ----------
+def cells_of(lesson: str) -> dict[str, str]:
+    path = next((ROOT / "notebooks").glob(f"{lesson}-*.ipynb"))
+    return {c["id"]: "".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]}
+
+
+@pytest.mark.parametrize("M, tied", [
+    (np.zeros((8, 8)), "0, 1, 2, 3, 4, 5, 6, 7"),
+    (-10.0 * np.roll(np.eye(8), 1, axis=1), "0, 2, 3, 4, 5, 6, 7"),
+    (np.ones((8, 8)) * 3.0, "0, 1, 2, 3, 4, 5, 6, 7"),
+])
+def test_06_2_a_tie_is_not_called_a_largest_weight_on_place_0(M, tied):
+    """Defect 2: argmax broke ties towards key 0, so a flat row was said to read place 0."""
+    message = al.EXERCISES["06.2"].evaluate(M).message
+    assert f"({tied})" in message and "tie" in message and "key place 0:" not in message, message
+
+
+def test_06_2_a_right_key_tied_with_another_is_not_too_weak():
+    """A tie that includes the right key is not 'the right key wins'."""
+    M = np.zeros((8, 8))
+    M[PLACES, (PLACES + 1) % 8] = 9.0
+    M[0, 5] = 9.0                                        # query 0: keys 1 and 5 tie
+    result = al.EXERCISES["06.2"].evaluate(M)
+    assert result.mistake != "too weak" and "(1, 5)" in result.message, result.message
+
+
+def test_06_one_name_for_dL_dS_in_prose_and_code():
+    """Defect 4: the code's dS included 1/√d_k, the prose's did not; both now mean dL/dS before the scale."""
+    cells = cells_of("06")
+    assert "dS = A * (dA - (A * dA).sum(axis=1, keepdims=True))   #" in cells["s3-code"]
+    assert "dS @ K / 2.0" in cells["s3-code"] and "/ 2.0   #" not in cells["s3-code"].split("dS = ")[1][:70]
+    assert "dS = A * dA " in cells["ex-06-3-code"] and "s * dS @ K" in cells["ex-06-3-code"]
+    assert "dQ = dS\\,K/\\sqrt{d_k}" in cells["s3"]
+    # the planted bug is still the planted bug (no rowsum), and still named so
+    namespace = {"np": np, "al": al}
+    exec(cells["ex-06-3-code"].split("al.check")[0], namespace)
+    assert al.EXERCISES["06.3"].evaluate(namespace["causal_attention_grads"]).mistake == "planted"
+
+
+@pytest.mark.parametrize("call, error, fragment", [
+    (lambda: al.saturation_experiment(np.zeros((2, 7), int), seeds=(0,), steps=2), ValueError, "n = 8"),
+    (lambda: al.numerical_gradient(lambda x: x, np.ones((3, 4))), ValueError, "must return one number"),
+    (lambda: al.numerical_gradient(lambda x: "loss", np.ones(2)), ValueError, "must return one number"),
+    (lambda: al.decoder_step(al.translation(), causal="yes"), TypeError, "causal must be True or False"),
+    (lambda: al.decoder_step(al.translation(), padding=1), TypeError, "padding must be True or False"),
+])
+def test_06_helpers_name_what_is_wrong(call, error, fragment):
+    """Defect 7: a raw IndexError, NumPy's own message, or silent acceptance."""
+    with pytest.raises(error, match=fragment):
+        call()
+
+
+def test_06_training_explorer_names_the_short_sequences():
+    run = al.train(al.ModelConfig(), steps=2, seed=0, snapshots=(0, 2))
+    with pytest.raises(ValueError, match=r"held_ids has shape \(500, 7\)"):
+        al.training_explorer(run, HELD[:, :7], HELD_T[:, :7])
+
+
+def test_06_model_flow_has_a_0_to_1_colour_bar():
+    """Defect 8: the weights and probabilities had no scale on the figure."""
+    import matplotlib.pyplot as plt
+    fig = al.plot_model_flow(al.init_params(CFG, seed=0), CFG, HELD[0])
+    bar = fig.axes[-1]
+    assert len(fig.axes) == 5 and bar.get_ylim() == (0.0, 1.0) and "0 to 1" in bar.get_ylabel()
+    plt.close(fig)
+
+
+# ---------- round five: a check of the round-four fixes (six defects left) ----------
+NEAR = {"right 8, own place 8 - 1e-9": ((PLACES + 1) % 8, 8.0, PLACES, 8.0 - 1e-9, "0", "1e-09"),
+        "right 8, own place 7": ((PLACES + 1) % 8, 8.0, PLACES, 7.0, "0", "1"),
+        "right 8, place i + 2 at 6": ((PLACES + 1) % 8, 8.0, (PLACES + 2) % 8, 6.0, "2", "2")}
+
+
+@pytest.mark.parametrize("name", NEAR)
+def test_06_2_a_near_tie_names_the_rival_and_the_margin(name):
+    """Round five, defect 2: the right key scores 8, another key nearly as much. By hand the right key's
+    weight is below 0.9 (e^8 / (e^8 + e^rival + 6)), and the hint must name the rival and the margin, not
+    ask for a winning score above 4.1 against keys at 0."""
+    right, top, rival, score, rival_place, margin = NEAR[name]
+    M = np.zeros((8, 8))
+    M[PLACES, right], M[PLACES, rival] = top, score
+    assert np.exp(top) / (np.exp(top) + np.exp(score) + 6) < 0.9
+    message = al.EXERCISES["06.2"].evaluate(M).message
+    assert "must be above" not in message and "at 0" not in message, message
+    assert f"key place {rival_place}" in message and f"margin of only {margin}" in message, message
+    assert "ln 63" in message
+
+
+def test_06_2_all_others_level_is_a_margin_too():
+    """Every key 5, the right key 8: e^8 / (e^8 + 7 e^5) = 0.74 by hand. The hint speaks of the margin
+    over the others (3), not of keys at 0; scores 3 against 0 are still called too weak."""
+    M = np.full((8, 8), 5.0)
+    M[PLACES, (PLACES + 1) % 8] = 8.0
+    assert np.isclose(np.exp(8) / (np.exp(8) + 7 * np.exp(5)), 1 / (1 + 7 * np.exp(-3)))
+    result = al.EXERCISES["06.2"].evaluate(M)
+    assert "at 0" not in result.message and "margin" in result.message and "4.1" in result.message
+    weak = np.zeros((8, 8))
+    weak[PLACES, (PLACES + 1) % 8] = 3.0
+    assert al.EXERCISES["06.2"].evaluate(weak).mistake == "too weak"
+
+
+def test_06_dS_means_dL_dS_before_the_scale_everywhere():
+    """Round five, defect 5: the package, lesson 07's model and the answer key called the scaled gradient
+    dS; the 06.3 hint said dQ = dS K. With S = Q Kᵀ/√d_k and dS = A ⊙ (dA - rowsum(A ⊙ dA)), dQ = dS K/√d_k:
+    checked here by central differences of L = sum(Y dY) (written apart from the package)."""
+    import inspect
+    import sys
+    sys.path.insert(0, str(ROOT / "solutions"))
+    import answers
+    rng = np.random.default_rng(0)
+    Q, K, V, dY = (rng.standard_normal((3, 4)) for _ in range(4))
+    A = sm(Q @ K.T / 2.0)
+    dA = dY @ V.T
+    dS = A * (dA - (A * dA).sum(axis=1, keepdims=True))
+
+    def loss(Q_):
+        return float((sm(Q_ @ K.T / 2.0) @ V * dY).sum())
+    numeric = np.zeros_like(Q)
+    for idx in np.ndindex(Q.shape):
+        up, down = Q.copy(), Q.copy()
+        up[idx] += 1e-6
+        down[idx] -= 1e-6
+        numeric[idx] = (loss(up) - loss(down)) / 2e-6
+    assert np.allclose(dS @ K / 2.0, numeric, atol=1e-8)                 # the hint's formula is right
+    hint = al.EXERCISES["06.3"].evaluate(causal_grads(swap=True)).message
+    assert "dQ = dS K/√d_k" in hint and "dK = dSᵀ Q/√d_k" in hint, hint
+    for source in map(inspect.getsource, (al.training.attention_backward_unchecked,
+                                          al.induction.backward_unchecked, answers.answer_06_3)):
+        assert "dS = s * " not in source and "dS = scale * " not in source and \
+            "dS = cfg.scale * " not in source, source
+    assert "return s * dS @ K, s * dS.T @ Q, A.T @ dY" in inspect.getsource(answers.answer_06_3)
+
+
+def test_numerical_gradient_names_a_missing_return_and_a_complex_result():
+    """Round five, defect 6."""
+    def forgot(x):
+        (x ** 2).sum()
+    for f in (forgot, lambda x: None):
+        with pytest.raises((TypeError, ValueError), match="returned None") as info:
+            al.numerical_gradient(f, np.ones(3))
+        assert "return" in str(info.value).replace("returned", "") and "sum or average" not in str(info.value)
+    with pytest.raises((TypeError, ValueError), match=r"one real number.*complex"):
+        al.numerical_gradient(lambda x: complex(x.sum()), np.ones(3))
+    with pytest.raises((TypeError, ValueError), match=r"one real number.*complex"):
+        al.numerical_gradient(lambda x: np.complex128(x.sum()), np.ones(3))
+    from fractions import Fraction
+    assert np.allclose(al.numerical_gradient(lambda x: Fraction(float(x.sum())), np.ones(3)), 1.0)
+
+
+@pytest.mark.parametrize("f, words", [
+    (lambda x: (float(x.sum()), 2 * x), "returned a tuple of 2: it must return the loss alone"),
+    (lambda x: [float(x.sum()), 1.0], "returned a list of 2"),
+    (lambda x: x.sum() > 0, "a truth value"),
+    (lambda x: np.array([[1.0], [2.0, 3.0]], dtype=object), "one number"),
+])
+def test_numerical_gradient_names_a_tuple_a_truth_value_and_a_ragged_result(f, words):
+    """Check of the round-five fixes, defect 6: a (loss, gradient) pair got NumPy's raw 'inhomogeneous
+    shape' error, and a truth value was taken as a loss of 0 or 1."""
+    with pytest.raises(ValueError, match=re.escape(words)):
+        al.numerical_gradient(f, np.array([1.0, 2.0]))
+
+
+@pytest.mark.parametrize("change, words", [
+    ({(7, 7): 8.0}, "several key places at once (0, 7), a tie"),            # row 7: key 0 and key 7 both 8
+    ({(7, 0): 8.0 - 1e-9, (7, 7): 8.0}, "gives its largest weight to key place 7"),
+    ({(7, 6): 8.0 + 1e-9}, "gives its largest weight to key place 6"),
+])
+def test_06_2_the_last_place_that_tried_to_wrap_is_not_told_to_wrap(change, words):
+    """Check of the round-five fixes, defect 3: rows 0-6 right, and the last row does score place 0 as high
+    as any key (or within 1e-9): "no wrap" said it must wrap, though it did."""
+    M = 8.0 * np.roll(np.eye(8), 1, axis=1)                            # place i reads place i + 1 (7 -> 0)
+    for where, value in change.items():
+        M[where] = value
+    message = al.EXERCISES["06.2"].evaluate(M).message
+    assert words in message and "wrap around" not in message, message
+    no_wrap = M.copy()
+    no_wrap[7] = 0.0                                                  # the last place never tries place 0
+    assert "wrap around to place 0" in al.EXERCISES["06.2"].evaluate(no_wrap).message
+
+# ---------- the explorer's sliders, moved as a student moves them (each test names the cell it checks)
+# The 06 explorer has one slider, "step". Its sentences (cells s6 / w06-s6-read, the Summary, and the
+# guide's "A second session" and misconception rows) are checked below at the steps they name, against
+# weights trained apart from the explorer: al.train(cfg, steps=t) ends where the lesson's run is at step t.
+L06_CFG = al.ModelConfig()
+L06_IDS, L06_TARGETS = al.task_batch(np.random.default_rng(6), 500, L06_CFG)
+MIRROR = np.arange(8)[::-1]
+
+
+def shown_scores(ex) -> np.ndarray:
+    """The position scores as the student reads them: the numbers printed in the explorer's middle panel."""
+    texts = ex.axes["positions"].texts
+    return np.array([float(t.get_text()) for t in texts]).reshape(8, 8)
+
+
+def test_06_step_0_the_random_start_and_a_tie():
+    """w06-s6-read: "at step 0 the mirror place gets from 0.00 to 0.56, and every digit is equally likely"."""
+    ex = explorer("06 training_explorer")
+    r = move(ex, "step", 0)
+    mirror = r["weights"][np.arange(8), MIRROR]
+    assert f"{mirror.min():.2f}" == "0.00" and f"{mirror.max():.2f}" == "0.56"
+    assert "every digit equally likely" in ex.summary()
+    assert np.isfinite(r["loss"]).sum() == 1                    # the loss panel is not empty at step 0
+    loss0 = al.loss_of(al.init_params(L06_CFG, 0), L06_IDS, L06_TARGETS, L06_CFG)
+    assert np.isclose(loss0, np.log(10))                        # independently: probability 1/10 each
+
+
+def test_06_step_10_scores_lead_the_attention():
+    """w06-s6-read and the Summary: "by step 10 every row [of the position scores, as printed] has its
+    largest score on the mirror place; the attention follows only in part: 0.01 to 0.91; 0.40 right"."""
+    ex = explorer("06 training_explorer")
+    move(ex, "step", 8)
+    assert (shown_scores(ex).argmax(axis=1) != MIRROR).any()    # "there first" at 10: not yet at step 8
+    r = move(ex, "step", 10)
+    scores = shown_scores(ex)                                   # (8, 8) rounded as printed
+    assert np.allclose(scores, r["positions"], atol=0.051)
+    top = scores.max(axis=1, keepdims=True)
+    assert (scores.argmax(axis=1) == MIRROR).all() and ((scores == top).sum(axis=1) == 1).all()   # no ties
+    mirror = r["weights"][np.arange(8), MIRROR]
+    assert f"{mirror.min():.2f}" == "0.01" and f"{mirror.max():.2f}" == "0.91"
+    assert (r["weights"].argmax(axis=1) != MIRROR).any()        # the attention does not follow everywhere
+    params10 = al.train(L06_CFG, steps=10, seed=0).params
+    accuracy = al.accuracy(params10, L06_IDS, L06_TARGETS, L06_CFG)
+    assert f"{accuracy:.2f}" == "0.40" and np.isclose(r["accuracy"], accuracy)
+
+
+def test_06_step_22_this_sequence_and_step_30_everything():
+    """w06-s6-read: "by step 22 every digit of this sequence is predicted right, and by step 30 the
+    held-out accuracy is 1.00"; the Summary: "the attention and the predictions follow (step 30)"."""
+    ex = explorer("06 training_explorer")
+    move(ex, "step", 20)
+    assert ex.result["said"].split() != [str(t) for t in L06_TARGETS[0]]
+    move(ex, "step", 22)
+    assert ex.result["said"].split() == [str(t) for t in L06_TARGETS[0]]
+    guess = al.predict(al.train(L06_CFG, steps=22, seed=0).params, L06_IDS[:1], L06_CFG)[0]
+    assert (guess[0] == L06_TARGETS[0]).all()
+    r = move(ex, "step", 28)
+    assert f"{r['accuracy']:.2f}" != "1.00"
+    r = move(ex, "step", 30)
+    assert f"{r['accuracy']:.2f}" == "1.00"
+    assert (r["weights"].argmax(axis=1) == MIRROR).all()
+    params30 = al.train(L06_CFG, steps=30, seed=0).params
+    assert f"{al.accuracy(params30, L06_IDS, L06_TARGETS, L06_CFG):.2f}" == "1.00"
+
+
+def test_06_guide_drag_from_step_0_to_40():
+    """Guide, misconception row "Someone designs W_q and W_k": dragging from step 0 to 40, the
+    anti-diagonal appears in the position scores by step 10 and the held-out accuracy is 1.00 by step 30,
+    and stays there."""
+    ex = explorer("06 training_explorer")
+    first_scores = first_right = None
+    for step in [t for t in ex.controls[0].options if t <= 40]:
+        r = move(ex, "step", step)
+        if first_scores is None and (shown_scores(ex).argmax(axis=1) == MIRROR).all():
+            first_scores = step
+        if first_right is None and f"{r['accuracy']:.2f}" == "1.00":
+            first_right = step
+    assert first_scores == 10 and first_right == 30
+    assert f"{r['accuracy']:.2f}" == "1.00"                     # at step 40
+

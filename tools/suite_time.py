@@ -1,0 +1,91 @@
+"""How long the README's test command takes, and where the time goes: a benchmark, not a test.
+
+    python tools/suite_time.py                 # runs `python -m pytest` (the README's test command)
+    python tools/suite_time.py --from build/suite-times.xml    # reads an earlier run's report
+
+It prints the wall time, then the worker seconds of each test file (set-up, call and tear-down of its
+tests, as pytest's JUnit report counts them), slowest first, with the test count and the slowest test of
+each, so that growth shows. `.ci/run` prints the same table after its test phase. The budget is 420 s of
+wall time on a quiet 2-core machine (issue 43); the table is how to keep it.
+"""
+
+import argparse
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BUDGET = 420
+
+
+def file_of(case: ET.Element) -> str:
+    """The test file a JUnit test case belongs to: tests/test_x.py or notebooks/NN-....ipynb."""
+    name = case.get("classname", "")
+    if ".ipynb" in name or ".ipynb" in case.get("file", ""):
+        stem = (case.get("file") or name).split("::")[0]
+        return stem if stem.endswith(".ipynb") else name.split("::")[0]
+    path = case.get("file")
+    if path:
+        return path
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):          # tests.test_x.TestClass -> tests/test_x.py
+        candidate = "/".join(parts[:i]) + ".py"
+        if (ROOT / candidate).exists():
+            return candidate
+    return name
+
+
+def table(report: Path) -> list[tuple[str, float, int, str, float, int]]:
+    """(file, worker seconds, tests, slowest test, its seconds, failed) per file, slowest first."""
+    per_file: dict[str, list] = defaultdict(lambda: [0.0, 0, "", 0.0, 0])
+    for case in ET.parse(report).getroot().iter("testcase"):
+        row = per_file[file_of(case)]
+        seconds = float(case.get("time", 0))
+        row[0] += seconds
+        row[1] += 1
+        if seconds > row[3]:
+            row[2], row[3] = case.get("name", ""), seconds
+        row[4] += any(child.tag in ("failure", "error") for child in case)
+    return sorted(((f, *row) for f, row in per_file.items()), key=lambda r: -r[1])
+
+
+def show(rows, wall: float | None) -> None:
+    total = sum(r[1] for r in rows)
+    tests = sum(r[2] for r in rows)
+    if wall is not None:
+        verdict = "within" if wall <= BUDGET else "OVER"
+        print(f"wall time {wall:.0f} s ({verdict} the {BUDGET} s budget); {tests} tests; "
+              f"{total:.0f} worker seconds")
+    else:
+        print(f"{tests} tests; {total:.0f} worker seconds")
+    width = max(len(r[0]) for r in rows) if rows else 10
+    print(f"{'file':<{width}}  {'worker s':>8}  {'tests':>5}  slowest test")
+    for path, seconds, count, slowest, slowest_s, failed in rows:
+        flag = f"  ({failed} failed)" if failed else ""
+        print(f"{path:<{width}}  {seconds:8.1f}  {count:5d}  {slowest_s:6.1f} s {slowest[:70]}{flag}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--from", dest="report", type=Path, help="read this JUnit report instead of running")
+    parser.add_argument("--report", dest="out", type=Path, default=ROOT / "build" / "suite-times.xml",
+                        help="where the run writes its JUnit report (default: build/suite-times.xml)")
+    parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest (default: none)")
+    args = parser.parse_args()
+    if args.report:
+        show(table(args.report), None)
+        return 0
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    status = subprocess.call([sys.executable, "-m", "pytest", f"--junitxml={args.out}",
+                              "-o", "junit_family=xunit1", *args.pytest_args], cwd=ROOT)
+    wall = time.perf_counter() - start
+    show(table(args.out), wall)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
