@@ -158,13 +158,12 @@ class Exercise(_Checked):
 
     def accepts(self, answer) -> bool:
         """Whether `evaluate` says ✓ to `answer`: finite numbers of the solution's shape, each within
-        TOLERANCE of it. The hints are not looked for (a search over many candidates asks only this)."""
-        if answer is None or answer is Ellipsis:
-            return False
+        TOLERANCE of it. The hints are not looked for (a search over many candidates asks only this).
+        None and ... are no numbers: read_numbers says so."""
         got = read_numbers(answer)
         if isinstance(got, str) or not np.isfinite(got).all():
             return False
-        expected = np.asarray(self._answer_key(), dtype=float)
+        expected = np.asarray(self._answer_key())
         return got.shape == expected.shape and bool(np.allclose(got, expected, rtol=0, atol=TOLERANCE))
 
     def evaluate(self, answer) -> Result:
