@@ -22,20 +22,8 @@ BUDGET = 420
 
 
 def file_of(case: ET.Element) -> str:
-    """The test file a JUnit test case belongs to: tests/test_x.py or notebooks/NN-....ipynb."""
-    name = case.get("classname", "")
-    if ".ipynb" in name or ".ipynb" in case.get("file", ""):
-        stem = (case.get("file") or name).split("::")[0]
-        return stem if stem.endswith(".ipynb") else name.split("::")[0]
-    path = case.get("file")
-    if path:
-        return path
-    parts = name.split(".")
-    for i in range(len(parts), 0, -1):          # tests.test_x.TestClass -> tests/test_x.py
-        candidate = "/".join(parts[:i]) + ".py"
-        if (ROOT / candidate).exists():
-            return candidate
-    return name
+    """The test file of a JUnit test case (an xunit1 report names it): tests/....py or notebooks/....ipynb."""
+    return case.get("file") or case.get("classname", "")
 
 
 def table(report: Path) -> list[tuple[str, float, int, str, float, int]]:
