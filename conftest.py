@@ -5,7 +5,9 @@ notebook re-executed under nbval, spread over every core. Naming paths is the qu
 `python -m pytest tests/test_attention.py` runs just that file, in one process, in seconds.
 """
 
+import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -39,6 +41,7 @@ def pytest_cmdline_main(config):
     if not config.option.numprocesses:     # one worker per core; a notebook or the browser per worker
         config.option.numprocesses = "auto"
         config.option.dist = "loadfile"
+        config.option.loadscopereorder = False   # files in the order below (SLOW_FIRST), not by test count
 
 
 LESSON_08 = "08-inside-a-real-language-model.ipynb"
@@ -58,8 +61,87 @@ def pytest_sessionstart(session):
         print(f"\nlessons 08 and 09 will be skipped: {str(exc).splitlines()[0]}")
 
 
+class LeakSearch(pytest.Item):
+    """After a lesson's last cell, in the kernel nbval ran it in: no exercise accepts a value the lesson has
+    computed or printed (tests/exercise_leaks.py). The lesson is run once per test run, not once more for
+    this search; tests/test_exercises_on_screen.py runs the same search in its own process when named."""
+
+    def runtest(self):
+        sys.path.insert(0, str(Path(__file__).resolve().parent / "tests"))
+        import exercise_leaks
+        number = self.path.name[:2]
+        kernel = self.parent.kernel
+        if kernel is None or not kernel.is_alive():
+            raise RuntimeError(f"lesson {number}'s kernel is not running: did an earlier cell stop it?")
+        msg_id = kernel.execute_cell_input(exercise_leaks.kernel_code(number, self.path), allow_stdin=False)
+        kernel.await_reply(msg_id, timeout=900)
+        printed, errors = [], []
+        while True:
+            msg = kernel.get_message("iopub", timeout=60)
+            if msg["parent_header"].get("msg_id") != msg_id:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "stream":
+                printed.append(content["text"])
+            elif kind == "error":
+                errors.append(f"{content['ename']}: {content['evalue']}")
+            elif kind == "status" and content["execution_state"] == "idle":
+                break
+        assert not errors, f"the search failed in lesson {number}'s kernel: {errors}"
+        lines = [line for line in "".join(printed).splitlines() if line.startswith(exercise_leaks.MARK)]
+        assert len(lines) == 1, f"the search printed no result: {''.join(printed)[:500]}"
+        found = json.loads(lines[0][len(exercise_leaks.MARK):])
+        assert found["exercises"] >= 3
+        assert found["tried"] > 50          # the search really ran over the lesson's values
+        assert not found["accepted"], f"lesson {number}: " + "\n".join(found["accepted"][:20])
+
+    def reportinfo(self):
+        return self.path, None, f"{self.path.name}: no exercise accepts an on-screen value"
+
+
+def add_leak_searches(config, items) -> None:
+    """A bare run, where nbval runs lessons 01-10: the leak search joins each, after its last cell, in its
+    kernel; the same search in tests/test_exercises_on_screen.py (which would run the lesson again) is left
+    out. Named paths run as named."""
+    if config.args_source != pytest.Config.ArgsSource.TESTPATHS:
+        return
+    last: dict = {}
+    for i, item in enumerate(items):
+        if type(item).__name__ == "IPyNbCell" and re.match(r"(0[1-9]|10)-", item.path.name):
+            last[item.parent] = i
+    moved = {f"test_no_exercise_accepts_an_on_screen_value[{nb.path.name[:2]}]" for nb in last}
+    for nb, i in sorted(last.items(), key=lambda kv: -kv[1]):
+        items.insert(i + 1, LeakSearch.from_parent(nb, name="no exercise accepts an on-screen value"))
+    gone = [item for item in items if item.path.name == "test_exercises_on_screen.py" and item.name in moved]
+    if gone:
+        config.hook.pytest_deselected(items=gone)
+        items[:] = [item for item in items if item not in gone]
+
+
+SLOW_FIRST = ["tests/test_browser.py", "tests/lessons/test_07_training_seeds.py",
+              "tests/lessons/test_09_knockouts.py", "tests/test_class_load.py", "tests/test_site.py",
+              "tests/lessons/test_09_window.py", "tests/test_model_faults.py",
+              "notebooks/09-heads-at-work.ipynb", "notebooks/08-inside-a-real-language-model.ipynb",
+              "tests/test_hub_link.py"]
+"""The files that take longest (`python tools/suite_time.py` lists them), slowest first. Each worker takes
+the next file when it is free: a slow file started last would leave the other worker idle while it runs."""
+
+
+def slow_files_first(config, items) -> None:
+    """Order the files as SLOW_FIRST, then the rest as collected; each file's own order is kept."""
+    root = config.rootpath
+    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+    def key(item):
+        return rank.get(item.path.relative_to(root).as_posix(), len(rank))
+    items.sort(key=key)                          # stable: a notebook's cells stay in order
+
+
 def pytest_collection_modifyitems(config, items):
-    """Without their model file (offline, never fetched), lessons 08 and 09 are skipped, with the reason."""
+    """Each lesson's leak search goes into its nbval run (above); the slowest files go first. Without
+    their model file (offline, never fetched), lessons 08 and 09 are skipped, with the reason."""
+    add_leak_searches(config, items)
+    if config.args_source == pytest.Config.ArgsSource.TESTPATHS:    # a bare run (in each xdist worker)
+        slow_files_first(config, items)
     lesson = [item for item in items if any(name in str(item.path) for name in MODEL_LESSONS)]
     if not lesson:
         return

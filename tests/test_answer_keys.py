@@ -174,8 +174,9 @@ def test_tab_completion_offers_no_answer_key(tmp_path):
                 assert not right_for(value, [ex.key]), f"{kind}.{name} holds its answer"
 
 
+# accepts(answer), accepts_each(answers): only whether evaluate says ✓, no more than evaluate tells
 PUBLIC = {"key", "question", "kind", "check", "evaluate", "named", "fallback", "expects", "softmax",
-          "accepts"}     # accepts(answer): only whether evaluate says ✓, no more than evaluate tells
+          "accepts", "accepts_each"}
 
 
 @pytest.mark.parametrize("key", sorted(al.EXERCISES))

@@ -128,3 +128,22 @@ def test_accepts_is_evaluates_tick_and_nothing_else():
     assert [ex.accepts(a) for a in answers[:5]] == [True, True, True, True, False]
     assert ex.evaluate(right.T).mistake == "transposed" and not ex.accepts(right.T)
     assert ex.accepts([[1, 2], [3, 4]]) and not ex.accepts(None) and not ex.accepts(...)
+
+
+def test_accepts_each_is_accepts_on_every_row():
+    """`accepts_each` (the leak search asks it of thousands of candidates at once) says per row what
+    `accepts` says of that row alone; the verdicts are written here: within 0.005, finite."""
+    ex = Exercise("t.2", "?", lambda: np.array([1.0, -2.0, 0.5]))
+    rows = np.array([[1.0, -2.0, 0.5], [1.0049, -2.0049, 0.5049], [1.0051, -2.0, 0.5], [-1.0, 2.0, -0.5],
+                     [np.nan, -2.0, 0.5], [np.inf, -2.0, 0.5], [1.0, -2.0, 0.4951], [0.0, 0.0, 0.0]])
+    assert ex.accepts_each(rows).tolist() == [True, True, False, False, False, False, True, False]
+    assert ex.accepts_each(rows).tolist() == [ex.accepts(r) for r in rows]
+    assert ex.accepts_each(np.array([[1, -2, 0], [1, -2, 1]])).tolist() == [False, False]   # ints, read
+    assert ex.accepts_each(rows[:0]).tolist() == []
+    before = rows.copy()
+    ex.accepts_each(rows)
+    assert np.array_equal(before, rows, equal_nan=True)                                     # not mutated
+    with pytest.raises(ValueError, match=r"answers of shape \(8, 2\); expected \(N, \*\(3,\)\)"):
+        ex.accepts_each(rows[:, :2])
+    with pytest.raises(TypeError, match=r"answers of dtype <U1; expected numbers"):
+        ex.accepts_each(np.array([["1", "2", "3"]]))

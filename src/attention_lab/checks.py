@@ -104,6 +104,14 @@ def _shortened(text) -> str:
     return shown if len(shown) <= 40 else shown[:37] + "..."
 
 
+def _within(got: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """(N, *shape) answers against one (shape) solution: finite and each number within TOLERANCE, per row."""
+    axes = tuple(range(1, got.ndim))
+    with np.errstate(invalid="ignore"):                            # inf - inf: not finite, so no anyway
+        near = (np.abs(got - expected) <= TOLERANCE).all(axis=axes)
+    return np.isfinite(got).all(axis=axes) & near
+
+
 class _Checked:
     """What every kind of exercise shares: printing its verdict."""
 
@@ -161,10 +169,24 @@ class Exercise(_Checked):
         TOLERANCE of it. The hints are not looked for (a search over many candidates asks only this).
         None and ... are no numbers: read_numbers says so."""
         got = read_numbers(answer)
-        if isinstance(got, str) or not np.isfinite(got).all():
+        if isinstance(got, str):
             return False
-        expected = np.asarray(self._answer_key())
-        return got.shape == expected.shape and bool(np.allclose(got, expected, rtol=0, atol=TOLERANCE))
+        expected = np.asarray(self._answer_key(), dtype=float)
+        return got.shape == expected.shape and bool(_within(got[np.newaxis], expected)[0])
+
+    def accepts_each(self, answers) -> np.ndarray:
+        """`accepts` for many answers at once, stacked on a first axis, each of the solution's shape: one
+        bool per answer (a search over thousands of candidates asks this)."""
+        expected = np.asarray(self._answer_key(), dtype=float)
+        got = np.asarray(answers)                                  # (N, *solution's shape)
+        if got.dtype.kind not in "biuf":
+            raise TypeError(f"accepts_each: answers of dtype {got.dtype}; expected numbers (bool, int or "
+                            "float), stacked on a first axis")
+        got = got.astype(float)
+        if got.shape[1:] != expected.shape:
+            raise ValueError(f"accepts_each: answers of shape {got.shape}; expected (N, *{expected.shape}): "
+                             "answers of the solution's shape, stacked on a first axis")
+        return _within(got, expected)
 
     def evaluate(self, answer) -> Result:
         """Compare an answer with the solution and with each known mistake."""
