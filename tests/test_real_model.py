@@ -560,6 +560,30 @@ def test_08_3_the_planted_pairing_is_named_without_claiming_np_tile(fn):
     assert "np.tile lays" not in result.message and "0, 1, 2, 0" in result.message
 
 
+def test_08_3_a_group_size_of_3_written_in_is_no_fix():
+    """Review round 5 (lesson 08, item 5): np.repeat(K, 3) or K[arange(h) // 3] is right wherever h // g is
+    3 (SmolLM2's 9 and 3, and 6 and 2) and raises where it is 4; the hint says to compute it."""
+    def repeat_3(Q, K, V):
+        n, k = Q.shape[1:]
+        S = Q @ np.repeat(K, 3, axis=0).transpose(0, 2, 1) / np.sqrt(k)
+        S = np.where(np.tril(np.ones((n, n), bool)), S, -np.inf)
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True) @ np.repeat(V, 3, axis=0)
+
+    def by_index_3(Q, K, V):
+        share = np.arange(len(Q)) // 3                    # query head i reads key/value head i // 3
+        n, k = Q.shape[1:]
+        S = Q @ K[share].transpose(0, 2, 1) / np.sqrt(k)
+        S = np.where(np.tril(np.ones((n, n), bool)), S, -np.inf)
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True) @ V[share]
+    for fn in (repeat_3, by_index_3):
+        result = al.EXERCISES["08.3"].evaluate(fn)
+        assert result.status == "mistake" and result.mistake == "a fixed group size", result.message
+        assert "8 query heads and 2 key/value heads" in result.message, result.message
+        assert "len(Q) // len(K)" in result.message
+
+
 def test_08_3_an_error_says_on_which_inputs():
     def raises_on_six(Q, K, V):
         if len(Q) == 6:

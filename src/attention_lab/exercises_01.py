@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import Choice, Exercise, Trial
+from .checks import TOLERANCE, Choice, Exercise, Trial
 from .examples import cats_chase_mice
 from .judging import SHORTCUTS, as_numbers, judge_fix
 from .matrix import default_scale, softmax, softmax_unchecked
@@ -70,7 +70,7 @@ def _design_01():
         if np.isclose(w[0], w[3]) and w[3] >= top and w[3] > max(w[1], w[2]) + 1e-9:
             return "noun only"
         if np.isclose(w[2], w[3]) and w[3] >= top and w[3] > max(w[0], w[1]) + 1e-9:
-            return "small only"
+            return "small only" if W[3, 0] <= 0 else "noun cancelled"   # the row asks 'noun?', or not
         if wins:
             return "too weak"
         return (f"with your W_q, small's weights are {np.round(w, 3)}: mice (the last) must get the "
@@ -95,6 +95,11 @@ def _design_01():
         "small only": (lambda: only(3),
                        "small ties with mice: x_small · x_small = x_small · x_mice = 1. Asking only "
                        "'small?' cannot separate them; ask for 'noun' too."),
+        "noun cancelled": (lambda: np.array([[0.0] * 4] * 3 + [[2.0, 0.0, -2.0, 2.0]]),
+                           "small ties with mice. Your row 'small' does ask 'noun?', but its other entries "
+                           "take back what mice gains from being a noun: mice is an animal too, and your "
+                           "negative 'animal?' entry costs mice as much. Ask for noun and small, and "
+                           "leave 'animal?' at 0."),
         "empty row": (lambda: np.diag([1.0, 1.0, 1.0, 0.0]),
                       "row 'small' (index 3) of your W_q is zero, so small's query is zero: every score "
                       "is 0 and all four words tie at 0.25. Small's question goes in that row."),
@@ -190,6 +195,19 @@ V5 = np.array([[0.0, 2.0], [1.0, 0.0], [3.0, -1.0]])     # the values; the text 
 def y1_of_01_5() -> np.ndarray:
     """The output y_1 the text prints (its v_3 is smudged): the student recovers v_3 from it."""
     return softmax_unchecked(X5 @ (Wq5 @ X5[0])) @ V5
+
+
+def rounded_weights_01_5(got: np.ndarray) -> str | None:
+    """01.5: the right method with the weights rounded to 1 or 2 decimals, as the heatmaps show them (at 3
+    the answer counts), or None."""
+    w = softmax_unchecked(X5 @ (Wq5 @ X5[0]))                # (3,) the weights of y_1
+    for decimals in (1, 2):
+        r = np.round(w, decimals)
+        if np.allclose(got, (y1_of_01_5() - r[0] * V5[0] - r[1] * V5[1]) / r[2], rtol=0, atol=TOLERANCE):
+            return (f"your method is right, but you rounded the weights to {decimals} decimal"
+                    f"{'' if decimals == 1 else 's'} (w = {r.tolist()}); dividing by w_13 magnifies that "
+                    "error. Keep at least 3 decimals of each weight.")
+    return None
 
 
 def _missing_value(q_of=lambda x: Wq5 @ x, k_of=lambda x: x, who=0, scale=1.0, divide=True):
@@ -290,5 +308,5 @@ def lesson01():
                         "you divided the scores by √2; this text uses no scaling."),
              "y_1 itself": (y1_of_01_5, "that is y_1, the printed output; the question asks for the "
                                        "value v_3 hidden in it.")},
-            expects="two numbers, the value v_3", softmax=True),
+            expects="two numbers, the value v_3", softmax=True, fallback=rounded_weights_01_5),
     ]

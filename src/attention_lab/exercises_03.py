@@ -28,8 +28,17 @@ def _design_03():
     reference = weights(ex.W_q)
     queries = np.arange(2, 6)                                # sat, on, the, mat: two tokens back exist
 
+    rows = np.arange(len(queries))
+
+    def margin(w, shift):
+        """(4,) head 1's weight on the key `shift` tokens back, minus the largest other weight of its row."""
+        A = w[0][queries]                                    # (4, 6): the rows of sat, on, the, mat
+        others = A.copy()
+        others[rows, queries - shift] = -np.inf
+        return A[rows, queries - shift] - others.max(axis=1)
+
     def finds(w, shift):
-        return (np.argmax(w[0][queries], axis=1) == queries - shift).all()
+        return (margin(w, shift) > 1e-9).all()               # wins outright: a tie is no win
 
     def judge(answer):
         W = as_numbers(answer, (4, 4), "a W_q")
@@ -40,6 +49,9 @@ def _design_03():
             return "head 2 changed" if finds(w, 2) else "both"
         if finds(w, 2):
             return None if w[0][queries, queries - 2].min() >= 0.5 else "too weak"
+        two, one = w[0][queries, queries - 2], w[0][queries, queries - 1]
+        if np.allclose(two, one, rtol=0, atol=1e-9) and (margin(w, 2) > -1e-9).all():
+            return "tie"                                     # two back and one back share the top weight
         if finds(w, 1):
             return "previous" if np.allclose(W, ex.W_q) else "still previous"
         if (np.argmax(w[0][:5], axis=1) == np.arange(1, 6)).all():
@@ -72,6 +84,11 @@ def _design_03():
         "itself": (lambda: with_head1(8.0 * np.eye(2)),
                    "head 1 now finds each token itself: your block does not turn the position at all "
                    "(a turn back by θ and one forward by θ cancel). Turn back by 2θ."),
+        "tie": (lambda: with_head1(8.0 * (back + two_back)),
+                "two tokens back and one token back tie for head 1's largest weight: your block turns "
+                "each position back by 1.5θ, halfway between them (a sum of the turns by θ and by 2θ "
+                "turns by their mean angle). Two tokens back is a turn by 2θ: two turns by θ one after "
+                "the other, a product, not a sum."),
         "too weak": (lambda: with_head1(two_back),
                      "the right token wins, but with less than 0.5: multiply head 1's block by a "
                      "larger number (the lesson used 8) to make the softmax decide."),

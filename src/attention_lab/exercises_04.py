@@ -53,7 +53,7 @@ def _design_04():
     return Trial("04.2", "Design the mask for two sentences packed into one sequence of 6.", "design",
                  _packed, judge, hinted(wrong, {
         "causal only": "the future is hidden, but the second sentence still sees the first: "
-                       "combine with a block mask (& ) that keeps each sentence to itself.",
+                       "combine with a block mask (`&`) that keeps each sentence to itself.",
         "blocks only": "each sentence keeps to itself, but sees its own future: combine with the "
                        "causal mask, np.tril.",
         "upper triangle": "your mask is transposed: rows are queries, so row i may be True only at "
@@ -65,7 +65,7 @@ def _design_04():
 
 
 def _debug_04():
-    """04.3: masked_weights multiplies by the mask; the check runs the fix on fresh scores."""
+    """04.3: masked_weights multiplies by the mask; the check runs the fix on two fresh inputs."""
     rng = np.random.default_rng(43)
     S = 3 * rng.standard_normal((3, 4))
     mask = np.array([[True, False, True, False], [True, True, False, False], [False, True, True, True]])
@@ -81,8 +81,12 @@ def _debug_04():
     wrong["no mask"] = lambda S_, m: softmax(S_)
     wrong["finite fill"] = lambda S_, m: softmax(np.where(m, S_, -10.0))
     wrong["not renormalised"] = lambda S_, m: softmax(np.where(m, S_, -10.0)) * m
-    by_outputs = judge_fix(right, wrong, [(S, mask)], "expected weights that are 0 on masked keys and sum "
-                           "to 1 in every row (a softmax over the allowed keys).")
+    # a second input whose allowed scores lie 50 below S's (the masked keys keep theirs): there a finite
+    # fill or penalty a student types (-20, S - 20 where masked) gives the masked keys most of the weight,
+    # where on S it hides below 1e-8. -inf passes, and so does any fill far enough down to be 0 in float64.
+    low = np.where(mask, S - 50.0, S)
+    by_outputs = judge_fix(right, wrong, [(S, mask), (low, mask)], "expected weights that are 0 on masked "
+                           "keys and sum to 1 in every row (a softmax over the allowed keys).")
     ref = right(S, mask)                                     # (3, 4) each row's allowed keys sum to 1
 
     def judge(fn):
@@ -105,6 +109,11 @@ def _debug_04():
         sums_to_1 = np.allclose(sums, 1.0, rtol=0, atol=1e-6)
         if (masked > 0).any() and sums_to_1:
             return "finite fill"
+        if sums_to_1:                        # right on S: do the masked keys take weight on the far scores?
+            far = run_student(fn, low, mask)
+            if not isinstance(far, str) and far.shape == S.shape and np.isfinite(far).all() \
+                    and (far[~mask] > 0).any() and np.allclose(far.sum(axis=1), 1.0, rtol=0, atol=1e-6):
+                return "finite fill"
         short = (sums < 1 - 1e-6).any() or (np.abs(sums - 1) > 1e-3).any()   # mass taken away, or far off
         if not (masked > 0).any() and short:           # (all rows a hair above 1: a precision question)
             return "not renormalised"

@@ -117,7 +117,8 @@ def _returns_tuple(fn, args) -> bool:
 def _debug_08():
     rng = np.random.default_rng(83)
     inputs = [tuple(rng.standard_normal(s) for s in ((9, 5, 4), (3, 5, 4), (3, 5, 4))),
-              tuple(rng.standard_normal(s) for s in ((6, 4, 3), (2, 4, 3), (2, 4, 3)))]
+              tuple(rng.standard_normal(s) for s in ((6, 4, 3), (2, 4, 3), (2, 4, 3))),
+              tuple(rng.standard_normal(s) for s in ((8, 4, 3), (2, 4, 3), (2, 4, 3)))]   # h // g = 4 here
     said = [f"on {len(Q)} query heads and {len(K)} key/value heads (Q of shape {Q.shape}, K and V of shape "
             f"{K.shape})" for Q, K, _ in inputs]
 
@@ -147,6 +148,8 @@ def _debug_08():
         raised = [isinstance(o, str) and o.startswith("your function raised") for o in outs]
         if same(outs[0], reference, inputs[0]) and raised[1]:
             return "g, not h // g"                 # right only where h // g and g are both 3
+        if same(outs[0], reference, inputs[0]) and same(outs[1], reference, inputs[1]) and raised[2]:
+            return "a fixed group size"            # right where h // g is 3, raises where it is 4
         shape = reference(*inputs[0]).shape
         if (not raised[0] and (isinstance(outs[0], str) or outs[0].shape != shape)
                 and _returns_tuple(fn, inputs[0])):
@@ -182,6 +185,10 @@ def _debug_08():
                          "both 3; with 6 and 2, h // g is 3 and g is 2. Each key/value head serves h // g "
                          "query heads: h // g copies, not g (np.repeat(K, h // g, axis=0)), and query head "
                          "i reads key/value head i // (h // g).",
+        "a fixed group size": "your function is right on 9 query heads and 3 key/value heads, and on 6 and "
+                              "2, but raises an error on 8 query heads and 2 key/value heads: there each "
+                              "key/value head serves h // g = 4 query heads, not 3. Compute the group size "
+                              "from the shapes, r = len(Q) // len(K), rather than writing SmolLM2's 3.",
         "no mask": "the grouping is right, but the causal mask is gone: token t may not look at later "
                    "tokens.",
         "no scaling": "the grouping is right, but the scores lost their division by √d_k.",
@@ -196,7 +203,8 @@ def _debug_08():
         "a tuple": "your function returns a tuple, as the package's kernels return (output, weights); gqa "
                    "returns the output alone, one array of shape (h, n, d_k).",
     }
-    shown = {**wrong, "a tuple": with_weights}       # each hint's wrong version, for the tests
+    shown = {**wrong, "a tuple": with_weights,       # each hint's wrong version, for the tests
+             "a fixed group size": _gqa(lambda K, r: np.repeat(K, 3, axis=0))}
     return Trial("08.3", "Fix gqa: the key and value heads are shared with the wrong query heads.", "debug",
                  lambda: reference, judge,
                  {name: (lambda f=shown[name]: f, hint) for name, hint in hints.items()})

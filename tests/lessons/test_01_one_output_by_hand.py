@@ -217,3 +217,38 @@ def test_01_animal_ties_at_one_then_chase_listens_to_itself():
         assert np.allclose(w, hand_token_weights([0, 1, a, 0]))
         assert np.argmax(w) == CHASE
 
+
+
+# ---------- review round 5, 01-A and 01-B: hints that fit the answer -------------------------------------
+def test_01_3_a_row_that_asks_noun_is_not_told_to_ask_noun():
+    """Small's row [2, 0, -2, 2] asks 'noun?' and 'small?' but takes 'animal?' away, which costs mice (an
+    animal) what it gains as a noun: small and mice tie (2 and 2, by hand). The hint says so; a row that
+    does not ask 'noun?' still hears 'ask for noun too'."""
+    x = {"cats": [1, 0, 1, 0], "chase": [0, 1, 0, 0], "small": [0, 0, 0, 1], "mice": [1, 0, 1, 1]}
+    for row in ([2.0, 0.0, -2.0, 2.0], [3.0, 0.0, -3.0, 3.0]):
+        assert np.dot(x["small"], row) == np.dot(x["mice"], row) > np.dot(x["cats"], row)
+        W = np.zeros((4, 4))
+        W[3] = row
+        result = al.EXERCISES["01.3"].evaluate(W)
+        assert result.status == "mistake" and "ask for 'noun' too" not in result.message, result.message
+        assert "animal" in result.message and "ties with mice" in result.message
+    only_small = np.zeros((4, 4))
+    only_small[3, 3] = 2.0
+    assert "ask for 'noun' too" in al.EXERCISES["01.3"].evaluate(only_small).message
+
+
+def test_01_5_weights_rounded_as_the_heatmaps_show_them_get_a_rounding_hint():
+    """v_3 by hand with w = (0.58, 0.21, 0.21), as a heatmap prints them: (3.037, -1.046), and at one
+    decimal (0.6, 0.2, 0.2): the method is right, the rounding is not (computed here from the text's
+    numbers: x_1 = (1, 1), q = M x_1 = (2, 1), scores 3, 2, 2). At 3 decimals the answer counts."""
+    y1 = np.array([0.57611688 * 0 + 0.21194156 * 1 + 0.21194156 * 3,
+                   0.57611688 * 2 + 0.21194156 * 0 + 0.21194156 * -1])      # y_1 = sum_j w_j v_j
+    e = np.exp([3.0, 2.0, 2.0])
+    assert np.allclose(e / e.sum(), [0.57611688, 0.21194156, 0.21194156])
+    v1, v2 = np.array([0.0, 2.0]), np.array([1.0, 0.0])
+    for w, decimals in (((0.58, 0.21, 0.21), "2 decimals"), ((0.6, 0.2, 0.2), "1 decimal")):
+        v3 = (y1 - w[0] * v1 - w[1] * v2) / w[2]
+        message = al.EXERCISES["01.5"].evaluate(v3).message
+        assert f"your method is right, but you rounded the weights to {decimals}" in message, message
+    w = (0.576, 0.212, 0.212)
+    assert al.EXERCISES["01.5"].evaluate((y1 - w[0] * v1 - w[1] * v2) / w[2]).status == "correct"

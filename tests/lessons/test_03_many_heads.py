@@ -280,3 +280,26 @@ def test_03_show_head_draws_the_chosen_head_large():
     r = move(ex, "head", 3)
     assert np.array_equal(r["shown"], r["head2"])
 
+
+
+# ---------- review round 5, 03-B: a tie is no win ---------------------------------------------------------
+def test_03_2_a_tie_of_two_back_and_one_back_is_no_win_and_gets_its_hint():
+    """A block that turns by 1.5θ (8 (R(θ) + R(2θ)), a sum where a product was meant, or 1000 R(1.5θ)) gives
+    two back and one back the same weight, 0.5 each at best: not ✓, and the hint names the half turn."""
+    ex = al.the_cat_sat()
+    t = ex.theta
+
+    def head1(block):
+        W = ex.W_q.copy()
+        W[:2, :2] = block
+        return W
+    for block in (8 * (rotation(t) + rotation(2 * t)), 1000 * rotation(1.5 * t), 8 * rotation(1.5 * t)):
+        Q, K = (ex.X @ head1(block))[:, :2], (ex.X @ ex.W_k)[:, :2]
+        A = np.exp(Q @ K.T / np.sqrt(2))
+        A /= A.sum(axis=1, keepdims=True)
+        q = np.arange(2, 6)
+        assert np.allclose(A[q, q - 2], A[q, q - 1], atol=1e-9)                 # a tie, by hand
+        result = status("03.2", head1(block))
+        assert result.status != "correct" and result.mistake == "tie", result.message
+        assert "1.5θ" in result.message and "product, not a sum" in result.message
+    assert status("03.2", head1(1000 * rotation(2 * t))).status == "correct"   # a clear win still passes

@@ -174,3 +174,30 @@ def test_04_rows_sum_to_one_columns_do_not():
     assert np.allclose(W.sum(axis=0)[[0, 1, 5]], [1.06, 0.85, 0.0], atol=0.005)
     assert "the 1.06  black 0.85" in ex.summary() and "<pad> 0.00" in ex.summary()
 
+
+
+# ---------- review round 5, 04.1: a finite fill is no fix -------------------------------------------------
+def test_04_3_a_finite_fill_or_penalty_gets_its_hint_and_minus_inf_passes():
+    """np.where(mask, S, -20) hides its error on scores near 0, yet on a row whose allowed scores are -30 and
+    -31 it gives the masked key nearly all the weight (by hand below): the check's second input finds it."""
+    S, keep = np.array([[-30.0, -31.0, 5.0]]), np.array([[True, True, False]])
+    e = np.exp(np.where(keep, S, -20.0))
+    assert (e / e.sum())[0, 2] > 0.9999                                    # the masked key takes it all
+    fills = {"-18": lambda S, m: al.softmax(np.where(m, S, -18.0)),
+             "-20": lambda S, m: al.softmax(np.where(m, S, -20.0)),
+             "S - 20 where masked": lambda S, m: al.softmax(S - 20 * (~m))}
+    for name, fix in fills.items():
+        result = al.EXERCISES["04.3"].evaluate(fix)
+        assert result.status == "mistake" and result.mistake == "finite fill", (name, result.message)
+    for fill in (-np.inf, -1e9):
+        def fix(S, m, fill=fill):
+            return al.softmax(np.where(m, S, fill))
+        assert al.EXERCISES["04.3"].evaluate(fix).status == "correct"
+
+
+def test_04_2_causal_only_hint_names_the_operator():
+    """Review round 5, 04.3 (cosmetic): the hint wrote '(& )'; it names NumPy's `&`."""
+    result = al.EXERCISES["04.2"].evaluate(np.tril(np.ones((6, 6), dtype=bool)))   # causal, no blocks
+    message = result.message
+    assert result.mistake == "causal only", message
+    assert "combine with a block mask (`&`)" in message and "(& )" not in message
