@@ -586,6 +586,18 @@ def test_06_3_the_right_fix_passes():
     assert al.EXERCISES["06.3"].evaluate(grads_of()).status == "correct"
 
 
+def test_06_3_a_right_pass_kept_in_float32_is_a_precision_slip_not_finite_differences():
+    """Review round 5, 06.4: the right backward pass returned as float32 (or float16) was told 'these are
+    finite differences'; it gets the precision hint, and finite differences keep theirs."""
+    right = grads_of()
+    for dtype in (np.float32, np.float16):
+        def kept_low(Q, K, V, dY, dtype=dtype):
+            return tuple(g.astype(dtype) for g in right(Q, K, V, dY))
+        result = al.EXERCISES["06.3"].evaluate(kept_low)
+        assert result.mistake == "low precision" and "float64" in result.message, result.message
+    assert al.EXERCISES["06.3"].evaluate(grads_by_differences).mistake == "finite differences"
+
+
 # ---------- the guide promises only hints that exist ----------
 GUIDE_PROMISES = {
     "forgot √d_k": ("02.4", "no scaling"),

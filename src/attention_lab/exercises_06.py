@@ -133,14 +133,28 @@ def _debug_06():
             return (dK, dQ, A.T @ dY) if swap else (dQ, dK, A.T @ dY)
         return grads
 
+    def in_float32(out):                                     # numbers float32 holds exactly (or float16)
+        if not isinstance(out, np.ndarray):
+            return False
+        with np.errstate(over="ignore", invalid="ignore"):  # 1e300 becomes inf in float32: not equal
+            return np.array_equal(out, out.astype(np.float32))
+
     def near(out, ref):                                      # within what finite differences can reach
-        return isinstance(out, np.ndarray) and out.shape == ref.shape and np.allclose(out, ref, atol=1e-4)
+        return isinstance(out, np.ndarray) and out.shape == ref.shape and np.allclose(out, ref, atol=1e-4) \
+            and not in_float32(out)                          # differences land between float32's numbers
+
+    def rounded(out, ref):                                   # a right pass, its numbers kept in low precision
+        return in_float32(out) and out.shape == ref.shape and \
+            np.allclose(out, ref, rtol=1e-2, atol=1e-3 * max(1.0, float(np.abs(ref).max())))
+
+    def in_low_precision(Q, K, V, dY):
+        return tuple(g.astype(np.float32) for g in backward()(Q, K, V, dY))
 
     wrong = {"planted": backward(fix_softmax=False), "no scale": backward(scale_grads=False),
              "dK not transposed": backward(transpose_dK=False), "unmasked": backward(masked=False),
              "sum over axis 0": backward(axis=0), "no keepdims": backward(keepdims=False),
              "scaled twice": backward(times=2), "dQ and dK swapped": backward(swap=True),
-             "finite differences": (_grads_numeric, near)}
+             "low precision": (in_low_precision, rounded), "finite differences": (_grads_numeric, near)}
 
     # A backward pass, however it is written (matmul, einsum, loops), agrees with the reference to about
     # 1e-15 of the gradients' size; central differences at their best step (1e-5) come within 2e-11 to
@@ -173,6 +187,9 @@ def _debug_06():
                         "the scores.",
         "dQ and dK swapped": "your dQ is dK and your dK is dQ: dQ = dS K/√d_k (a query's row collects "
                              "its keys), dK = dSᵀ Q/√d_k.",
+        "low precision": "your gradients are right, but only to float32's 7 digits (or float16's 3): the "
+                         "check compares to float64's last digits. Keep the computation and the result "
+                         "in float64: no .astype(np.float32), no dtype=np.float32.",
         "finite differences": "these are finite differences: close to the gradients, but not exact "
                               "(the check compares to the last digits, on scores where the softmax is "
                               "steep). Finite differences check a backward pass; they are not one. "
