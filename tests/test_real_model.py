@@ -752,3 +752,16 @@ def test_real_file_stores_the_embedding_in_8_bits_and_the_rest_in_4(real_model):
     assert {kinds[k] for k in matrices} == {"Q4_1"} and len(matrices) == 7 * 30
     by_kind = {kind: [k for k in kinds if kinds[k] == kind] for kind in set(kinds.values())}
     assert rm.storage(real_model) == by_kind
+
+
+def test_head_view_of_one_token_says_n_a_and_of_no_text_says_it_is_empty(real_model):
+    """Review round 5 (lesson 08, item 8): a one-token text showed 'nan' with two warnings, and an empty
+    one spoke of token ids where the student gave text."""
+    ex = rm.head_explorer(np.ones((2, 3, 1, 1)), ["<|im_start|>"])       # one token: its weight on itself
+    text = ex.summary()
+    assert "weight on the first token: n/a (one token)" in text and "nan" not in text
+    assert "weight on the previous token: n/a (one token)" in text
+    two = rm.head_explorer(np.array([[[[1.0, 0.0], [0.5, 0.5]]]]), ["a", "b"]).summary()
+    assert "weight on the first token: 0.50" in two and "weight on the previous token: 0.50" in two
+    with pytest.raises(ValueError, match=r"text '' is empty: give at least one token"):
+        rm.head_view(real_model, "")

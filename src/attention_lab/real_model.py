@@ -727,14 +727,18 @@ def head_explorer(weights: ArrayLike, tokens: Sequence[str], layer: int = 0, hea
 
     def compute(values):
         a = w[values["layer"], values["head"]]
+        if n < 2:                            # one token: no later token to weigh the first or the previous
+            return {"weights": a, "sink": None, "previous": None}
         return {"weights": a, "sink": float(a[1:, 0].mean()),
                 "previous": float(a[np.arange(1, n), np.arange(n - 1)].mean())}
 
     def describe(values, r):
         best = [tokens[int(j)] for j in r["weights"].argmax(axis=1)]
+        def shown(x):
+            return "n/a (one token)" if x is None else f"{x:.2f}"
         return (f"layer {values['layer']}, head {values['head']}\n"
-                f"weight on the first token: {r['sink']:.2f}\n"
-                f"weight on the previous token: {r['previous']:.2f}\n"
+                f"weight on the first token: {shown(r['sink'])}\n"
+                f"weight on the previous token: {shown(r['previous'])}\n"
                 f"'{tokens[-1]}' looks most at '{best[-1]}'")
 
     panels = [Panel("weights", list(tokens), list(tokens), vmin=0.0, vmax=1.0, annot=False,
@@ -752,6 +756,8 @@ def head_view_size(n: int) -> tuple[float, float]:
 def head_view(model: RealModel, text: str, layer: int = 0, head: int = 0) -> Explorer:
     """The head view of any text: its tokens, every head's weights, and the two sliders."""
     ids = encode(model, text)
+    if not ids:
+        raise ValueError(f"text {text!r} is empty: give at least one token, e.g. 'The cat sat'")
     return head_explorer(attention_weights(model, ids), token_strings(model, ids), layer, head)
 
 
