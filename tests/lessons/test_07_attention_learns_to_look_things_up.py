@@ -147,3 +147,16 @@ def test_07_cell_19_the_two_heads_form_together():
     assert passes == [320, 320]                                      # "both at step 320"
     assert abs(passes[0] - passes[1]) <= 100
 
+
+
+def test_07_names_the_ov_circuit_as_elhage_et_al_do():
+    """Review round 5, lesson 07 item 1: Elhage et al. (2021) call E W_v W_O W_u (their W_U W_OV W_E) the
+    OV circuit; W_v W_O is the OV circuit only in TransformerLens's and ARENA's terms, where the product is
+    the *full* one. Eigenvalues are Elhage et al.'s copying statistic; induction heads are their term."""
+    text = " ".join(words().split())
+    assert "Elhage et al. (2021) call the product $E\\,W_v W_O W_u$ itself the OV circuit" in text
+    assert "TransformerLens and ARENA call $W_v W_O$ the OV circuit and this product the *full* OV circuit" \
+        in text
+    assert "Elhage et al. (2021) call $W_v W_O$ the OV circuit" not in text
+    assert "Elhage et al. (2021) measure copying by this matrix's eigenvalues" in text
+    assert "(named by Elhage et al., 2021; Olsson et al., 2022 tied it to in-context learning" in text
