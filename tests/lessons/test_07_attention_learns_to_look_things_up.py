@@ -160,3 +160,17 @@ def test_07_names_the_ov_circuit_as_elhage_et_al_do():
     assert "Elhage et al. (2021) call $W_v W_O$ the OV circuit" not in text
     assert "Elhage et al. (2021) measure copying by this matrix's eigenvalues" in text
     assert "(named by Elhage et al., 2021; Olsson et al., 2022 tied it to in-context learning" in text
+
+
+def test_07_small_digits_and_the_copied_value_are_said_exactly():
+    """Review round 5, lesson 07 items 5 and 6: all eight digits at most 4 happen (1/2)^8 = 1 in 256 (the
+    content task draws each digit from 0-9 alike, counted here on 200 000 draws); and the value an
+    induction head copies is the key's token, at place j, not the query's."""
+    text = " ".join(words().split())
+    assert 0.5 ** 8 == 1 / 256
+    ids, _ = al.task_batch(np.random.default_rng(256), 200_000, al.ModelConfig(task="largest"))
+    assert abs((ids.max(axis=1) <= 4).mean() - 1 / 256) < 0.0005
+    assert "almost never needs to tell two small digits apart (all eight digits are 4 or below in 1 " \
+           "sequence in 256)" in text
+    assert "its **value** at place $j$ only needs $j$'s own token (the token it copies)" in text
+    assert "and so does its **value**" not in text
