@@ -428,3 +428,31 @@ def test_06_guide_drag_from_step_0_to_40():
     assert first_scores == 10 and first_right == 30
     assert f"{r['accuracy']:.2f}" == "1.00"                     # at step 40
 
+
+
+def test_06_finite_differences_have_a_rounding_term_and_a_best_step():
+    """Review round 5, 06.2: central differences err by O(ε²) from the formula plus O(1e-16 / ε) from
+    rounding, so shrinking ε below about 1e-5 makes the check worse. Shown here on the lesson's cell-13
+    model with a plain central difference written here (the loss by al.loss_of, the gradient by
+    al.loss_and_grads): the error at 1e-5 is the smallest, and at 1e-10 it is 100 times larger."""
+    small = al.ModelConfig(vocab_size=5, n=4, d=8, n_heads=2)
+    rng = np.random.default_rng(4)
+    p = {name: rng.standard_normal(w.shape) / 2 for name, w in al.init_params(small, seed=4).items()}
+    ids, targets = al.task_batch(rng, 3, small)
+    exact = al.loss_and_grads(p, ids, targets, small)[1]["W_q"]
+
+    def error(eps):
+        g = np.zeros_like(exact)
+        for idx in np.ndindex(g.shape):
+            up, down = p["W_q"].copy(), p["W_q"].copy()
+            up[idx] += eps
+            down[idx] -= eps
+            g[idx] = (al.loss_of(p | {"W_q": up}, ids, targets, small)
+                      - al.loss_of(p | {"W_q": down}, ids, targets, small)) / (2 * eps)
+        return np.abs(g - exact).max() / np.abs(exact).max()
+    errors = {eps: error(eps) for eps in (1e-3, 1e-5, 1e-10)}
+    assert errors[1e-5] < errors[1e-3] and errors[1e-5] < errors[1e-10] / 100, errors
+    text = " ".join(cell_text("06", 10).split())
+    assert "plus a rounding error of order $10^{-16}/\\varepsilon$" in text
+    assert "The best $\\varepsilon$ is near $10^{-5}$" in text
+    assert "a smaller one is worse, not better" in text
