@@ -41,7 +41,6 @@ def pytest_cmdline_main(config):
     if not config.option.numprocesses:     # one worker per core; a notebook or the browser per worker
         config.option.numprocesses = "auto"
         config.option.dist = "loadfile"
-        config.option.loadscopereorder = False   # files in the order below (SLOW_FIRST), not by test count
 
 
 LESSON_08 = "08-inside-a-real-language-model.ipynb"
@@ -118,30 +117,10 @@ def add_leak_searches(config, items) -> None:
         items[:] = [item for item in items if item not in gone]
 
 
-SLOW_FIRST = ["tests/test_browser.py", "tests/lessons/test_07_training_seeds.py",
-              "tests/lessons/test_09_knockouts.py", "tests/test_class_load.py", "tests/test_site.py",
-              "tests/lessons/test_09_window.py", "tests/test_model_faults.py",
-              "notebooks/09-heads-at-work.ipynb", "notebooks/08-inside-a-real-language-model.ipynb",
-              "tests/test_hub_link.py"]
-"""The files that take longest (`python tools/suite_time.py` lists them), slowest first. Each worker takes
-the next file when it is free: a slow file started last would leave the other worker idle while it runs."""
-
-
-def slow_files_first(config, items) -> None:
-    """Order the files as SLOW_FIRST, then the rest as collected; each file's own order is kept."""
-    root = config.rootpath
-    rank = {name: i for i, name in enumerate(SLOW_FIRST)}
-    def key(item):
-        return rank.get(item.path.relative_to(root).as_posix(), len(rank))
-    items.sort(key=key)                          # stable: a notebook's cells stay in order
-
-
 def pytest_collection_modifyitems(config, items):
-    """Each lesson's leak search goes into its nbval run (above); the slowest files go first. Without
-    their model file (offline, never fetched), lessons 08 and 09 are skipped, with the reason."""
+    """Each lesson's leak search goes into its nbval run (above). Without their model file (offline, never
+    fetched), lessons 08 and 09 are skipped, with the reason."""
     add_leak_searches(config, items)
-    if config.args_source == pytest.Config.ArgsSource.TESTPATHS:    # a bare run (in each xdist worker)
-        slow_files_first(config, items)
     lesson = [item for item in items if any(name in str(item.path) for name in MODEL_LESSONS)]
     if not lesson:
         return

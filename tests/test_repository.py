@@ -85,17 +85,6 @@ def test_lesson_tests_are_named_after_their_lesson():
     assert not reviews, f"named after a review round, not after what they test: {reviews}"
 
 
-def test_the_slow_files_run_first_are_files_of_the_suite():
-    """conftest.py's SLOW_FIRST (the workers start with them) names files that are there: a renamed file
-    would drop out of the order without a word."""
-    import ast
-    tree = ast.parse((ROOT / "conftest.py").read_text(encoding="utf-8"))
-    named = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
-                 and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["SLOW_FIRST"])
-    assert len(named) >= 5 and len(set(named)) == len(named)
-    assert [n for n in named if not (ROOT / n).is_file()] == []
-
-
 def test_readme_names_only_test_files_that_exist():
     """The README's map of the tests (For contributors) names files that are there."""
     section = README[README.index("## For contributors"):]
