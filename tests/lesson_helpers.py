@@ -167,3 +167,33 @@ def hand_weights(tau, x2=None):
 def spread_from_quarter(w):
     """How far each row is from 0.25 everywhere (the flat row)."""
     return np.abs(w - 0.25).max(axis=1)
+
+
+# ---------- a lesson run with the seeds a student might pick ----------------------------------------------
+
+def run_lesson(prefix: str, until: str | None = None, **seeds: int):
+    """Lesson `prefix` executed in a fresh kernel, from its first cell to cell id `until` (default: the end),
+    with each seed variable set as a student would set it (e.g. TRAINING_SEED=28). Each NAME must be
+    assigned exactly once in the lesson, as `NAME = <number>` at the start of a line. A cell that raises
+    fails the run with nbclient's message (the cell and the traceback). Returns the executed notebook."""
+    import re
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    (path,) = NOTEBOOKS.glob(f"{prefix}-*.ipynb")
+    nb = nbformat.read(path, as_version=4)
+    if until is not None:
+        ids = [c.id for c in nb.cells]
+        if until not in ids:
+            raise ValueError(f"lesson {prefix} has no cell with id {until!r}")
+        nb.cells = nb.cells[:ids.index(until) + 1]
+    for name, value in seeds.items():
+        pattern = re.compile(rf"(?m)^{re.escape(name)} = [^\n#]+")
+        hits = [c for c in nb.cells if c.cell_type == "code" and pattern.search(c.source)]
+        if len(hits) != 1 or len(pattern.findall(hits[0].source)) != 1:
+            raise ValueError(f"lesson {prefix} sets {name} in {len(hits)} cells; expected one '{name} = ...'")
+        hits[0].source = pattern.sub(f"{name} = {value!r} ", hits[0].source)
+    NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=False,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    return nb
