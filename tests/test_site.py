@@ -241,7 +241,10 @@ def read_page(page, url: str, axe: bool = True) -> dict:
         page.on(event, handler)
     try:
         page.goto(url, wait_until="load")
-        if page.evaluate("() => document.querySelector('.math') !== null"):
+        # formulas, and a page that loads MathJax: wait for it (a page without the script has nothing to
+        # wait for; its formulas are reported untypeset below)
+        if page.evaluate("() => document.querySelector('.math') !== null"
+                         " && document.querySelector('script[src*=\"tex-chtml\"]') !== null"):
             try:      # Sphinx sets window.MathJax to its configuration; MathJax itself adds startup
                 page.wait_for_function("() => window.MathJax && window.MathJax.startup"
                                        " && window.MathJax.startup.promise", timeout=15_000)
