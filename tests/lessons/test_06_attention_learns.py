@@ -456,3 +456,16 @@ def test_06_finite_differences_have_a_rounding_term_and_a_best_step():
     assert "plus a rounding error of order $10^{-16}/\\varepsilon$" in text
     assert "The best $\\varepsilon$ is near $10^{-5}$" in text
     assert "a smaller one is worse, not better" in text
+
+
+@pytest.mark.parametrize("decimals", [2, 4, 6, 8])
+def test_06_3_a_right_pass_rounded_to_decimals_is_a_precision_slip(decimals):
+    """A fresh read of the 06.3 fix (review round 5, 06.4): the right backward pass with its numbers
+    rounded, np.round(g, 4), was told 'these are finite differences'; rounding is a precision slip, and it
+    gets that hint."""
+    right = causal_grads()
+
+    def rounded(Q, K, V, dY):
+        return tuple(np.round(g, decimals) for g in right(Q, K, V, dY))
+    result = al.EXERCISES["06.3"].evaluate(rounded)
+    assert result.mistake == "low precision" and "np.round" in result.message, result.message
