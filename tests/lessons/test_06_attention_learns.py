@@ -3,12 +3,14 @@ defects of the second review of lessons 04-06 and the appendix, issue 29, and of
 five), and its training explorer's step slider moved as a student moves it.
 
 Lesson 06's claims about training runs are checked on seeds 0-7 with the lesson's own functions, as the
-lesson words them (the lesson shows seeds 0-2 or seed 0). They take about 25 s of one core: the
+lesson words them (the lesson shows seeds 0-2 or seed 0); the held-out seeds 16-31 are checked on demand
+by tools/seed_sweep.py 06 (docs/held-out/06.md), and one of them, 28, runs the lesson in a kernel here
+(about 12 s of one core, the costliest test of the file). The rest take about 25 s of one core: the
 saturation experiment (32 runs of 150 steps, a module fixture) about 7 s, the eight reversal runs about
-3 s, the three ablations (24 runs of 300 steps) about 9 s, the one-call search of 06.4 a few seconds.
-The explorer's sentences are checked at the steps they name, against weights trained apart from the
-explorer. Every other expected value is computed here by hand with plain NumPy. Shared helpers:
-tests/lesson_helpers.py.
+3 s, the three ablations (24 runs of 300 steps) about 9 s, the one-call search of 06.4 a few seconds;
+the explorer is built once (a module fixture). The explorer's sentences are checked at the steps they
+name, against weights trained apart from the explorer. Every other expected value is computed here by
+hand with plain NumPy. Shared helpers: tests/lesson_helpers.py.
 """
 
 import json
