@@ -574,6 +574,7 @@ def test_06_each_draw_has_one_named_seed_and_no_claim_about_a_draw_is_asserted()
                  "assert np.ptp(pos_scores", "assert (value_path.argmax"):
         assert gone not in code, gone
     assert "`TRAINING_SEED`" in folded06("s2") and "docs/held-out/06.md" in folded06("s2")
+    assert "`CHECK_SEED`" in folded06("s3") and "`MODEL_CHECK_SEED`" in folded06("s3-fd")
 
 
 def test_06_runs_with_a_seed_a_student_might_pick():
