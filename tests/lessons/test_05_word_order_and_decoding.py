@@ -360,9 +360,11 @@ def test_05_each_draw_has_one_named_seed_and_words_that_invite_a_change():
     assert all(f"`{name}`" in prose for name in SEEDS_05)
 
 
-def test_05_runs_with_seeds_a_student_might_pick():
+def test_05_runs_with_seeds_a_student_might_pick(monkeypatch):
     """Issue 44 item 2: lesson 05 runs to its last draw (the block of section 8) with seeds outside every
-    one it quotes (0 and 4), in a fresh kernel; the RoPE figure's corners then differ as the text says."""
+    one it quotes (0 and 4), in a fresh kernel; the RoPE figure's corners then differ as the text says.
+    Every figure is built, but not rasterised (Agg: about 40 % of the run; nbval draws them with seed 0)."""
+    monkeypatch.setenv("MPLBACKEND", "agg")
     nb = run_lesson("05", until="s8-sentence", ORDER_SEED=23, TABLE_SEED=23, ROPE_SEED=23, BLOCK_SEED=23)
     (printed,) = [o["text"] for c in nb.cells if c.get("id") == "s4-code" for o in c.outputs
                   if o.get("name") == "stdout"]

@@ -577,11 +577,13 @@ def test_06_each_draw_has_one_named_seed_and_no_claim_about_a_draw_is_asserted()
     assert "`CHECK_SEED`" in folded06("s3") and "`MODEL_CHECK_SEED`" in folded06("s3-fd")
 
 
-def test_06_runs_with_a_seed_a_student_might_pick():
+def test_06_runs_with_a_seed_a_student_might_pick(monkeypatch):
     """Issue 44 item 2: lesson 06 runs through its last seeded cell (section 7's controlled run) with
     TRAINING_SEED = 28, a held-out seed on which two of its claims fail (docs/held-out/06.md): shrunk is
     not faster than scaled there, and the no-positions model lands further than 0.005 from its bound. The
-    cells print it instead of stopping: the ordering holds in 2 of the 3 seeds 28, 29, 30."""
+    cells print it instead of stopping: the ordering holds in 2 of the 3 seeds 28, 29, 30. Every figure is
+    built, but not rasterised (Agg; nbval draws them with seed 0)."""
+    monkeypatch.setenv("MPLBACKEND", "agg")
     nb = run_lesson("06", until="s7-scale-code", TRAINING_SEED=28, CHECK_SEED=28, MODEL_CHECK_SEED=28)
     out = {c.get("id"): "".join(o.get("text", "") for o in c.get("outputs", [])) for c in nb.cells}
     assert "seed 28 reaches 1.00: True" in out["s4-train-code"]
