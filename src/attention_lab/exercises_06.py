@@ -143,9 +143,19 @@ def _debug_06():
         return isinstance(out, np.ndarray) and out.shape == ref.shape and np.allclose(out, ref, atol=1e-4) \
             and not in_float32(out)                          # differences land between float32's numbers
 
+    def decimals(out):                                       # the fewest decimals (1-9) out is rounded to
+        if not isinstance(out, np.ndarray) or not np.isfinite(out).all():
+            return None
+        return next((k for k in range(1, 10) if np.array_equal(out, np.round(out, k))), None)
+
     def rounded(out, ref):                                   # a right pass, its numbers kept in low precision
-        return in_float32(out) and out.shape == ref.shape and \
-            np.allclose(out, ref, rtol=1e-2, atol=1e-3 * max(1.0, float(np.abs(ref).max())))
+        if not isinstance(out, np.ndarray) or out.shape != ref.shape:
+            return False
+        if in_float32(out):
+            return np.allclose(out, ref, rtol=1e-2, atol=1e-3 * max(1.0, float(np.abs(ref).max())))
+        k = decimals(out)                    # np.round(g, k): within half a last place (ref is float32)
+        big = max(1.0, float(np.abs(ref).max()))
+        return k is not None and np.allclose(out, ref, rtol=0, atol=0.51 * 10.0 ** -k + 1e-6 * big)
 
     def in_low_precision(Q, K, V, dY):
         return tuple(g.astype(np.float32) for g in backward()(Q, K, V, dY))
@@ -187,9 +197,10 @@ def _debug_06():
                         "the scores.",
         "dQ and dK swapped": "your dQ is dK and your dK is dQ: dQ = dS K/√d_k (a query's row collects "
                              "its keys), dK = dSᵀ Q/√d_k.",
-        "low precision": "your gradients are right, but only to float32's 7 digits (or float16's 3): the "
-                         "check compares to float64's last digits. Keep the computation and the result "
-                         "in float64: no .astype(np.float32), no dtype=np.float32.",
+        "low precision": "your gradients are right, but only to float32's 7 digits (or float16's 3), or "
+                         "rounded to a few decimals: the check compares to float64's last digits. Keep "
+                         "the computation and the result in float64, unrounded: no .astype(np.float32), "
+                         "no dtype=np.float32, no np.round.",
         "finite differences": "these are finite differences: close to the gradients, but not exact "
                               "(the check compares to the last digits, on scores where the softmax is "
                               "steep). Finite differences check a backward pass; they are not one. "

@@ -368,13 +368,18 @@ def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, pr
     def compute(values):
         return frames[values["step"]]
 
+    def peaks(scores):                                       # rows whose one largest score is the mirror
+        top = scores.max(axis=1, keepdims=True)
+        return int(((scores.argmax(axis=1) == mirror) & ((scores == top).sum(axis=1) == 1)).sum())
+
     def describe(values, r):
         return (f"step {values['step']}: held-out loss {r['held_loss']:.2f}, "
                 f"held-out accuracy {r['accuracy']:.2f}\n"
                 f"input      {' '.join(map(str, ids[probe]))}\n"
                 f"predicted  {r['said']}\n"
                 f"target     {' '.join(map(str, targets[probe]))}\n"
-                f"weight on mirror: {' '.join(f'{w:.2f}' for w in r['weights'][places, mirror])}")
+                f"weight on mirror: {' '.join(f'{w:.2f}' for w in r['weights'][places, mirror])}\n"
+                f"position scores: {peaks(r['positions'])} of {n} rows peak on the mirror place")
 
     words = [str(t) for t in ids[probe]]
     place_labels = [str(i) for i in range(n)]

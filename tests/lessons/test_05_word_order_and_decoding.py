@@ -7,9 +7,11 @@ Slider claims are driven through the explorer's own sliders, as a student moves 
 names the cell or guide section whose sentence it checks. Shared helpers: tests/lesson_helpers.py.
 """
 
+import re
+
 import numpy as np
 import pytest
-from lesson_helpers import cell_text, explorer, move, sm
+from lesson_helpers import cell_text, explorer, lesson_cells, move, run_lesson, sm
 
 import attention_lab as al
 
@@ -288,3 +290,83 @@ def test_05_strength_zero_makes_the_middle_map_the_first():
         assert np.allclose(got["none"], maps_05(("mice", "chase", "cats") if swap else
                                                 ("cats", "chase", "mice"))["none"])
 
+
+
+# ---------- review round 5: lesson 05 items 1-3, and the seeds a student may change (issue 44) ----------
+def folded(cid: str) -> str:
+    return " ".join(lesson_cells("05")[cid].split())
+
+
+def test_05_1_a_formula_for_every_position_is_not_a_guarantee():
+    """Review round 5, 05.1: "Sinusoids and RoPE have a formula for every position" read as "they work at
+    any length"; models trained with them degrade past their training length (Press et al. 2022), and RoPE
+    models are stretched (position interpolation, YaRN) before long-context use."""
+    text = folded("s3")
+    assert "A formula is not a guarantee" in text and "degrade beyond their training length" in text
+    assert "Press, Smith & Lewis 2022" in text and "position interpolation" in text and "YaRN" in text
+
+
+def causal_outputs(X, W_q, W_k, W_v):
+    """Causal self-attention with no positions, by hand: row t attends to rows 0..t."""
+    S = (X @ W_q) @ (X @ W_k).T / np.sqrt(W_k.shape[1])
+    rows = [sm(S[t, :t + 1]) @ (X[:t + 1] @ W_v) for t in range(len(X))]
+    return np.array(rows)
+
+
+def test_05_2_a_set_only_without_a_mask():
+    """Review round 5, 05.2: "Attention treats its input as a set ... Word order must be added" holds only
+    without a mask. By hand: with a causal mask and no positions, every word of 'cats chase mice' gets
+    another output in 'mice chase cats' (so the lesson says so, and names Haviv et al. 2022)."""
+    ex = al.cats_chase_mice()
+    X = ex.X[[0, 1, 3]]
+    Y = causal_outputs(X, ex.W_q, ex.W_k, ex.W_v)
+    Y_swapped = causal_outputs(X[[2, 1, 0]], ex.W_q, ex.W_k, ex.W_v)
+    for word, (before, after) in enumerate([(0, 2), (1, 1), (2, 0)]):   # cats, chase, mice: their places
+        assert not np.allclose(Y[before], Y_swapped[after]), word
+    for cid in ("s1", "summary"):
+        text = folded(cid)
+        assert "Without a mask" in text and "Haviv et al. 2022" in text, cid
+        assert "A causal mask already breaks" in text or "A causal mask (section 6) already breaks" in text
+    assert "Word order must be added." not in folded("summary")
+
+
+def test_05_3_scale_1_is_explained_where_it_is_used():
+    """Review round 5, 05.3: the pattern decoder runs with scale=1.0 because its sharpness (40) is written
+    into W_q; without the argument (1/√6) the outputs differ, so the code says why it is there."""
+    dec = al.pattern_decoder()
+    assert np.allclose(np.linalg.norm(dec.W_q[4:, 4:], axis=1), 40.0)   # 40 times a rotation
+    X = al.embed(dec, ["a", "b", "c", "a", "b"])
+    causal = al.causal_mask(len(X))
+    assert not np.allclose(al.self_attention(X, dec.W_q, dec.W_k, dec.W_v, mask=causal, scale=1.0)[0],
+                           al.self_attention(X, dec.W_q, dec.W_k, dec.W_v, mask=causal)[0])
+    assert "# scale 1: the designed weights already set the sharpness" in lesson_cells("05")["s6-leak-code"]
+    assert "# scale 1, as above" in lesson_cells("05")["s7-code"]
+
+
+SEEDS_05 = ("ORDER_SEED", "TABLE_SEED", "ROPE_SEED", "BLOCK_SEED")
+
+
+def test_05_each_draw_has_one_named_seed_and_words_that_invite_a_change():
+    """Issue 44 item 2: each draw of lesson 05 takes its seed from one variable, written `NAME = 0` at the
+    start of a line in one code cell, and no other default_rng call is left with a number in it."""
+    import re
+    code = {cid: src for cid, src in lesson_cells("05").items() if "default_rng" in src or "SEED" in src}
+    text = "\n".join(code.values())
+    for name in SEEDS_05:
+        assert len(re.findall(rf"(?m)^{name} = 0\b", text)) == 1, name
+        assert f"default_rng({name})" in text, name
+    assert not re.search(r"default_rng\(\d", text)
+    prose = " ".join(" ".join(lesson_cells("05")[c].split()) for c in ("s1", "s3", "w05-rope-how", "s8"))
+    assert all(f"`{name}`" in prose for name in SEEDS_05)
+
+
+def test_05_runs_with_seeds_a_student_might_pick(monkeypatch):
+    """Issue 44 item 2: lesson 05 runs to its last draw (the block of section 8) with seeds outside every
+    one it quotes (0 and 4), in a fresh kernel; the RoPE figure's corners then differ as the text says.
+    Every figure is built, but not rasterised (Agg: about 40 % of the run; nbval draws them with seed 0)."""
+    monkeypatch.setenv("MPLBACKEND", "agg")
+    nb = run_lesson("05", until="s8-sentence", ORDER_SEED=23, TABLE_SEED=23, ROPE_SEED=23, BLOCK_SEED=23)
+    (printed,) = [o["text"] for c in nb.cells if c.get("id") == "s4-code" for o in c.outputs
+                  if o.get("name") == "stdout"]
+    after, before = re.findall(r"\): (-?\d+\.\d+)", printed)[:2]
+    assert after != before

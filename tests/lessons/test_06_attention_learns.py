@@ -3,12 +3,14 @@ defects of the second review of lessons 04-06 and the appendix, issue 29, and of
 five), and its training explorer's step slider moved as a student moves it.
 
 Lesson 06's claims about training runs are checked on seeds 0-7 with the lesson's own functions, as the
-lesson words them (the lesson shows seeds 0-2 or seed 0). They take about 25 s of one core: the
+lesson words them (the lesson shows seeds 0-2 or seed 0); the held-out seeds 16-31 are checked on demand
+by tools/seed_sweep.py 06 (docs/held-out/06.md), and one of them, 28, runs the lesson in a kernel here
+(about 12 s of one core, the costliest test of the file). The rest take about 25 s of one core: the
 saturation experiment (32 runs of 150 steps, a module fixture) about 7 s, the eight reversal runs about
-3 s, the three ablations (24 runs of 300 steps) about 9 s, the one-call search of 06.4 a few seconds.
-The explorer's sentences are checked at the steps they name, against weights trained apart from the
-explorer. Every other expected value is computed here by hand with plain NumPy. Shared helpers:
-tests/lesson_helpers.py.
+3 s, the three ablations (24 runs of 300 steps) about 9 s, the one-call search of 06.4 a few seconds;
+the explorer is built once (a module fixture). The explorer's sentences are checked at the steps they
+name, against weights trained apart from the explorer. Every other expected value is computed here by
+hand with plain NumPy. Shared helpers: tests/lesson_helpers.py.
 """
 
 import json
@@ -25,9 +27,11 @@ from lesson_helpers import (
     causal_grads,
     cell_text,
     explorer,
+    lesson_cells,
     move,
     one_call_answers,
     passes,
+    run_lesson,
     sm,
 )
 
@@ -36,7 +40,8 @@ import attention_lab as al
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = range(8)
 CFG = al.ModelConfig()
-HELD, HELD_T = al.task_batch(np.random.default_rng(6), 500, CFG)     # lesson 06's held-out set
+HELD_RNG = np.random.SeedSequence(6).spawn(1)[0]                     # lesson 06's held-out stream
+HELD, HELD_T = al.task_batch(np.random.default_rng(HELD_RNG), 500, CFG)     # lesson 06's held-out set
 PLACES = np.arange(8)
 
 
@@ -353,8 +358,15 @@ def test_06_2_the_last_place_that_tried_to_wrap_is_not_told_to_wrap(change, word
 # guide's "A second session" and misconception rows) are checked below at the steps they name, against
 # weights trained apart from the explorer: al.train(cfg, steps=t) ends where the lesson's run is at step t.
 L06_CFG = al.ModelConfig()
-L06_IDS, L06_TARGETS = al.task_batch(np.random.default_rng(6), 500, L06_CFG)
+L06_IDS, L06_TARGETS = HELD, HELD_T
 MIRROR = np.arange(8)[::-1]
+
+
+@pytest.fixture(scope="module")
+def ex():
+    """Lesson 06's explorer, built once for this file (its build trains the lesson's run); each test moves
+    the slider to every step it reads."""
+    return explorer("06 training_explorer")
 
 
 def shown_scores(ex) -> np.ndarray:
@@ -363,22 +375,20 @@ def shown_scores(ex) -> np.ndarray:
     return np.array([float(t.get_text()) for t in texts]).reshape(8, 8)
 
 
-def test_06_step_0_the_random_start_and_a_tie():
-    """w06-s6-read: "at step 0 the mirror place gets from 0.00 to 0.56, and every digit is equally likely"."""
-    ex = explorer("06 training_explorer")
+def test_06_step_0_the_random_start_and_a_tie(ex):
+    """w06-s6-read: "at step 0 the mirror place gets from 0.01 to 0.59, and every digit is equally likely"."""
     r = move(ex, "step", 0)
     mirror = r["weights"][np.arange(8), MIRROR]
-    assert f"{mirror.min():.2f}" == "0.00" and f"{mirror.max():.2f}" == "0.56"
+    assert f"{mirror.min():.2f}" == "0.01" and f"{mirror.max():.2f}" == "0.59"
     assert "every digit equally likely" in ex.summary()
     assert np.isfinite(r["loss"]).sum() == 1                    # the loss panel is not empty at step 0
     loss0 = al.loss_of(al.init_params(L06_CFG, 0), L06_IDS, L06_TARGETS, L06_CFG)
     assert np.isclose(loss0, np.log(10))                        # independently: probability 1/10 each
 
 
-def test_06_step_10_scores_lead_the_attention():
+def test_06_step_10_scores_lead_the_attention(ex):
     """w06-s6-read and the Summary: "by step 10 every row [of the position scores, as printed] has its
-    largest score on the mirror place; the attention follows only in part: 0.01 to 0.91; 0.40 right"."""
-    ex = explorer("06 training_explorer")
+    largest score on the mirror place; the attention follows only in part: 0.04 to 0.90; 0.39 right"."""
     move(ex, "step", 8)
     assert (shown_scores(ex).argmax(axis=1) != MIRROR).any()    # "there first" at 10: not yet at step 8
     r = move(ex, "step", 10)
@@ -387,22 +397,21 @@ def test_06_step_10_scores_lead_the_attention():
     top = scores.max(axis=1, keepdims=True)
     assert (scores.argmax(axis=1) == MIRROR).all() and ((scores == top).sum(axis=1) == 1).all()   # no ties
     mirror = r["weights"][np.arange(8), MIRROR]
-    assert f"{mirror.min():.2f}" == "0.01" and f"{mirror.max():.2f}" == "0.91"
+    assert f"{mirror.min():.2f}" == "0.04" and f"{mirror.max():.2f}" == "0.90"
     assert (r["weights"].argmax(axis=1) != MIRROR).any()        # the attention does not follow everywhere
     params10 = al.train(L06_CFG, steps=10, seed=0).params
     accuracy = al.accuracy(params10, L06_IDS, L06_TARGETS, L06_CFG)
-    assert f"{accuracy:.2f}" == "0.40" and np.isclose(r["accuracy"], accuracy)
+    assert f"{accuracy:.2f}" == "0.39" and np.isclose(r["accuracy"], accuracy)
 
 
-def test_06_step_22_this_sequence_and_step_30_everything():
-    """w06-s6-read: "by step 22 every digit of this sequence is predicted right, and by step 30 the
+def test_06_step_24_this_sequence_and_step_30_everything(ex):
+    """w06-s6-read: "by step 24 every digit of this sequence is predicted right, and by step 30 the
     held-out accuracy is 1.00"; the Summary: "the attention and the predictions follow (step 30)"."""
-    ex = explorer("06 training_explorer")
-    move(ex, "step", 20)
-    assert ex.result["said"].split() != [str(t) for t in L06_TARGETS[0]]
     move(ex, "step", 22)
+    assert ex.result["said"].split() != [str(t) for t in L06_TARGETS[0]]
+    move(ex, "step", 24)
     assert ex.result["said"].split() == [str(t) for t in L06_TARGETS[0]]
-    guess = al.predict(al.train(L06_CFG, steps=22, seed=0).params, L06_IDS[:1], L06_CFG)[0]
+    guess = al.predict(al.train(L06_CFG, steps=24, seed=0).params, L06_IDS[:1], L06_CFG)[0]
     assert (guess[0] == L06_TARGETS[0]).all()
     r = move(ex, "step", 28)
     assert f"{r['accuracy']:.2f}" != "1.00"
@@ -413,11 +422,10 @@ def test_06_step_22_this_sequence_and_step_30_everything():
     assert f"{al.accuracy(params30, L06_IDS, L06_TARGETS, L06_CFG):.2f}" == "1.00"
 
 
-def test_06_guide_drag_from_step_0_to_40():
+def test_06_guide_drag_from_step_0_to_40(ex):
     """Guide, misconception row "Someone designs W_q and W_k": dragging from step 0 to 40, the
     anti-diagonal appears in the position scores by step 10 and the held-out accuracy is 1.00 by step 30,
     and stays there."""
-    ex = explorer("06 training_explorer")
     first_scores = first_right = None
     for step in [t for t in ex.controls[0].options if t <= 40]:
         r = move(ex, "step", step)
@@ -456,3 +464,128 @@ def test_06_finite_differences_have_a_rounding_term_and_a_best_step():
     assert "plus a rounding error of order $10^{-16}/\\varepsilon$" in text
     assert "The best $\\varepsilon$ is near $10^{-5}$" in text
     assert "a smaller one is worse, not better" in text
+
+
+@pytest.mark.parametrize("decimals", [2, 4, 6, 8])
+def test_06_3_a_right_pass_rounded_to_decimals_is_a_precision_slip(decimals):
+    """A fresh read of the 06.3 fix (review round 5, 06.4): the right backward pass with its numbers
+    rounded, np.round(g, 4), was told 'these are finite differences'; rounding is a precision slip, and it
+    gets that hint."""
+    right = causal_grads()
+
+    def rounded(Q, K, V, dY):
+        return tuple(np.round(g, decimals) for g in right(Q, K, V, dY))
+    result = al.EXERCISES["06.3"].evaluate(rounded)
+    assert result.mistake == "low precision" and "np.round" in result.message, result.message
+
+
+# ---------- review round 5: lesson 06 items 1, 3 and 5, and the seeds a student may change (issue 44) ------
+def folded06(cid: str) -> str:
+    return " ".join(lesson_cells("06")[cid].split())
+
+
+def printed06(cid: str) -> str:
+    """The stored text output of one lesson-06 cell."""
+    (cell,) = [c for c in json.loads(next((ROOT / "notebooks").glob("06-*.ipynb")).read_text())["cells"]
+               if c["id"] == cid]
+    return "".join("".join(o.get("text", "")) for o in cell.get("outputs", []))
+
+
+def test_06_5_the_held_out_set_is_no_training_runs_stream():
+    """Review round 5, 06.5: the held-out set came from default_rng(6), the data stream of train(seed=5)
+    (al.train draws its batches from default_rng(seed + 1)), whose first batch was held_ids[:64]. Drawn as
+    the lesson's cell draws it, the held-out set now starts none of the streams of seeds 0-999."""
+    namespace = {"np": np, "al": al}
+    exec(lesson_cells("06")["s1-code"], namespace)
+    held = namespace["held_ids"]
+    assert (held == HELD).all()                                     # the set the tests here check
+    for seed in range(1000):
+        first = al.task_batch(np.random.default_rng(seed + 1), 64, CFG)[0]
+        assert not (first == held[:64]).all(), seed
+    assert "no training run" in folded06("s1")
+
+
+def test_06_1_where_the_anti_diagonal_lives_comes_from_the_start_under_adam():
+    """Review round 5, 06.1: "the anti-diagonal lives in W_q and W_k" follows from the starting scales under
+    Adam: P starts sqrt(32) = 5.7 times larger per entry than W_q, Adam moves every entry by about lr, so P
+    moves 9 % and W_q 43 % (seed 0). Started as small as W_q, P moves 155 %, and neither the untrained P
+    (0.41) nor the untrained W_q, W_k (0.34) keeps the 1.00. Norms and accuracies computed here."""
+    p0 = al.init_params(CFG, 0)
+    assert 5.0 < np.sqrt((p0["P"] ** 2).mean() / (p0["W_q"] ** 2).mean()) < 6.5
+
+    def moved(p, start, name):
+        return np.sqrt(((p[name] - start[name]) ** 2).sum() / (start[name] ** 2).sum())
+
+    def acc(p):
+        return f"{al.accuracy(p, HELD, HELD_T, CFG):.2f}"
+    p = al.train(CFG, steps=120, seed=0).params
+    assert (f"{moved(p, p0, 'P'):.0%}", f"{moved(p, p0, 'W_q'):.0%}") == ("9%", "43%")
+    small = p0 | {"P": p0["P"] / np.sqrt(32)}
+    q = al.train(CFG, steps=120, seed=0, start=small).params
+    assert f"{moved(q, small, 'P'):.0%}" == "155%"
+    assert [acc(q), acc(q | {"P": small["P"]}), acc(q | {"W_q": small["W_q"], "W_k": small["W_k"]})] == \
+        ["1.00", "0.41", "0.34"]
+    read = folded06("w06-circuits-read")
+    for words in ("not from attention", "5.7$ times larger", "9 % of its size", "43 %", "155 %", "(0.41)",
+                  "(0.34)", "lives in both"):
+        assert words in read, words
+    assert "155%" in printed06("w06-circuits-code") and "0.41" in printed06("w06-circuits-code")
+    summary = folded06("summary")
+    assert "With this start it lives mostly in" in summary
+    assert "and it lives in $W_q$ and $W_k$;" not in summary
+    assert "they learned to read the random P they started with" not in printed06("w06-circuits-code")
+
+
+def test_06_3_the_ratio_is_printed_and_the_explorer_counts_the_rows_on_the_mirror(ex):
+    """Review round 5, 06.3: the ratio of section 5 (3.28 with seed 0) was asserted, never printed; "step 10
+    ... every row has its largest score on the mirror place" was visible only by moving the slider. The
+    ratio is computed here; the explorer's count of rows is checked against its own scores at steps 0-10."""
+    p = al.train(CFG, steps=120, seed=0).params
+    pos = (p["P"] @ p["W_q"]) @ (p["P"] @ p["W_k"]).T / np.sqrt(32)
+    dig = (p["E"] @ p["W_q"]) @ (p["E"] @ p["W_k"]).T / np.sqrt(32)
+    ratio = f"{np.ptp(pos, axis=1).min() / np.ptp(dig, axis=1).max():.2f}"
+    assert ratio == "3.28" and f"spans {ratio} times" in printed06("s5-wqwk-code")
+    counts = {}
+    for step in (0, 8, 10):
+        scores = move(ex, "step", step)["positions"]
+        counts[step] = int(sum(np.argmax(row) == m and (row == row.max()).sum() == 1
+                               for row, m in zip(scores, MIRROR)))
+        assert f"position scores: {counts[step]} of 8 rows peak on the mirror place" in ex.summary()
+    assert counts[10] == 8 and counts[8] < 8
+    assert "position scores: 8 of 8 rows peak on the mirror place" in printed06("s6-static")
+
+
+SEEDS_06 = ("TRAINING_SEED", "CHECK_SEED", "MODEL_CHECK_SEED")
+
+
+def test_06_each_draw_has_one_named_seed_and_no_claim_about_a_draw_is_asserted():
+    """Issue 44 item 2: every draw of lesson 06 takes its seed from one variable, `NAME = 0` at the start of
+    a line (the held-out and counting data are fixed data, and say so); the claims that hold on seed 0 but
+    not on every seed (docs/held-out/06.md) are printed, not asserted."""
+    cells = {cid: src for cid, src in lesson_cells("06").items() if not cid.startswith("ex-")}
+    code = "\n".join(cells.values())
+    for name in SEEDS_06:
+        assert len(re.findall(rf"(?m)^{name} = 0\b", code)) == 1, name
+    assert not re.search(r"seed=\d", code)
+    assert all("fixed data" in line for line in code.splitlines() if re.search(r"default_rng\(\d", line))
+    for gone in ("assert accuracy >= 0.99", "assert acc_P >= 0.99", "assert mirror.mean()",
+                 "assert abs(acc_np - others)", "assert acc_na < 0.15", "assert (reach[",
+                 "assert w_own < w_other",
+                 "assert np.ptp(pos_scores", "assert (value_path.argmax"):
+        assert gone not in code, gone
+    assert "`TRAINING_SEED`" in folded06("s2") and "docs/held-out/06.md" in folded06("s2")
+    assert "`CHECK_SEED`" in folded06("s3") and "`MODEL_CHECK_SEED`" in folded06("s3-fd")
+
+
+def test_06_runs_with_a_seed_a_student_might_pick(monkeypatch):
+    """Issue 44 item 2: lesson 06 runs through its last seeded cell (section 7's controlled run) with
+    TRAINING_SEED = 28, a held-out seed on which two of its claims fail (docs/held-out/06.md): shrunk is
+    not faster than scaled there, and the no-positions model lands further than 0.005 from its bound. The
+    cells print it instead of stopping: the ordering holds in 2 of the 3 seeds 28, 29, 30. Every figure is
+    built, but not rasterised (Agg; nbval draws them with seed 0)."""
+    monkeypatch.setenv("MPLBACKEND", "agg")
+    nb = run_lesson("06", until="s7-scale-code", TRAINING_SEED=28, CHECK_SEED=28, MODEL_CHECK_SEED=28)
+    out = {c.get("id"): "".join(o.get("text", "") for o in c.get("outputs", [])) for c in nb.cells}
+    assert "seed 28 reaches 1.00: True" in out["s4-train-code"]
+    assert "(seeds 28, 29, 30)" in out["s7-scale-code"]
+    assert "shrunk before scaled, unscaled before enlarged: in 2 of 3 seeds" in out["s7-scale-code"]
