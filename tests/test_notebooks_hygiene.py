@@ -80,6 +80,15 @@ class TestLesson:
             if cell["cell_type"] == "code":
                 assert "http://" not in text and "https://" not in text
 
+    def test_no_bare_matplotlib_repr_on_screen(self, path):
+        """A cell whose last line returns a matplotlib object shows its repr, e.g. `Text(-1.39, 0.5, 'query')`
+        above the figure (lesson 08, review round 5, item 6): end the line with `;` or assign it."""
+        for cell in code_cells(load(path)):
+            for o in cell["outputs"]:
+                shown = "".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
+                for repr_start in ("Text(", "Line2D(", "<matplotlib.", "[<matplotlib."):
+                    assert repr_start not in shown, f"{source(cell)[:60]!r} shows {shown[:80]!r}"
+
     def test_only_widget_cells_ignore_output(self, path):
         for cell in code_cells(load(path)):
             has_widget = any(WIDGET in o.get("data", {}) for o in cell["outputs"])

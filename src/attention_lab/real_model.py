@@ -651,7 +651,7 @@ def token_strings(model: RealModel, ids: Sequence[int]) -> list[str]:
     return out
 
 
-def answer(model: RealModel, question: str, n_new: int = 60) -> str:
+def answer(model: RealModel, question: str, n_new: int = 100) -> str:
     """The model's greedy answer to one question, with its chat template: at most n_new tokens (a longer
     answer is cut off)."""
     prompt = encode(model, chat_prompt(question))

@@ -1,0 +1,80 @@
+"""Lesson 08's claims about a draw of 40 random tokens repeated (section 5), checked on one seed each.
+
+The lesson measures seed SEQUENCE_SEED (0) in its first cell of section 5 and eight draws, seeds DRAWS_SEED
+(0) to DRAWS_SEED + 7, in the next; its words were fitted on seeds 0 to 7. Each claim below is one sentence
+of the lesson (or of the guide's lesson-08 section) about a draw; measure(seed) computes it with the
+package from one forward pass of SmolLM2-135M-Instruct (4-bit weights) on that seed's tokens.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+SEED_NAMES = ("SEQUENCE_SEED", "DRAWS_SEED")
+SHOWN = tuple(range(8))
+PERIOD = 40
+CLAIMS = {
+    "previous-16.0": "the strongest previous-token head is (16, 0)",
+    "previous-top-two": "(16, 0) and (11, 1) are the two strongest previous-token heads",
+    "induction-18.6": "the strongest candidate induction head is (18, 6)",
+    "candidates-above-16": "every candidate induction head (score above 0.5) sits above layer 16",
+    "a-handful": "1 to 10 previous-token heads and 1 to 10 candidate induction heads score above 0.5",
+    "least-0.1.11": "layers 0, 1 and 11 use the first token least (the three lowest layer means)",
+    "no-sink-0.1.11": "layers 0, 1 and 11 have no sink head",
+    "no-sink-0.1.10.11": "layers 0, 1, 10 and 11 have no sink head",
+    "sinks-85-147": "85 to 147 of the 270 heads are sink heads",
+    "threes-128-152": "128 to 152 heads are sink heads counting the first three tokens together",
+    "parked-on-first": "layers 3 to 9 put 0.70 to 0.75 on the first token and 0.01 or less on each of the "
+                       "next two (seeds 0 to 7 but 2)",
+    "loss-falls": "the first copy's mean loss is above a uniform guess's, the second copy's below a "
+                  "quarter of it",
+    "second-worst": "the repeat's second token has the highest loss of the second copy",
+}
+
+_MODEL: list = []
+
+
+def model():
+    """SmolLM2-135M-Instruct, loaded once per process."""
+    from attention_lab import real_model as rm
+    if not _MODEL:
+        _MODEL.append(rm.load_model())
+    return _MODEL[0]
+
+
+def verdicts(scores: dict, W: np.ndarray, loss: np.ndarray, vocab: int) -> dict[str, bool]:
+    """Each claim on one draw, from the package's three scores (30, 9) each, the weights (30, 9, 80, 80)
+    and the loss on each next token (79,)."""
+    first, previous, induction = scores.values()
+    top2 = {divmod(int(i), 9) for i in np.argsort(previous, axis=None)[-2:]}
+    low3 = set(np.argsort(first.mean(axis=1))[:3].tolist())
+    none = {layer for layer in range(30) if (first[layer] <= 0.5).all()}
+    threes = int((W[:, :, 3:, :3].sum(axis=-1).mean(axis=-1) > 0.5).sum())
+    parked = W[3:10, :, 3:, :3].mean(axis=(0, 1, 2))
+    mean1, mean2 = loss[:PERIOD - 1].mean(), loss[PERIOD:].mean()
+    return {
+        "previous-16.0": divmod(int(previous.argmax()), 9) == (16, 0),
+        "previous-top-two": top2 == {(16, 0), (11, 1)},
+        "induction-18.6": divmod(int(induction.argmax()), 9) == (18, 6),
+        "candidates-above-16": min(np.argwhere(induction > 0.5)[:, 0], default=0) > 16,
+        "a-handful": 1 <= (previous > 0.5).sum() <= 10 and 1 <= (induction > 0.5).sum() <= 10,
+        "least-0.1.11": low3 == {0, 1, 11},
+        "no-sink-0.1.11": {0, 1, 11} <= none,
+        "no-sink-0.1.10.11": {0, 1, 10, 11} <= none,
+        "sinks-85-147": 85 <= (first > 0.5).sum() <= 147,
+        "threes-128-152": 128 <= threes <= 152,
+        "parked-on-first": 0.695 <= parked[0] < 0.755 and bool((parked[1:] < 0.015).all()),
+        "loss-falls": mean1 > np.log(vocab) and mean2 < mean1 / 4,
+        "second-worst": loss[PERIOD] == loss[PERIOD:].max(),
+    }
+
+
+def measure(seed: int) -> dict[str, bool]:
+    """Every claim on the draw with this seed."""
+    from attention_lab import real_model as rm
+    m = model()
+    R = rm.repeated_random_tokens(m, period=PERIOD, seed=seed)
+    logits, weights = rm.forward(m, R, keep_weights=True)
+    W = np.stack(weights)
+    out = verdicts(rm.head_scores(W, period=PERIOD), W, rm.token_losses(logits, R), len(m.embedding))
+    return {k: bool(v) for k, v in out.items()}
