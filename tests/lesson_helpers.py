@@ -171,11 +171,13 @@ def spread_from_quarter(w):
 
 # ---------- a lesson run with the seeds a student might pick ----------------------------------------------
 
-def run_lesson(prefix: str, until: str | None = None, **seeds: int):
+def run_lesson(prefix: str, until: str | None = None, cells: list[str] | None = None, **seeds: int):
     """Lesson `prefix` executed in a fresh kernel, from its first cell to cell id `until` (default: the end),
-    with each seed variable set as a student would set it (e.g. TRAINING_SEED=28). Each NAME must be
-    assigned exactly once in the lesson, as `NAME = <number>` at the start of a line. A cell that raises
-    fails the run with nbclient's message (the cell and the traceback). Returns the executed notebook."""
+    with each seed variable set as a student would set it (e.g. TRAINING_SEED=28). `cells`, if given, keeps
+    only those cell ids (in the lesson's order): the cells a draw feeds and the ones they need, where the
+    cells between cost time and do not depend on the seed. Each NAME must be assigned exactly once in the
+    lesson, as `NAME = <number>` at the start of a line. A cell that raises fails the run with nbclient's
+    message (the cell and the traceback). Returns the executed notebook."""
     import re
 
     import nbformat
@@ -188,6 +190,11 @@ def run_lesson(prefix: str, until: str | None = None, **seeds: int):
         if until not in ids:
             raise ValueError(f"lesson {prefix} has no cell with id {until!r}")
         nb.cells = nb.cells[:ids.index(until) + 1]
+    if cells is not None:
+        unknown = sorted(set(cells) - {c.id for c in nb.cells})
+        if unknown:
+            raise ValueError(f"lesson {prefix} has no cells with ids {unknown}")
+        nb.cells = [c for c in nb.cells if c.id in set(cells)]
     for name, value in seeds.items():
         pattern = re.compile(rf"(?m)^{re.escape(name)} = [^\n#]+")
         hits = [c for c in nb.cells if c.cell_type == "code" and pattern.search(c.source)]

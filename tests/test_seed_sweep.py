@@ -74,3 +74,7 @@ def test_run_lesson_runs_with_the_students_seed_up_to_the_cell_named(tmp_path, m
     assert ran.cells[1].outputs[0]["text"] == "70 0\n"
     with pytest.raises(Exception, match="after the cell named"):
         run_lesson("99", TRAINING_SEED=7)
+    only = run_lesson("99", cells=["draw", "show"], TRAINING_SEED=3)
+    assert [c.id for c in only.cells] == ["draw", "show"] and only.cells[1].outputs[0]["text"] == "30 0\n"
+    with pytest.raises(ValueError, match=r"lesson 99 has no cells with ids \['nope'\]"):
+        run_lesson("99", cells=["draw", "nope"])

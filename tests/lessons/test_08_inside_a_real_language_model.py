@@ -473,7 +473,10 @@ def test_the_lesson_runs_with_seeds_outside_every_range_it_quotes(real_model, mo
     that depends on a draw, in a fresh kernel, and prints those draws' facts, checked here by hand."""
     from lesson_helpers import run_lesson
     monkeypatch.setenv("MPLBACKEND", "Agg")            # the kernel draws no PNG of a figure (none is checked)
-    nb = run_lesson("08", until="r08-three-heads", SEQUENCE_SEED=18, DRAWS_SEED=19)
+    # the model and the sentence's weights (the explorer's cell), then every cell a draw feeds
+    nb = run_lesson("08", SEQUENCE_SEED=18, DRAWS_SEED=19,
+                    cells=["r08-imports", "r08-load", "r08-explorer", "r08-scores", "r08-layers", "r08-seeds",
+                           "r08-sink-draws", "r08-loss", "r08-three-heads"])
     out = {c.id: "".join(o.get("text", "") for o in c.outputs) for c in nb.cells if c.cell_type == "code"}
     W18 = rm.attention_weights(real_model, rm.repeated_random_tokens(real_model, period=PERIOD, seed=18))
     first, previous, _ = by_hand(W18)
