@@ -70,6 +70,11 @@ def test_a_spoilt_record_starts_afresh(record):
     record.write_text("{not json")
     assert al.check("01.5", answer_key("01.5"))
     assert json.loads(record.read_text())["01.5"]["status"] == "correct"
+    record.write_text('{"01.5": [1, 2], "01.1": {"attempts": "many"}, "02.4": {"status": 3}}')
+    assert al.check("01.5", answer_key("01.5")) and al.check("01.1", answer_key("01.1"))
+    assert not al.check("02.4", None)
+    assert {k: v["status"] for k, v in json.loads(record.read_text()).items()} == \
+        {"01.5": "correct", "01.1": "correct", "02.4": "unanswered"}
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only folder")

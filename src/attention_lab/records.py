@@ -61,7 +61,10 @@ def record(key: str, status: str) -> Verdict:
     atomically (two kernels may check at once)."""
     path = record_file()
     entries = read_record(path)
-    entry = entries.get(key, {"status": "unanswered", "attempts": 0, "solved": None})
+    entry = entries.get(key)
+    if not (isinstance(entry, dict) and isinstance(entry.get("attempts"), int)     # spoilt by hand
+            and entry.get("status") in RANK):
+        entry = {"status": "unanswered", "attempts": 0, "solved": None}
     if status != "unanswered":
         entry["attempts"] = int(entry.get("attempts", 0)) + 1
     if RANK.get(status, 0) > RANK.get(entry.get("status"), 0):
