@@ -5,10 +5,13 @@ notebook re-executed under nbval, spread over every core. Naming paths is the qu
 `python -m pytest tests/test_attention.py` runs just that file, in one process, in seconds.
 """
 
+import atexit
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,6 +22,12 @@ import pytest
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # One numerical path on every x86-64 CPU (one OpenBLAS kernel, NumPy's AVX2 loops), the one the stored
 # outputs were made with, so that nbval compares like with like on any CI machine: see tools/one_kernel.py.
+# al.check keeps a student's record (attention_lab/records.py): the run's checks, in its tests and in
+# its notebooks' kernels, go to a file of this run's own, never to the developer's record.
+if "ATTENTION_LAB_PROGRESS" not in os.environ:
+    _records = tempfile.mkdtemp(prefix="attention-lab-progress-")
+    atexit.register(shutil.rmtree, _records, True)
+    os.environ["ATTENTION_LAB_PROGRESS"] = os.path.join(_records, "progress.json")
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
 import one_kernel
 

@@ -49,9 +49,9 @@ I2, I3, I4 = np.eye(2), np.eye(3), np.eye(4)
 # ---------------------------------------------------------------- which functions a student can call
 # Left out, each for its reason: pictures and explorers return no numbers; files and the network
 # (fetching the model) are no computation; training and timing runs take minutes and give the lessons'
-# own results; the judges' machinery (checks, judging, answer_keys) and blas are not lesson computations.
-SKIP_MODULES = {"checks", "judging", "answer_keys", "exercises", "blas", "explorer_kit", "explorers",
-                "heatmaps", "plots", "training_plots"}
+# own results; the judges' machinery (checks, judging, answer_keys, records) and blas are not lessons' sums.
+SKIP_MODULES = {"checks", "judging", "answer_keys", "exercises", "records", "blas", "explorer_kit",
+                "explorers", "heatmaps", "plots", "training_plots"}
 SKIP_FUNCTIONS = {"check", "cache_folder", "how_to_get_it", "fetch_model", "find_model", "load_model",
                   "train", "train_induction", "scaling_experiment", "saturation_experiment", "time_forms",
                   "head_explorer", "plot_head_scores", "plot_heads", "adam_step", "keep_snapshot"}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import nbformat
@@ -84,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ["PYTHONHASHSEED"] = "0"   # inherited by the kernel: stable set/dict order
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # small matrices: BLAS threads only contend
+    records = tempfile.TemporaryDirectory(prefix="attention-lab-progress-")   # the lessons' al.check calls:
+    os.environ["ATTENTION_LAB_PROGRESS"] = os.path.join(records.name, "progress.json")   # not the author's
     one_kernel.pin()                     # one numerical path on every x86-64 CPU: see one_kernel.py
     navigation.main([])
     for path in args.paths or lessons():

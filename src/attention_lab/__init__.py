@@ -33,7 +33,7 @@ from .examples import (
     the_cat_sat,
     translation,
 )
-from .exercises import EXERCISES, check
+from .exercises import EXERCISES, check, progress
 from .experiments import saturation_experiment, scaling_experiment, score_matrix_bytes, time_forms
 from .heads import concat_heads, multi_head_attention, split_heads, split_weights
 from .induction import (
@@ -199,6 +199,7 @@ __all__ = [
     "position_explorer",
     "predict",
     "printout_problems",
+    "progress",
     "project",
     "relative_error",
     "repeated_batch",

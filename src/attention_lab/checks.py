@@ -10,6 +10,8 @@ from dataclasses import InitVar, dataclass, field
 
 import numpy as np
 
+from .records import Verdict, record
+
 TOLERANCE = 5e-3   # answers rounded to 2 decimals still count
 
 
@@ -115,9 +117,12 @@ def _within(got: np.ndarray, expected: np.ndarray) -> np.ndarray:
 class _Checked:
     """What every kind of exercise shares: printing its verdict."""
 
-    def check(self, answer) -> None:
-        """Print ✓, a hint, or 'not answered yet' (never raises, so the notebook keeps running)."""
-        print(self.evaluate(answer).message)
+    def check(self, answer) -> Verdict:
+        """Print ✓, a hint, or 'not answered yet' (never raises, so the notebook keeps running), keep it in
+        this computer's record (al.progress), and return the verdict, truthy on ✓."""
+        result = self.evaluate(answer)
+        print(result.message)
+        return record(self.key, result.status)
 
 
 GENERIC = "Not right yet: go through the steps of the lesson again, one at a time."

@@ -22,6 +22,7 @@ from .exercises_07 import lesson07
 from .exercises_08 import lesson08
 from .exercises_09 import lesson09
 from .exercises_10 import lesson10
+from .records import Verdict, progress_table, read_record
 
 EXERCISES = {e.key: e for e in (*lesson00(), *lesson01(), *lesson02(), *lesson03(), *lesson04(),
                                 *lesson05(), *lesson06(), *lesson10(), *lesson07(), *lesson08(),
@@ -42,6 +43,12 @@ def exercise_key(key, known) -> str:
 
 
 # pragma: no mutate end
-def check(key: str, answer: object) -> None:
-    """Check the answer to exercise `key` (for example '01.2') and print ✓ or a hint."""
-    EXERCISES[exercise_key(key, EXERCISES)].check(answer)
+def check(key: str, answer: object) -> Verdict:
+    """Check the answer to exercise `key` (for example '01.2'): print ✓ or a hint, keep it in this
+    computer's record (al.progress), and return the verdict, truthy on ✓."""
+    return EXERCISES[exercise_key(key, EXERCISES)].check(answer)
+
+
+def progress() -> None:
+    """Print this student's table: per lesson, the exercises solved (✓), tried (~) and not yet (·)."""
+    print(progress_table(sorted(EXERCISES), read_record()))

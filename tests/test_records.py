@@ -1,0 +1,112 @@
+"""attention_lab/records.py: `al.check` returns its verdict (truthy on ✓, nothing shown below it in a
+notebook), keeps the student's record on this computer, and `al.progress()` prints it per lesson. Every
+expected table here is written by hand from the answers given."""
+
+import json
+import os
+import stat
+
+import numpy as np
+import pytest
+from IPython.core.formatters import DisplayFormatter
+
+import attention_lab as al
+from attention_lab import records
+from attention_lab.answer_keys import answer_key
+
+
+@pytest.fixture
+def record(tmp_path, monkeypatch):
+    path = tmp_path / "sub" / "progress.json"
+    monkeypatch.setenv("ATTENTION_LAB_PROGRESS", str(path))
+    return path
+
+
+def test_check_returns_a_verdict_truthy_on_a_right_answer_only(record, capsys):
+    right = al.check("01.5", answer_key("01.5"))
+    assert right and right.status == "correct" and right.key == "01.5"
+    assert "✓" in capsys.readouterr().out                     # still printed, as before
+    assert not al.check("01.5", np.asarray(answer_key("01.5")) + 1.0)
+    assert not al.check("01.5", None)
+    assert not al.check("01.2", "Z")                          # a predict exercise: no such letter
+    assert al.EXERCISES["01.5"].check(answer_key("01.5"))     # the exercise's own method does the same
+
+
+def test_a_notebook_shows_nothing_below_the_printed_verdict(record):
+    data, metadata = DisplayFormatter().format(al.check("01.5", answer_key("01.5")))
+    assert data == {} and metadata == {}
+
+
+def test_the_record_keeps_the_best_verdict_and_counts_the_answers(record):
+    al.check("01.5", None)                                     # not answered yet: no attempt
+    assert json.loads(record.read_text())["01.5"] == {"status": "unanswered", "attempts": 0, "solved": None}
+    al.check("01.5", np.asarray(answer_key("01.5")) + 1.0)
+    al.check("01.5", answer_key("01.5"))
+    al.check("01.5", np.asarray(answer_key("01.5")) + 1.0)    # a later slip does not undo the ✓
+    entry = json.loads(record.read_text())["01.5"]
+    assert entry["status"] == "correct" and entry["attempts"] == 3 and entry["solved"].endswith("+00:00")
+    first = entry["solved"]
+    al.check("01.5", answer_key("01.5"))
+    assert json.loads(record.read_text())["01.5"]["solved"] == first
+
+
+def test_progress_prints_each_lesson_solved_tried_and_not_yet(record, capsys):
+    al.check("01.5", answer_key("01.5"))
+    al.check("01.2", "Z")
+    capsys.readouterr()
+    assert al.progress() is None
+    out = capsys.readouterr().out
+    keys01 = sorted(k for k in al.EXERCISES if k.startswith("01."))
+    line01 = next(line for line in out.splitlines() if line.startswith("  01 "))
+    assert f"1 of {len(keys01)}" in line01
+    assert line01.endswith("· 01.1  ~ 01.2  · 01.3  · 01.4  ✓ 01.5")
+    assert f"solved 1 of {len(al.EXERCISES)} exercises; kept in {record}" in out
+    assert len([line for line in out.splitlines() if line.startswith("  ")]) == \
+        len({k.split(".")[0] for k in al.EXERCISES})
+
+
+def test_a_spoilt_record_starts_afresh(record):
+    record.parent.mkdir(parents=True)
+    record.write_text("{not json")
+    assert al.check("01.5", answer_key("01.5"))
+    assert json.loads(record.read_text())["01.5"]["status"] == "correct"
+    record.write_text('{"01.5": [1, 2], "01.1": {"attempts": "many"}, "02.4": {"status": 3}}')
+    assert al.check("01.5", answer_key("01.5")) and al.check("01.1", answer_key("01.1"))
+    assert not al.check("02.4", None)
+    assert {k: v["status"] for k, v in json.loads(record.read_text()).items()} == \
+        {"01.5": "correct", "01.1": "correct", "02.4": "unanswered"}
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only folder")
+def test_a_folder_that_cannot_be_written_never_stops_the_check(record, capsys):
+    record.parent.mkdir(parents=True)
+    record.parent.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        assert al.check("01.5", answer_key("01.5"))
+        assert al.check("01.5", answer_key("01.5"))
+    finally:
+        record.parent.chmod(stat.S_IRWXU)
+    out = capsys.readouterr().out
+    assert out.count("your progress is not saved") == 1 and "ATTENTION_LAB_PROGRESS" in out
+
+
+def test_a_write_that_fails_never_stops_the_check(record, capsys, monkeypatch):
+    """As above, for any user (root too): the folder cannot be made."""
+    monkeypatch.setenv("ATTENTION_LAB_PROGRESS", str(record.parent / "a-file" / "progress.json"))
+    record.parent.mkdir(parents=True)
+    (record.parent / "a-file").write_text("a file where the folder should be")
+    monkeypatch.setattr(records, "_unwritable_told", set())
+    assert al.check("01.5", answer_key("01.5"))
+    assert not al.check("01.5", None)
+    out = capsys.readouterr().out
+    assert out.count("your progress is not saved") == 1, out
+
+
+def test_the_record_file_is_chosen_as_documented(monkeypatch, tmp_path):
+    monkeypatch.setenv("ATTENTION_LAB_PROGRESS", "~/x/p.json")
+    assert records.record_file() == (records.Path.home() / "x" / "p.json").absolute()
+    monkeypatch.delenv("ATTENTION_LAB_PROGRESS")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert records.record_file() == tmp_path / "attention-lab" / "progress.json"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    assert records.record_file() == records.Path.home() / ".local/share/attention-lab/progress.json"
