@@ -303,3 +303,11 @@ def test_03_2_a_tie_of_two_back_and_one_back_is_no_win_and_gets_its_hint():
         assert result.status != "correct" and result.mistake == "tie", result.message
         assert "1.5θ" in result.message and "product, not a sum" in result.message
     assert status("03.2", head1(1000 * rotation(2 * t))).status == "correct"   # a clear win still passes
+    for block in (np.zeros((2, 2)), 1e-9 * rotation(2 * t)):            # flat rows: every weight ≈ 1/6
+        Q = (ex.X @ head1(block))[:, :2]
+        A = np.exp(Q @ (ex.X @ ex.W_k)[:, :2].T / np.sqrt(2))
+        A /= A.sum(axis=1, keepdims=True)
+        assert np.allclose(A[2:], 1 / 6, atol=1e-8)                          # by hand: no pair leads
+        result = status("03.2", head1(block))
+        assert result.status != "correct" and result.mistake != "tie", result.message
+        assert "1.5θ" not in result.message
