@@ -10,7 +10,6 @@ from .heads import multi_head_unchecked
 from .judging import SHORTCUTS, as_numbers, judge_fix
 from .matrix import default_scale, softmax
 
-
 TIE_MARGIN = 0.05   # 03.2: a tie of two back and one back counts only if the pair clearly leads the rest
 
 

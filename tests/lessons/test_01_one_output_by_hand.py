@@ -238,10 +238,10 @@ def test_01_3_a_row_that_asks_noun_is_not_told_to_ask_noun():
 
 
 def test_01_3_small_only_hint_fits_only_a_row_that_asks_only_small():
-    """Fresh read: [-2, 0, 2, 2] asks 'animal?' and penalises 'noun?'; mice (noun and animal) gains 2 and loses
-    2, so small and mice tie (2 and 2, by hand). It asks more than 'small?', so the 'small only' hint does not
-    describe it: its own hint names the negative 'noun?' entry. [0, 0, 0, 2] and [0, 1, 0, 2] do ask only
-    'small?' of the features mice has, and keep the 'small only' hint."""
+    """Fresh read: [-2, 0, 2, 2] asks 'animal?' and penalises 'noun?'; mice (noun and animal) gains 2 and
+    loses 2, so small and mice tie (2 and 2, by hand). It asks more than 'small?', so the 'small only' hint
+    does not describe it: its own hint names the negative 'noun?' entry. [0, 0, 0, 2] and [0, 1, 0, 2] do
+    ask only 'small?' of the features mice has, and keep the 'small only' hint."""
     x = {"cats": [1, 0, 1, 0], "chase": [0, 1, 0, 0], "small": [0, 0, 0, 1], "mice": [1, 0, 1, 1]}
     for row in ([-2.0, 0.0, 2.0, 2.0], [-3.0, 1.0, 3.0, 3.0]):
         assert np.dot(x["small"], row) == np.dot(x["mice"], row) > np.dot(x["cats"], row)
