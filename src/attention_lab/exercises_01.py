@@ -70,7 +70,9 @@ def _design_01():
         if np.isclose(w[0], w[3]) and w[3] >= top and w[3] > max(w[1], w[2]) + 1e-9:
             return "noun only"
         if np.isclose(w[2], w[3]) and w[3] >= top and w[3] > max(w[0], w[1]) + 1e-9:
-            return "small only" if W[3, 0] <= 0 else "noun cancelled"   # the row asks 'noun?', or not
+            if np.isclose(W[3, 0], 0) and np.isclose(W[3, 2], 0):
+                return "small only"                        # nothing asked of mice's noun and animal
+            return "noun cancelled" if W[3, 0] > 0 else "noun penalised"   # noun? + animal? = 0
         if wins:
             return "too weak"
         return (f"with your W_q, small's weights are {np.round(w, 3)}: mice (the last) must get the "
@@ -100,6 +102,11 @@ def _design_01():
                            "take back what mice gains from being a noun: mice is an animal too, and your "
                            "negative 'animal?' entry costs mice as much. Ask for noun and small, and "
                            "leave 'animal?' at 0."),
+        "noun penalised": (lambda: np.array([[0.0] * 4] * 3 + [[-2.0, 0.0, 2.0, 2.0]]),
+                           "small ties with mice. Your row 'small' asks 'animal?' but gives 'noun?' a "
+                           "negative entry, and mice is both a noun and an animal: what it gains as an "
+                           "animal it loses as a noun, so it scores only what small scores. Ask 'noun?' "
+                           "with a positive entry, and leave 'animal?' at 0."),
         "empty row": (lambda: np.diag([1.0, 1.0, 1.0, 0.0]),
                       "row 'small' (index 3) of your W_q is zero, so small's query is zero: every score "
                       "is 0 and all four words tie at 0.25. Small's question goes in that row."),

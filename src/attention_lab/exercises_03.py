@@ -10,6 +10,8 @@ from .heads import multi_head_unchecked
 from .judging import SHORTCUTS, as_numbers, judge_fix
 from .matrix import default_scale, softmax
 
+TIE_MARGIN = 0.05   # 03.2: a tie of two back and one back counts only if the pair clearly leads the rest
+
 
 def _design_03():
     """03.2: a W_q whose head 1 looks two tokens back instead of one; head 2 unchanged."""
@@ -50,7 +52,9 @@ def _design_03():
         if finds(w, 2):
             return None if w[0][queries, queries - 2].min() >= 0.5 else "too weak"
         two, one = w[0][queries, queries - 2], w[0][queries, queries - 1]
-        if np.allclose(two, one, rtol=0, atol=1e-9) and (margin(w, 2) > -1e-9).all():
+        third = np.sort(w[0][queries], axis=1)[:, -3]        # (4,) the largest weight after the pair
+        if (np.allclose(two, one, rtol=0, atol=1e-9) and (margin(w, 2) > -1e-9).all()
+                and (two - third > TIE_MARGIN).all()):
             return "tie"                                     # two back and one back share the top weight
         if finds(w, 1):
             return "previous" if np.allclose(W, ex.W_q) else "still previous"

@@ -9,6 +9,7 @@ tests/lesson_helpers.py.
 """
 
 import re
+from pathlib import Path
 
 import numpy as np
 from lesson_helpers import (
@@ -22,6 +23,7 @@ from lesson_helpers import (
     hand_weights,
     move,
     prose,
+    sm,
     spread_from_quarter,
 )
 
@@ -105,3 +107,30 @@ def test_guide_first_question_tau_on_the_00_explorer():
         assert np.isclose(w[CHASE, CATS], w[CHASE, MICE])
     assert np.isclose(move(ex, "tau", 0.1)["weights"][CHASE, CATS], 0.5, atol=1e-4)
 
+
+
+# ---------- review round 5, 00-A: the residual keeps what attention's output loses -------------------------
+
+def test_00_it_keeps_pronoun_through_the_residual_and_the_lesson_says_so():
+    """y_it alone has lost 'pronoun' (0.017, by hand below); x_it + y_it keeps it and gains 'animal'. The
+    lesson prints that sum and names the residual connection (lesson 04), so no student leaves lesson 00
+    thinking attention replaces a word by a blend."""
+    import json
+
+    ex = al.it_was_tired()
+    d_k = ex.W_k.shape[1]
+    A = sm((ex.X @ ex.W_q) @ (ex.X @ ex.W_k).T / np.sqrt(d_k))       # by hand
+    it = ex.tokens.index("it")
+    y_it = A[it] @ (ex.X @ ex.W_v)
+    assert y_it[2] < 0.05 and ex.X[it, 2] == 1                          # the blend alone loses 'pronoun'
+    kept = ex.X[it] + y_it
+    assert kept[2] > 1 and kept[0] > 0.85                               # the residual keeps it
+    text = prose("00", "why-attention")
+    assert "residual connection" in text and "lesson 04" in text and "keeps 'pronoun'" in text
+    (path,) = (Path(__file__).resolve().parents[2] / "notebooks").glob("00-*.ipynb")
+    (cell,) = [c for c in json.loads(path.read_text(encoding="utf-8"))["cells"]
+               if c.get("id") == "why-attention-code"]
+    printed = "".join("".join(o.get("text", "")) for o in cell["outputs"])
+    line = re.search(r"x_it \+ y_it\s*:\s*\[([^\]]*)\]", printed)
+    assert line, printed
+    assert np.allclose([float(v) for v in line.group(1).split()], kept, atol=5e-4)

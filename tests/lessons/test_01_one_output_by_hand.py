@@ -237,6 +237,22 @@ def test_01_3_a_row_that_asks_noun_is_not_told_to_ask_noun():
     assert "ask for 'noun' too" in al.EXERCISES["01.3"].evaluate(only_small).message
 
 
+def test_01_3_small_only_hint_fits_only_a_row_that_asks_only_small():
+    """Fresh read: [-2, 0, 2, 2] asks 'animal?' and penalises 'noun?'; mice (noun and animal) gains 2 and
+    loses 2, so small and mice tie (2 and 2, by hand). It asks more than 'small?', so the 'small only' hint
+    does not describe it: its own hint names the negative 'noun?' entry. [0, 0, 0, 2] and [0, 1, 0, 2] do
+    ask only 'small?' of the features mice has, and keep the 'small only' hint."""
+    x = {"cats": [1, 0, 1, 0], "chase": [0, 1, 0, 0], "small": [0, 0, 0, 1], "mice": [1, 0, 1, 1]}
+    for row in ([-2.0, 0.0, 2.0, 2.0], [-3.0, 1.0, 3.0, 3.0]):
+        assert np.dot(x["small"], row) == np.dot(x["mice"], row) > np.dot(x["cats"], row)
+        result = status("01.3", small_row(row))
+        assert result.status == "mistake", result.message
+        assert "Asking only 'small?'" not in result.message and "ask for 'noun' too" not in result.message
+        assert "ties with mice" in result.message and "negative" in result.message, result.message
+    for row in ([0.0, 0.0, 0.0, 2.0], [0.0, 1.0, 0.0, 2.0]):
+        assert "Asking only 'small?'" in status("01.3", small_row(row)).message
+
+
 def test_01_5_weights_rounded_as_the_heatmaps_show_them_get_a_rounding_hint():
     """v_3 by hand with w = (0.58, 0.21, 0.21), as a heatmap prints them: (3.037, -1.046), and at one
     decimal (0.6, 0.2, 0.2): the method is right, the rounding is not (computed here from the text's

@@ -11,7 +11,20 @@ helpers: tests/lesson_helpers.py.
 import re
 
 import numpy as np
-from lesson_helpers import I4, WO34, WQ34, X34, explorer, lesson_cells, move, prose, sm, softmax_rows, status
+from lesson_helpers import (
+    I4,
+    WO34,
+    WQ34,
+    X34,
+    explorer,
+    lesson_cells,
+    move,
+    prose,
+    run_lesson,
+    sm,
+    softmax_rows,
+    status,
+)
 
 import attention_lab as al
 from attention_lab import heads as heads_module
@@ -303,3 +316,49 @@ def test_03_2_a_tie_of_two_back_and_one_back_is_no_win_and_gets_its_hint():
         assert result.status != "correct" and result.mistake == "tie", result.message
         assert "1.5θ" in result.message and "product, not a sum" in result.message
     assert status("03.2", head1(1000 * rotation(2 * t))).status == "correct"   # a clear win still passes
+    for block in (np.zeros((2, 2)), 1e-9 * rotation(2 * t)):            # flat rows: every weight ≈ 1/6
+        Q = (ex.X @ head1(block))[:, :2]
+        A = np.exp(Q @ (ex.X @ ex.W_k)[:, :2].T / np.sqrt(2))
+        A /= A.sum(axis=1, keepdims=True)
+        assert np.allclose(A[2:], 1 / 6, atol=1e-8)                          # by hand: no pair leads
+        result = status("03.2", head1(block))
+        assert result.status != "correct" and result.mistake != "tie", result.message
+        assert "1.5θ" not in result.message
+
+
+# ---------- review round 5, 03-A and 03-C, and the seed of section 8 ----------------------------------------
+
+def test_03_section_9_claims_shapes_only_and_checks_numbers_too():
+    """03-A: shapes cannot tell softmax along rows from softmax along columns (both (3, 3), by hand below),
+    so the note claims only that the dimensions agree, and the cell checks head 1's numbers as well."""
+    S = np.random.default_rng(5).standard_normal((3, 3))
+    rows, cols = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True), np.exp(S) / np.exp(S).sum(axis=0)
+    assert rows.shape == cols.shape and not np.allclose(rows, cols)
+    note = prose("03", "s9-note")
+    assert "describe exactly what" not in note
+    assert "Every dimension agrees with the source's equations" in note
+    assert "softmax along columns" in note and "also checks numbers" in note
+    assert "assert np.allclose(A_0, w8[i]) and np.allclose(A_0 @ V8[:, cols], heads8[i])" in \
+        lesson_cells("03")["s9-code"]
+
+
+def test_03_the_flat_and_tie_marks_are_printed_beside_the_sliders():
+    """03-C: the live numbers sit beside the sliders (the first row of the widget), above the heatmaps."""
+    ex = heads_explorer()
+    ex.sliders["n_heads"].value = 4
+    top = ex.widget.children[0]
+    assert ex.numbers in top.children and "(tie)" in ex.numbers.value
+    text = prose("03", "s10")
+    assert "the numbers beside the sliders print \"(flat)\" or \"(tie)\"" in text
+    assert "summary below the explorer" not in text
+
+
+def test_03_section_8_takes_its_seed_from_heads_seed_and_runs_with_another():
+    """Issue 44 item 2: the eight heads' draw takes HEADS_SEED (prose invites changing it); with seed 29 the
+    section's checks (identities, true for every draw) still pass, up to section 9's table."""
+    cells = lesson_cells("03")
+    setters = [cid for cid, src in cells.items() if re.search(r"(?m)^HEADS_SEED = 0\b", src)]
+    assert setters == ["s8-code"] and "default_rng(HEADS_SEED)" in cells["s8-code"]
+    assert not any(re.search(r"default_rng\(\d", src) for src in cells.values())
+    assert "You may change it" in prose("03", "s8")
+    run_lesson("03", until="s9-code", HEADS_SEED=29)

@@ -7,9 +7,11 @@ Slider claims are driven through the explorer's own sliders, as a student moves 
 names the cell or guide section whose sentence it checks. Shared helpers: tests/lesson_helpers.py.
 """
 
+import re
+
 import numpy as np
 import pytest
-from lesson_helpers import cell_text, explorer, move, sm, softmax_rows
+from lesson_helpers import cell_text, explorer, lesson_cells, move, prose, run_lesson, sm, softmax_rows
 
 import attention_lab as al
 
@@ -201,3 +203,40 @@ def test_04_2_causal_only_hint_names_the_operator():
     message = result.message
     assert result.mistake == "causal only", message
     assert "combine with a block mask (`&`)" in message and "(& )" not in message
+
+
+# ---------- review round 5, 04.2: what makes cat win at 0.5 and 0.5 -----------------------------------------
+
+def test_04_noir_finds_cat_through_its_self_attention_not_the_residual():
+    """04.2: with noir = [0, .5, .5, 0, 0] cat wins (0.49 against 0.25); without the residual it still wins
+    (0.36 against 0.18); without the self-attention (Z = X) black and cat tie. By hand: scaled, causal self-
+    attention, then cross-attention over the real English keys."""
+    tr = al.translation()
+    X = tr.X_dec.copy()
+    X[2] = [0, 0.5, 0.5, 0, 0]
+    S = (X @ tr.self_W_q) @ (X @ tr.self_W_k).T / np.sqrt(tr.self_W_k.shape[1])
+    z = softmax_rows(np.where(np.tril(np.ones((4, 4), dtype=bool)), S, -np.inf)) @ (X @ tr.self_W_v)
+    real = np.arange(len(tr.enc_tokens)) < tr.enc_length
+    black, cat = tr.enc_tokens.index("black"), tr.enc_tokens.index("cat")
+
+    def noir_cross(Z):
+        s = (Z[2] @ tr.cross_W_q) @ (tr.X_enc @ tr.cross_W_k).T / np.sqrt(tr.cross_W_k.shape[1])
+        return sm(np.where(real, s, -np.inf))
+    with_both, no_residual, no_self = noir_cross(X + z), noir_cross(z), noir_cross(X)
+    assert with_both[cat] > with_both[black] + 0.2 and no_residual[cat] > no_residual[black] + 0.1
+    assert np.isclose(no_self[cat], no_self[black])
+    text = prose("04", "s9")
+    assert "through the residual of section 4" not in text
+    assert "causal self-attention of section 4 takes in a share of *chat*" in text
+    assert "which alone would tie *black* and *cat*" in text
+
+
+def test_04_section_8_takes_its_seed_from_heads_seed_and_runs_with_another():
+    """Issue 44 item 2: the heads' weights of section 8 take HEADS_SEED (prose invites changing it); with seed
+    29 both equivalences (identities, true for every draw) still hold."""
+    cells = lesson_cells("04")
+    setters = [cid for cid, src in cells.items() if re.search(r"(?m)^HEADS_SEED = 0\b", src)]
+    assert setters == ["s8-code"] and "default_rng(HEADS_SEED)" in cells["s8-code"]
+    assert not any(re.search(r"default_rng\(\d", src) for src in cells.values())
+    assert "you may change it" in prose("04", "s8")
+    run_lesson("04", until="s8-code", HEADS_SEED=29)

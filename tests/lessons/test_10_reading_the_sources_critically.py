@@ -7,7 +7,7 @@ Shared helpers: tests/lesson_helpers.py.
 """
 
 import numpy as np
-from lesson_helpers import cell_text, one_call_answers, passes
+from lesson_helpers import cell_text, one_call_answers, passes, prose
 
 import attention_lab as al
 
@@ -52,3 +52,33 @@ def test_10_the_checklist_allows_for_rounding_and_10_1_agrees():
     assert "more than the rounding" in al.EXERCISES["10.1"].evaluate("c").message
     assert al.printout_problems([1.2, 1.2, 0.3], [0.42, 0.42, 0.17]) == []
 
+
+
+# ---------- review round 5, lesson 10 (cosmetic items 10.1 and 10.2) ---------------------------------------
+
+def test_10_erratum_002_quotes_the_announced_divisor():
+    """10.1: source 002 announces that it rounds √3 to 1; the erratum quotes that, so the slips it names are
+    the 1.75 (√3 = 1.7321, by hand) and the label 'scaled', not a hidden divisor."""
+    assert round(3 ** 0.5, 4) == 1.7321 and al.source_002().printed["sqrt_d_k"] == 1.75
+    text = prose("10", "erratum-002").replace(" > ", " ")                # the quote spans two lines
+    assert "we will round $\\sqrt{d_k}=\\sqrt{3}=1.75$ to $1$ to simplify the computations" in text
+    assert "The shortcut is announced" in text
+
+
+def test_10_float32_column_is_said_to_depend_on_the_cpu():
+    """10.2: float32 sums depend on their order (two orders of the same scores, here, both within the rule's
+    1e-6 of the largest), so the column 'float32 - float64' may differ on a student's machine; the text
+    says so."""
+    src = al.source_000()
+    X, Wq, Wk = (a.astype(np.float32) for a in (src.X, src.W_q.T, src.W_k.T))
+    q, K = X[1] @ Wq, X @ Wk
+    forward = [np.float32(0)] * 4
+    backward = [np.float32(0)] * 4
+    for j in range(4):
+        for c in range(K.shape[1]):
+            forward[j] = np.float32(forward[j] + K[j, c] * q[c])
+            backward[j] = np.float32(backward[j] + K[j, -1 - c] * q[-1 - c])
+    exact = (src.X @ src.W_k.T) @ (src.X[1] @ src.W_q.T)
+    for scores in (forward, backward):
+        assert np.abs(np.array(scores, dtype=float) - exact).max() < 1e-6 * np.abs(exact).max()
+    assert "That column depends on the CPU" in prose("10", "s2")
