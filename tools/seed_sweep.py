@@ -103,4 +103,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run as the importable module, so that its worker processes find measure()
+    import seed_sweep
+    sys.exit(seed_sweep.main())
