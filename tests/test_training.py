@@ -328,3 +328,14 @@ def test_gradients_of_sequences_shorter_than_the_position_table():
                                         p[name])
         assert al.relative_error(grads[name], numeric) <= 1e-6, name
     assert grads["P"][:3].any() and not grads["P"][3:].any()
+
+
+def test_relative_change_is_the_move_over_the_start():
+    before = np.array([[3.0, 0.0], [0.0, 4.0]])                  # norm 5
+    after = before + np.array([[0.0, 1.0], [1.0, 0.0]])          # moved by sqrt(2)
+    assert al.relative_change(after, before) == pytest.approx(np.sqrt(2) / 5)
+    assert al.relative_change(before, before) == 0.0
+    with pytest.raises(ValueError, match="before is all zeros"):
+        al.relative_change(after, np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="after"):
+        al.relative_change(np.ones(3), before)

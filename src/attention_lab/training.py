@@ -303,6 +303,17 @@ class ModelConfig:
         return default_scale(self.d // self.n_heads) if self.scaled else 1.0
 
 
+def relative_change(after: ArrayLike, before: ArrayLike) -> float:
+    """How far a weight moved, relative to where it started: |after - before| / |before| (Frobenius)."""
+    after = as_array(after, "after", "an array of numbers", min_ndim=0)
+    before = as_array(before, "before", "an array of numbers", min_ndim=0)
+    same_shape(after, "after", before, "before")
+    size = np.linalg.norm(before)
+    if size == 0:
+        raise ValueError("before is all zeros: a change relative to it is undefined")
+    return float(np.linalg.norm(after - before) / size)
+
+
 def checked_config(cfg) -> ModelConfig:
     """The ModelConfig `cfg`, checked: whole-number sizes, a known task, d divisible by n_heads."""
     cfg = as_model_config(cfg)
