@@ -33,8 +33,8 @@ def test_07_training_seed_18_runs_every_seeded_cell_and_shows_q_composition():
     assert len(verdicts) >= 20 and "NO" in verdicts and "yes" in verdicts
     assert "layer 1 a previous-token head, layer 2 an induction head? this run: NO" in out["l07-s6-code"]
     assert "the queries' and values' not? this run: NO" in out["l07-s8-code"]
-    # the text: "layer 1's previous-token score is near 0 and its weight on the earlier copy 0.89 ...,
-    # cutting the queries' path loses most of the gain, and cutting the keys' path much less"
+    # the text: "layer 1's previous-token score is near 0 and most of its weight goes to the earlier copy
+    # ..., cutting the queries' path loses most of the gain, and cutting the keys' path much less"
     assert number(r"layer 1, head 0 +(\d\.\d\d)", out["l07-s6-code"]) < 0.05
     assert number(r"weight on the earlier copy of the same token (\d\.\d\d)", out["l07-s6-probe-code"]) > 0.8
     intact, queries, keys = (number(rf"{name} +loss on the second copy (\d\.\d\d)", out["l07-s8-code"])
