@@ -463,3 +463,16 @@ def test_07_4_common_slips_are_named():
         result = ex.evaluate(answer)
         assert result.mistake == name and phrase in result.message, (name, result.message)
     assert ex.evaluate([direct, head1, head2, both]).status == "correct"
+
+
+# ---------------------------------------------------------------- a claim about a training run, printed
+def test_on_this_run_compares_this_run_with_seed_0_and_the_further_seeds():
+    """Issue 44, item 2: lesson 07 prints each claim about a run as a comparison, never asserts it."""
+    yes = al.on_this_run(np.float64(0.7) > 0.5, "layer 2 copies", "further seeds: 14 of 16")
+    no = al.on_this_run(False, "layer 2 copies", "further seeds: 14 of 16")
+    assert yes == "layer 2 copies? this run: yes (seed 0, the text's run: yes; further seeds: 14 of 16)"
+    assert no == "layer 2 copies? this run: NO (seed 0, the text's run: yes; further seeds: 14 of 16)"
+    for holds, claim, further, match in ((0.7, "c", "f", "True or False"), ("yes", "c", "f", "True or False"),
+                                         (True, "", "f", "claim"), (True, "c", None, "further")):
+        with pytest.raises(TypeError, match=match):
+            al.on_this_run(holds, claim, further)

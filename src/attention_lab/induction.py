@@ -375,6 +375,20 @@ def phase_change(run: InductionRun, window: int = 20) -> tuple[int, int]:
     return int(np.argmax(curve < high)) + window // 2, int(np.argmax(curve < low)) + window // 2
 
 
+# ------------------------------------------------------------------ a claim about a training run, on this run
+def on_this_run(holds, claim: str, further: str) -> str:
+    """One line comparing a claim about a training run across runs: whether it holds on this run, that it
+    holds with seed 0 (the run the text describes), and how often on further seeds (`further`, e.g.
+    'further seeds: 14 of 16')."""
+    if not isinstance(holds, (bool, np.bool_)):
+        raise TypeError(f"on_this_run needs holds as True or False (a comparison), "
+                        f"got {type(holds).__name__}")
+    for name, text in (("claim", claim), ("further", further)):
+        if not isinstance(text, str) or not text.strip():
+            raise TypeError(f"on_this_run needs {name} as a non-empty str, got {text!r}")
+    return f"{claim}? this run: {'yes' if holds else 'NO'} (seed 0, the text's run: yes; {further})"
+
+
 # ------------------------------------------------------------------ the explorer
 def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = None) -> Explorer:
     """A slider over the training steps kept in `run`, starting at `start` (default: the first kept step):
@@ -408,7 +422,7 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
     keys = np.arange(1, min(last, n - 1) + 1)                        # where layer 2 may read a key
     even1, even2 = np.mean(1 / (keys + 1)), np.mean(1 / (q_seen + 1))   # weights spread evenly (causal)
 
-    label1 = f"  places 1-{keys[-1]} (where a first copy can lie):"
+    label1 = f"  places 1-{keys[-1]} (where the keys of an induction head can lie):"
     label2 = "  earlier copy of the query's token:"
     width = max(len(label1), len(label2)) + 1
 

@@ -1,12 +1,14 @@
 """Lesson 07's claims about its training runs, on training seeds 0-7 (review of lesson 07, issue 29).
 
-Every sentence of the lesson about a training run must hold for seeds 0-7 as worded, or give its range.
+Every sentence of the lesson about a training run must hold for seeds 0-7 as worded (the lesson tells
+seed 0's story, and quotes for each claim how often it held on further seeds 16-31: tools/seed_sweep.py 07,
+docs/held-out/07.md).
 Each seed is trained once, with the lesson's own functions and the lesson's data, and every claim is
 checked on that run (the runs are cached for the module: about 15 s per seed). The expectations are the
 lesson's words, written here; the measurements are redone here where the lesson computes them in a cell.
 
-The lesson words its claims for training seeds 0-15. CI checks seeds 0-7; the others are checked on
-request, with the seeds named in the environment variable LESSON_07_SEEDS (a list of seeds and ranges):
+Its bounds were fitted on training seeds 0-15. CI checks seeds 0-7; the others are checked on request,
+with the seeds named in the environment variable LESSON_07_SEEDS (a list of seeds and ranges):
 
     LESSON_07_SEEDS=8-15 python -m pytest tests/lessons/test_07_training_seeds.py
 
@@ -18,6 +20,7 @@ are in test_07_attention_learns_to_look_things_up.py; the lesson's text is read 
 
 import functools
 import os
+import re
 
 import numpy as np
 import pytest
@@ -73,7 +76,18 @@ def content(seed):
     digit = (E @ W["W_q"]) @ (E @ W["W_k"]).T / np.sqrt(32)
     _, A = al.predict(run.params, held_ids, cfg)
     looked = np.take_along_axis(held_ids, A[:, 0].argmax(axis=-1), axis=1)
-    return {"acc": al.accuracy(run.params, held_ids, held_max, cfg),
+    # the four parts of a score on the held-out sequences, each (500, 8, 8), written with einsum from the
+    # vectors of each sequence (the lesson indexes its 10 x 10, 10 x 8, 8 x 10, 8 x 8 tables instead)
+    dq, dk = E[held_ids] @ W["W_q"], E[held_ids] @ W["W_k"]              # (500, 8, 32) each
+    pq, pk = P @ W["W_q"], P @ W["W_k"]                                  # (8, 32) each
+    parts = {"digit × digit": np.einsum("bid,bjd->bij", dq, dk),
+             "digit × place": np.einsum("bid,jd->bij", dq, pk),
+             "place × digit": np.einsum("id,bjd->bij", pq, dk),
+             "place × place": np.einsum("id,jd->ij", pq, pk)[None].repeat(len(held_ids), axis=0)}
+    parts = {k: v / np.sqrt(32) for k, v in parts.items()}
+    return {"params": run.params, "held": (held_ids, held_max), "parts": parts,
+            "spread": {k: float(np.sqrt(np.var(v, axis=-1).mean())) for k, v in parts.items()},   # along rows
+            "acc": al.accuracy(run.params, held_ids, held_max, cfg),
             "blind": al.accuracy(al.train(blind, steps=400, batch=32, seed=seed).params, held_ids, held_max,
                                  blind),
             "bound": al.counting_baseline(train_ids, train_max, held_ids, held_max),
@@ -96,8 +110,11 @@ def induction(seed):
     m = {"run": run, "phase": al.phase_change(run), "smooth": smoothed(run.second_losses)}
     L = al.induction_loss(run.params, held, CFG)
     m["loss"] = L
-    m["scores"] = {k: v[:, 0] for k, v in al.head_scores(run.params, CFG, seed=11).items()}
     m["at"] = table(run)                                                           # section 7's table
+    # section 6's scores are the table's last row: the snapshot kept at step 1200 is the trained weights
+    assert run.snapshot_steps[-1] == STEPS
+    assert all(np.array_equal(w, run.snapshot_params[-1][k]) for k, w in run.params.items())
+    m["scores"] = m["at"][STEPS]
     m["probe"] = al.induction_attention(run.params, probe, CFG)[:, 0, 0]
     A1 = al.induction_attention(run.params, rand, CFG)[0, :, 0]
     m["back"] = np.array([A1[:, i, i - 1].mean() for i in range(1, 16)])
@@ -173,13 +190,24 @@ def reversed_copy(params):
 def check_content_task(seed):
     c = content(seed)
     assert c["acc"] > 0.97 and c["blind"] < c["bound"] + 0.02                     # cell 4's assert
-    assert c["digit"].std() > 4 * c["position"].std()        # "more than 4 times (wider) with each seed"
+    # "the two parts of the score that read the key's digit spread more than twice as wide as the two that
+    # read its place, and query place × key digit alone picks a copy of the largest digit on over 95 %"
+    sp = c["spread"]
+    assert min(sp["digit × digit"], sp["place × digit"]) > 2 * max(sp["digit × place"], sp["place × place"])
+    assert picks(c, "place × digit") > 0.95
     by_key = c["digit"].mean(axis=0)
     assert by_key.argmax() == 9                                                # "largest for a 9"
     assert (np.diff(by_key[5:]) > 0).all()                   # "rises step by step from digit 5 to digit 9"
     assert by_key[:5].max() < by_key[6]                      # "the small digits 0 to 4 all score below 6"
     assert (c["digit"].argmax(axis=1) == 9).sum() >= 6                         # "in most rows"
     assert c["looked"] > 0.97                                  # cell 6's assert; "above 97 % with each seed"
+
+
+def picks(c, part):
+    """How often one part of the score alone picks a copy of the largest digit (its top key), by loops."""
+    (held_ids, held_max), v = c["held"], c["parts"][part]
+    return float(np.mean([held_ids[r, v[r, i].argmax()] == held_max[r, i]
+                          for r in range(len(held_ids)) for i in range(8)]))
 
 
 # ---------------------------------------------------------------- section 4: the slow start, then the drop
@@ -191,9 +219,8 @@ def check_phase_change(seed):
     assert s[190] < s[0] - 0.1                                                  # cell 12's assert
     # cell 13: "before the phase change the loss on the second copy already falls" (50 steps before it)
     assert s[start - 50 - 10] < s[0] - 0.1
-    # cell 12's assert, and the words: "starts between steps 150 and 500 and takes 100 to 400 steps, so
-    # every run has finished it well before the end of training"; the guide: "falls slowly for a few
-    # hundred steps, then drops"
+    # the bounds the lesson checks on each run ("the fall within 400 steps, over by step 900"; fitted on
+    # seeds 0-15, held out on 16-31); the guide: "falls slowly for a few hundred steps, then drops"
     assert 150 <= start <= 500 and 100 <= end - start <= 400 and end <= STEPS - 300
 
 
@@ -292,7 +319,7 @@ def check_fixed_distance(seed):
 # ---------------------------------------------------------------- exercise 07.1's hint (b)
 def check_07_1_the_reversed_copy_costs_a_little_more(seed):
     """The hint: 'bets about a third of its probability on the token that followed it ... the reversed
-    copy's loss comes out above the first copy's, by 0.05 to 0.3 (training seeds 0-15)'."""
+    copy's loss comes out above the first copy's ... (0.05 to 0.3 on k of 16 further runs)'."""
     _, first, *_ = data()
     m = induction(seed)
     loss_reversed, bet = m["reversed"]
@@ -366,6 +393,27 @@ def test_guide_which_head_appears_first():
     passes = [min(t for t, pair in seen.items() if pair[h] >= 0.5) for h in (0, 1)]
     assert passes == [320, 320] and "both at step 320" in guide_lesson_07()
     assert (induction(0)["at"][100]["copying"] > 0.5).all() and "both copy by step 100" in guide_lesson_07()
+
+
+# ---------------------------------------------------------------- round 5 (reviews/round5-lesson-07.md)
+def test_07_the_four_parts_of_the_content_score_are_shown():
+    """Item 3: with X = E + P a score is the sum of four parts, and the cross term query place × key digit,
+    which the lesson left out, is the widest in its run; the lesson now prints each part's spread along a
+    row and how often it alone picks a copy of the largest digit, as measured here (einsum per sequence,
+    loops over rows), and words its claim from them."""
+    c = content(0)
+    (held_ids, _), p = c["held"], c["params"]
+    X = c["params"]["E"][held_ids] + p["P"]                               # (500, 8, 32)
+    full = np.einsum("bid,bjd->bij", X @ p["W_q"], X @ p["W_k"]) / np.sqrt(32)
+    assert np.allclose(sum(c["parts"].values()), full)                    # the four parts are the score
+    for name in c["parts"]:
+        assert re.search(rf"{name} +{c['spread'][name]:.2f} +{100 * picks(c, name):.1f} % of places",
+                         screen()), name
+    sp = c["spread"]
+    assert max(sp, key=sp.get) == "place × digit"                         # "the widest part, in this run"
+    assert picks(c, "place × digit") > 0.995                              # "on nearly every place"
+    assert "alone it picks a copy of the largest digit on nearly every place" in words()
+    assert "query place ×" in words() and "key digit $(PW_q)(EW_k)^\\top$" in words()
 
 
 # ---------------------------------------------------------------- round 3 (reviews-round3/lesson-07.md)
