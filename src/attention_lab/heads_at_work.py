@@ -275,7 +275,7 @@ def knocked_blocks(model: RealModel, ids: np.ndarray, tables: list[dict[int, lis
         outs = []
         for row, k in enumerate(active):
             part = slice(row * n, (row + 1) * n)
-            Q = rope(Qs[part].reshape(n, h, d_k).transpose(1, 0, 2), positions, model.rope_base)   # (h, n, d_k)
+            Q = rope(Qs[part].reshape(n, h, d_k).transpose(1, 0, 2), positions, model.rope_base)   # (h, n, k)
             K = rope(Ks[part].reshape(n, -1, d_k).transpose(1, 0, 2), positions,
                      model.rope_base).astype(np.float32)                 # (g, n, d_k)
             V = Vs[part].reshape(n, -1, d_k).transpose(1, 0, 2)          # (g, n, d_k)

@@ -152,7 +152,7 @@ def test_seed_0_as_the_prose_says_it(knockouts, real_model):
     short = list(chosen.values())
     assert (control < short[1]["second copy, zero"]).sum() == 50 and (control < short[2]["second copy, zero"]
                                                                       ).sum() == 49
-    assert (0, 8) in ns["top"] and (2, 6) in ns["top"]                   # "holds early heads, (0, 8) and (2, 6)"
+    assert (0, 8) in ns["top"] and (2, 6) in ns["top"]                   # "holds early heads, (0, 8), (2, 6)"
     text = said(cell("r09-knock-read"))
     for words in ("from 1.79 to 11.70 nats (on this draw, worse than a uniform guess, 10.8)",
                   "prefix score 0.66 → 0.57", "Mean-ablated: 10.46, so the two methods agree",
@@ -177,8 +177,8 @@ def test_every_seed_as_the_prose_says_it(knockouts):
     """On sequence seeds 0 to 7 (the candidates and (16, 0) of seed 0): the candidates' patterns stay, (16, 0)
     cuts their prefix score to under a quarter, zero- and mean-ablation agree for both (mean at least 3/4 of
     zero's extra loss), and neither moves the first copy by 0.3 nats (zero-ablation); (1, 5) zero-ablated
-    costs 3.4 to 11.3 nats, more than (16, 0) only on seeds 0 and 2, and mean-ablated adds at most 0.4 on
-    seeds 1 and 3 to 7."""
+    costs between 3 and 12 nats, more than (16, 0) only on seeds 0 and 2, and mean-ablated adds less than half
+    a nat on seeds 1 and 3 to 7."""
     early_costs, above_prev = [], []
     for seed, ns in knockouts.items():
         none, cands, alone, early = ns["rows"].values()
@@ -193,11 +193,12 @@ def test_every_seed_as_the_prose_says_it(knockouts):
         if early["second copy, zero"] > alone["second copy, zero"]:
             above_prev.append(seed)
         if seed not in (0, 2):
-            assert early["second copy, mean"] - base2 <= 0.4, seed
-    assert (round(min(early_costs), 1), round(max(early_costs), 1)) == (3.4, 11.3) and above_prev == [0, 2]
+            assert early["second copy, mean"] - base2 < 0.5, seed
+    assert 3 < min(early_costs) < 4 and 11 < max(early_costs) < 12 and above_prev == [0, 2]
     text = said(cell("r09-knock-read"))
-    assert ("on sequence seeds 0 to 7, zero-ablating (1, 5) costs 3.4 to 11.3 nats, more than (16, 0) alone "
-            "only on seeds 0 and 2, and mean-ablating it adds at most 0.4 nats on seeds 1 and 3 to 7" in text)
+    assert ("on sequence seeds 0 to 7, zero-ablating (1, 5) costs between 3 and 12 nats, more than (16, 0) "
+            "alone only on seeds 0 and 2, and mean-ablating it adds less than half a nat on seeds 1 and 3 "
+            "to 7" in text)
 
 
 def test_the_knockouts_reuse_the_clean_stream_to_the_last_bit(real_model, knockouts):

@@ -27,7 +27,8 @@ CLAIMS = {
     "early_general": "zero-ablating (1, 5) raises the first-copy loss by more than 0.3 nats",
     "mean_agrees": "mean-ablation costs at least 3/4 of zero-ablation's extra second-copy loss for the "
                    "candidates and for (16, 0)",
-    "mean_halves_early": "mean-ablating (1, 5) costs less than half of zero-ablation's extra second-copy loss",
+    "mean_halves_early": "mean-ablating (1, 5) costs less than half of zero-ablation's extra second-copy "
+                         "loss",
     "early_below_prev": "(1, 5) zero-ablated costs less than (16, 0) alone",
     "control_cands": "the candidates cost more than at least 95 % of 50 random 7-head sets (20 tokens twice)",
     "control_prev": "(16, 0) alone costs more than at least 90 % of the 50 random sets",
@@ -104,14 +105,3 @@ def verdicts(n: dict) -> dict[str, bool]:
         "draws_off": 80 <= n["off"] <= 96,
     }
 
-
-if __name__ == "__main__":          # the shown seeds' numbers, for wording the claims (not held-out evidence)
-    import sys
-    for s in map(int, sys.argv[1:]):
-        nn = numbers(s)
-        r = nn["rows"]
-        print(s, nn["prev"], nn["candidates"], {k: {a: round(b, 2) for a, b in v.items()} for k, v in r.items()},
-              "control", np.sort(nn["control"]).round(2)[-5:], np.median(nn["control"]).round(2),
-              {k: round(v["second copy, zero"], 2) for k, v in nn["chosen"].items()},
-              "top", nn["drawn"][int(np.argmax(nn["control"]))], nn["paris"], nn["off"], flush=True)
-        print("  fails:", [k for k, v in verdicts(nn).items() if not v], flush=True)
