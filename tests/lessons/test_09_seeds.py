@@ -36,5 +36,5 @@ def test_no_lesson_cell_asserts_a_claim_about_a_draw():
 def test_section_1_runs_with_seeds_outside_the_lessons_ranges():
     nb = run_lesson("09", until="r09-knock-random", **OUTSIDE)
     out = {c.id: "".join(o.get("text", "") for o in c.get("outputs", [])) for c in nb.cells}
-    assert "sequence seed 28:" in out["r09-redo"]
+    assert "on this draw (sequence seed 28): " in out["r09-redo"]
     assert "of the 50 random sets" in out["r09-knock-random"]
