@@ -176,19 +176,18 @@ def test_seed_0_as_the_prose_says_it(knockouts, real_model):
 def test_every_seed_as_the_prose_says_it(knockouts):
     """On sequence seeds 0 to 7 (the candidates and (16, 0) of seed 0): the candidates' patterns stay, (16, 0)
     cuts their prefix score to under a quarter, zero- and mean-ablation agree for both (mean at least 3/4 of
-    zero's extra loss), and neither moves the first copy by 0.3 nats (zero-ablation); (1, 5) zero-ablated
+    zero's extra loss); (1, 5) zero-ablated
     costs between 3 and 12 nats, more than (16, 0) only on seeds 0 and 2, and mean-ablated adds less than half
     a nat on seeds 1 and 3 to 7."""
     early_costs, above_prev = [], []
     for seed, ns in knockouts.items():
         none, cands, alone, early = ns["rows"].values()
-        base2, base1 = none["second copy, zero"], none["first copy, zero"]
+        base2 = none["second copy, zero"]
         assert base2 == ns["second"], seed
         assert alone["prefix score, zero"] < none["prefix score, zero"] / 4, seed
         assert cands["prefix score, zero"] > 0.8 * none["prefix score, zero"], seed
         for row in (cands, alone):
             assert row["second copy, mean"] - base2 >= 0.75 * (row["second copy, zero"] - base2), seed
-            assert abs(row["first copy, zero"] - base1) < 0.3, seed
         early_costs.append(early["second copy, zero"])
         if early["second copy, zero"] > alone["second copy, zero"]:
             above_prev.append(seed)
@@ -201,17 +200,17 @@ def test_every_seed_as_the_prose_says_it(knockouts):
             "to 7" in text)
 
 
-def test_the_knockouts_reuse_the_clean_stream_to_the_last_bit(real_model, knockouts):
+def test_the_knockouts_reuse_the_clean_stream_to_the_last_bit(real_model):
     """The batched knockouts (the clean stream up to the first knocked-out block, the sets' streams
-    stacked) give knockout_forward's token losses and weights exactly, one set at a time."""
-    R = knockouts[0]["R"]
-    sets = [[], [(1, 5)], [(16, 0), (23, 2)]]
-    for ablation in ("zero", "mean"):
-        losses, weights = hw.knockout_runs(real_model, R, sets, ablation, keep_weights=True)
-        for k, knock in enumerate(sets):
-            logits, w = hw.knockout_forward(real_model, R, knock, ablation, keep_weights=True)
-            assert np.array_equal(losses[k], rm.token_losses(logits, R)), (ablation, knock)
-            assert np.array_equal(weights[k], np.stack(w)), (ablation, knock)
+    stacked) give knockout_forward's token losses and weights exactly, one set at a time, on the real model
+    (a short draw: test_heads_at_work.py checks both ablations and more sets on the tiny model)."""
+    R = rm.repeated_random_tokens(real_model, period=8, seed=0)
+    sets = [[(1, 5)], [(16, 0), (23, 2)]]
+    losses, weights = hw.knockout_runs(real_model, R, sets, "mean", keep_weights=True)
+    for k, knock in enumerate(sets):
+        logits, w = hw.knockout_forward(real_model, R, knock, "mean", keep_weights=True)
+        assert np.array_equal(losses[k], rm.token_losses(logits, R)), knock
+        assert np.array_equal(weights[k], np.stack(w)), knock
 
 
 def test_the_section_claims_only_what_a_knockout_shows():
