@@ -246,16 +246,23 @@ def random_head_sets(model: RealModel, count: int, sets: int, seed: int = 0) -> 
             for _ in range(sets)]
 
 
+def clean_run(model: RealModel, ids: np.ndarray, keep_weights: bool) -> tuple[list[np.ndarray], list]:
+    """The clean run's residual stream after each block, and its weights if kept (checked ids)."""
+    streams: list[np.ndarray] = []
+    _, weights = forward_unchecked(model, ids, keep_weights=keep_weights, streams=streams, release=False)
+    return streams, weights
+
+
 def knocked_blocks(model: RealModel, ids: np.ndarray, tables: list[dict[int, list[int]]], ablation: str,
-                   keep_weights: bool) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
+                   keep_weights: bool, clean: tuple[list[np.ndarray], list] | None = None
+                   ) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
     """Checked inputs -> for each knockout table {block: heads}: (the final stream (n, d), the weights of
     every block if kept). One clean run gives the stream up to the first knocked block of each table
     (those blocks are the clean run's); from there the tables' streams go through each block together,
     stacked into one (tables * n, d) array, so that each weight matrix is read once per block. Every row is
     computed as forward_unchecked computes it: the results are the same to the last bit."""
     n, L, h, d_k = len(ids), model.n_layers, model.n_heads, model.head_width
-    streams: list[np.ndarray] = []
-    _, clean_w = forward_unchecked(model, ids, keep_weights=keep_weights, streams=streams, release=False)
+    streams, clean_w = clean if clean is not None else clean_run(model, ids, keep_weights)
     before = [model.embedding[ids], *streams]                            # before[i]: the stream into block i
     starts = [min(table, default=L) for table in tables]                 # the first knocked block
     final: list = [streams[-1] if start == L else None for start in starts]
@@ -294,11 +301,12 @@ def knocked_blocks(model: RealModel, ids: np.ndarray, tables: list[dict[int, lis
 
 
 def knockout_runs(model: RealModel, ids: Sequence[int], sets: Sequence[Iterable[tuple[int, int]]],
-                  ablation: str = "zero", keep_weights: bool = False, start: int = 0
-                  ) -> tuple[np.ndarray, list[np.ndarray]]:
+                  ablation: str = "zero", keep_weights: bool = False, start: int = 0,
+                  clean: tuple[list[np.ndarray], list] | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
     """Many knockouts of one text at once: for each set of (layer, head) pairs, knockout_forward's result
     -> (the losses of predicting tokens start + 1 on (sets, n - 1 - start), each set's weights (layers,
-    heads, n, n) if kept). The logits of earlier tokens are not computed."""
+    heads, n, n) if kept). The logits of earlier tokens are not computed. `clean`: clean_run's result for
+    these ids (with weights if kept), to share one clean run between calls."""
     model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     if isinstance(sets, (str, bytes, dict)) or not hasattr(sets, "__len__") or not len(sets):
@@ -310,7 +318,7 @@ def knockout_runs(model: RealModel, ids: Sequence[int], sets: Sequence[Iterable[
     if start > len(ids) - 2:
         raise ValueError(f"start is {start} with {len(ids)} tokens: expected 0..{len(ids) - 2}")
     with one_blas_thread():
-        final, weights = knocked_blocks(model, ids, tables, ablation, bool(keep_weights))
+        final, weights = knocked_blocks(model, ids, tables, ablation, bool(keep_weights), clean)
         losses = np.stack([token_losses(rms_norm(X[start:], model.final_norm, model.eps) @ model.embedding.T,
                                         ids[start:]) for X in final])   # (sets, n - 1 - start)
     return losses, [np.stack(w) for w in weights] if keep_weights else []
@@ -361,8 +369,10 @@ def knockout_rows(model: RealModel, ids: Sequence[int], sets: dict[str, Iterable
     knocks = [list(knock) for knock in sets.values()]
     layers, heads = [layer for layer, _ in watch], [head for _, head in watch]
     rows: dict[str, dict[str, float]] = {name: {} for name in names}
+    with one_blas_thread():
+        clean = clean_run(model, ids, keep_weights=True)                 # shared by the ablations
     for ablation in ablations:
-        losses, weights = knockout_runs(model, ids, knocks, ablation, keep_weights=True)
+        losses, weights = knockout_runs(model, ids, knocks, ablation, keep_weights=True, clean=clean)
         for name, loss, w in zip(names, losses, weights):
             rows[name][f"first copy, {ablation}"] = float(loss[:period - 1].mean())
             rows[name][f"second copy, {ablation}"] = float(loss[period:].mean())
