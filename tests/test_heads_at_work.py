@@ -122,6 +122,70 @@ def test_tiny_knockout_matches_the_reference(tiny, ablation):
     assert not np.allclose(got, reference(tiny, IDS, knock, other)[0], atol=1e-2)
 
 
+def hand_token_losses(logits, ids):
+    """Cross-entropy of each next token, in float64, written here."""
+    z = np.asarray(logits, dtype=np.float64)[:-1]
+    logp = z - z.max(axis=1, keepdims=True)
+    logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
+    return -logp[np.arange(len(ids) - 1), np.asarray(ids)[1:]]
+
+
+KNOCKS = [[], [(0, 1)], [(2, 3)], [(1, 0), (1, 3), (2, 2)], [(0, 0), (2, 1)]]
+
+
+@pytest.mark.parametrize("ablation", hw.ABLATIONS)
+def test_tiny_batched_knockouts_are_each_knockout_to_the_last_bit(tiny, ablation):
+    """knockout_runs (the clean stream up to each set's first knocked block, the sets stacked) gives each
+    set's knockout_forward losses and weights exactly, and the float64 reference's losses."""
+    losses, weights = hw.knockout_runs(tiny, IDS, KNOCKS, ablation, keep_weights=True)
+    assert losses.shape == (len(KNOCKS), len(IDS) - 1)
+    for k, knock in enumerate(KNOCKS):
+        logits, w = hw.knockout_forward(tiny, IDS, knock, ablation, keep_weights=True)
+        assert np.array_equal(losses[k], rm.token_losses(logits, IDS)) and np.array_equal(weights[k], w)
+        want = hand_token_losses(reference(tiny, IDS, knock, ablation)[0], IDS)
+        assert np.abs(losses[k] - want).max() < 1e-4
+    later, _ = hw.knockout_runs(tiny, IDS, KNOCKS, ablation, start=6)
+    assert np.array_equal(later, losses[:, 6:])                          # only the losses asked for
+
+
+def test_tiny_knockout_rows_split_the_two_copies(tiny):
+    ids = [3, 17, 42, 8, 51, 3, 17, 42, 8, 51]                           # period 5
+    rows = hw.knockout_rows(tiny, ids, {"none": [], "one": [(1, 2)]}, 5, [(2, 0)])
+    for name, knock in (("none", []), ("one", [(1, 2)])):
+        for ablation in hw.ABLATIONS:
+            per_token = hand_token_losses(reference(tiny, ids, knock, ablation)[0], ids)
+            assert abs(rows[name][f"first copy, {ablation}"] - per_token[:4].mean()) < 1e-4
+            assert abs(rows[name][f"second copy, {ablation}"] - per_token[5:].mean()) < 1e-4
+    assert rows["one"]["second copy, zero"] != rows["one"]["second copy, mean"]
+
+
+def test_random_head_sets_come_from_one_generator(tiny):
+    sets = hw.random_head_sets(tiny, 5, 40, seed=7)
+    assert sets[0] == hw.random_heads(tiny, 5, 7) and len({tuple(s) for s in sets}) > 30
+    rng = np.random.default_rng(7)                                       # by hand: one draw after another
+    assert sets == [sorted(divmod(int(i), H) for i in rng.choice(LAYERS * H, 5, replace=False))
+                    for _ in range(40)]
+
+
+def test_percentile_is_the_share_strictly_below():
+    assert hw.percentile_of(3.0, [1.0, 2.0, 3.0, 4.0]) == 50.0 and hw.percentile_of(9, [1, 2]) == 100.0
+    with pytest.raises(ValueError, match="others is empty"):
+        hw.percentile_of(1.0, [])
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda m: hw.knockout_runs(m, IDS, []), TypeError, "expected a list of knockouts"),
+    (lambda m: hw.knockout_runs(m, IDS, [[(0, 9)]]), ValueError, "head 9 of layer 0"),
+    (lambda m: hw.knockout_runs(m, IDS, [[]], start=10), ValueError, "start is 10 with 11 tokens"),
+    (lambda m: hw.knockout_rows(m, [3, 17, 42, 8, 51] * 2, {"a": []}, 5, [(0, 0)], "zero"), TypeError,
+     "ablations is"),
+    (lambda m: hw.random_head_sets(m, 2, 0), ValueError, "sets is 0"),
+])
+def test_batched_knockouts_refuse_bad_input(tiny, call, error, words):
+    with pytest.raises(error, match=words):
+        call(tiny)
+
+
 def test_tiny_a_knockout_changes_only_the_blocks_after_it(tiny):
     _, clean = rm.forward(tiny, IDS, keep_weights=True)
     _, knocked = hw.knockout_forward(tiny, IDS, [(1, 2)], keep_weights=True)

@@ -29,18 +29,23 @@ from ._validate import (
 from .blas import one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
 from .heatmaps import thumbnail_gap
+from .masks import causal_mask
 from .matrix import softmax_unchecked
+from .positions import rope
 from .real_model import (
     RealModel,
     as_real_model,
     encode,
     forward_unchecked,
+    grouped_attention,
     head_picks,
     head_view_size,
     model_ids,
     period_fits,
     prefix_matching_scores,
+    release_pages,
     rms_norm,
+    swiglu,
     token_losses,
     token_strings,
 )
@@ -225,13 +230,98 @@ def knockout_forward(model: RealModel, ids: Sequence[int], knock: Iterable[tuple
 
 def random_heads(model: RealModel, count: int, seed: int = 0) -> list[tuple[int, int]]:
     """`count` distinct (layer, head) pairs drawn from all the model's heads by default_rng(seed), sorted."""
+    return random_head_sets(model, count, 1, seed)[0]
+
+
+def random_head_sets(model: RealModel, count: int, sets: int, seed: int = 0) -> list[list[tuple[int, int]]]:
+    """`sets` draws of `count` distinct (layer, head) pairs, one after another from one default_rng(seed);
+    each sorted (the first set is random_heads(model, count, seed))."""
     model = as_real_model(model)
     total = model.n_layers * model.n_heads
-    count = as_count(count, "count")
+    count, sets = as_count(count, "count"), as_count(sets, "sets")
     if count > total:
         raise ValueError(f"count is {count}: expected at most {total}, the model's number of heads")
-    picks = np.random.default_rng(as_count(seed, "seed", minimum=0)).choice(total, size=count, replace=False)
-    return sorted(divmod(int(i), model.n_heads) for i in picks)
+    rng = np.random.default_rng(as_count(seed, "seed", minimum=0))
+    return [sorted(divmod(int(i), model.n_heads) for i in rng.choice(total, size=count, replace=False))
+            for _ in range(sets)]
+
+
+def clean_run(model: RealModel, ids: np.ndarray, keep_weights: bool) -> tuple[list[np.ndarray], list]:
+    """The clean run's residual stream after each block, and its weights if kept (checked ids)."""
+    streams: list[np.ndarray] = []
+    _, weights = forward_unchecked(model, ids, keep_weights=keep_weights, streams=streams, release=False)
+    return streams, weights
+
+
+def knocked_blocks(model: RealModel, ids: np.ndarray, tables: list[dict[int, list[int]]], ablation: str,
+                   keep_weights: bool, clean: tuple[list[np.ndarray], list] | None = None
+                   ) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
+    """Checked inputs -> for each knockout table {block: heads}: (the final stream (n, d), the weights of
+    every block if kept). One clean run gives the stream up to the first knocked block of each table
+    (those blocks are the clean run's); from there the tables' streams go through each block together,
+    stacked into one (tables * n, d) array, so that each weight matrix is read once per block. Every row is
+    computed as forward_unchecked computes it: the results are the same to the last bit."""
+    n, L, h, d_k = len(ids), model.n_layers, model.n_heads, model.head_width
+    streams, clean_w = clean if clean is not None else clean_run(model, ids, keep_weights)
+    before = [model.embedding[ids], *streams]                            # before[i]: the stream into block i
+    starts = [min(table, default=L) for table in tables]                 # the first knocked block
+    final: list = [streams[-1] if start == L else None for start in starts]
+    weights = [list(clean_w[:start]) for start in starts] if keep_weights else [[] for _ in tables]
+    positions, mask = np.arange(n), causal_mask(n)
+    active: list[int] = []
+    X = np.zeros((0, model.d), np.float32)
+    for i, b in enumerate(model.blocks):
+        joining = [k for k, start in enumerate(starts) if start == i]
+        if joining:
+            active += joining
+            X = np.concatenate([X, *[before[i]] * len(joining)])         # (len(active) n, d)
+        if not active:
+            continue
+        H = rms_norm(X, b.attn_norm, model.eps)                          # (len(active) n, d)
+        Qs, Ks, Vs = H @ b.W_q, H @ b.W_k, H @ b.W_v
+        outs = []
+        for row, k in enumerate(active):
+            part = slice(row * n, (row + 1) * n)
+            Q = rope(Qs[part].reshape(n, h, d_k).transpose(1, 0, 2), positions, model.rope_base)   # (h, n, k)
+            K = rope(Ks[part].reshape(n, -1, d_k).transpose(1, 0, 2), positions,
+                     model.rope_base).astype(np.float32)                 # (g, n, d_k)
+            V = Vs[part].reshape(n, -1, d_k).transpose(1, 0, 2)          # (g, n, d_k)
+            out, w = grouped_attention(Q, K, V, mask)                    # (h, n, d_k), (h, n, n)
+            for head in tables[k].get(i, ()):
+                out[head] = out[head].mean(axis=0) if ablation == "mean" else 0.0
+            outs.append(out.transpose(1, 0, 2).reshape(n, -1).astype(np.float32))
+            if keep_weights:
+                weights[k].append(w.astype(np.float32))
+        X = X + np.concatenate(outs) @ b.W_O                             # residual 1
+        X = X + swiglu(rms_norm(X, b.ffn_norm, model.eps), b.W_gate, b.W_up, b.W_down)   # residual 2
+    for row, k in enumerate(active):
+        final[k] = X[row * n:(row + 1) * n]
+    release_pages(model)
+    return final, weights
+
+
+def knockout_runs(model: RealModel, ids: Sequence[int], sets: Sequence[Iterable[tuple[int, int]]],
+                  ablation: str = "zero", keep_weights: bool = False, start: int = 0,
+                  clean: tuple[list[np.ndarray], list] | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Many knockouts of one text at once: for each set of (layer, head) pairs, knockout_forward's result
+    -> (the losses of predicting tokens start + 1 on (sets, n - 1 - start), each set's weights (layers,
+    heads, n, n) if kept). The logits of earlier tokens are not computed. `clean`: clean_run's result for
+    these ids (with weights if kept), to share one clean run between calls."""
+    model = as_real_model(model)
+    ids = model_ids(ids, len(model.embedding))
+    if isinstance(sets, (str, bytes, dict)) or not hasattr(sets, "__len__") or not len(sets):
+        raise TypeError(f"sets is {sets!r}: expected a list of knockouts, each a list of (layer, head) "
+                        "pairs, e.g. [[], [(16, 0)], [(1, 5), (17, 3)]]")
+    tables = [_knock_table(knock, model) for knock in sets]
+    ablation = as_kind(ablation, ABLATIONS, "ablation")
+    start = as_count(start, "start", minimum=0)
+    if start > len(ids) - 2:
+        raise ValueError(f"start is {start} with {len(ids)} tokens: expected 0..{len(ids) - 2}")
+    with one_blas_thread():
+        final, weights = knocked_blocks(model, ids, tables, ablation, bool(keep_weights), clean)
+        losses = np.stack([token_losses(rms_norm(X[start:], model.final_norm, model.eps) @ model.embedding.T,
+                                        ids[start:]) for X in final])   # (sets, n - 1 - start)
+    return losses, [np.stack(w) for w in weights] if keep_weights else []
 
 
 def second_copy_loss(model: RealModel, ids: Sequence[int], knock: Iterable[tuple[int, int]], period: int,
@@ -251,6 +341,17 @@ def knockout_table(model: RealModel, ids: Sequence[int], sets: dict[str, Iterabl
                    ablation: str = "zero") -> dict[str, tuple[float, float]]:
     """For each named set of heads knocked out: (the second-copy loss, the mean prefix-matching score of the
     heads in `watch`) -> {name: (loss, score)}."""
+    rows = knockout_rows(model, ids, sets, period, watch, (ablation,))
+    return {name: (row[f"second copy, {ablation}"], row["prefix score, " + ablation])
+            for name, row in rows.items()}
+
+
+def knockout_rows(model: RealModel, ids: Sequence[int], sets: dict[str, Iterable[tuple[int, int]]],
+                  period: int, watch: Iterable[tuple[int, int]], ablations: Sequence[str] = ABLATIONS
+                  ) -> dict[str, dict[str, float]]:
+    """For each named set of heads knocked out and each ablation: the mean loss on the first copy (tokens
+    1..period - 1) and on the second (period + 1 on), and the mean prefix-matching score of the heads in
+    `watch` -> {name: {"first copy, zero": ..., "second copy, zero": ..., "prefix score, zero": ...}}."""
     model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     period = period_fits(period, len(ids))
@@ -261,13 +362,44 @@ def knockout_table(model: RealModel, ids: Sequence[int], sets: dict[str, Iterabl
     if not isinstance(sets, dict) or not sets:
         raise TypeError(f"sets is {sets!r}: expected a dict {{name: [(layer, head), ...]}}, e.g. "
                         "{'none': [], 'one head': [(16, 0)]}")
-    rows, layers, heads = {}, [layer for layer, _ in watch], [head for _, head in watch]
-    for name, knock in zip(distinct_names(sets, "sets"), sets.values()):
-        logits, weights = knockout_forward(model, ids, knock, ablation, keep_weights=True)
-        scores = prefix_matching_scores(np.stack(weights), period)       # (layers, heads)
-        loss = float(token_losses(logits, ids)[period:].mean())
-        rows[name] = (loss, float(scores[layers, heads].mean()))
+    if isinstance(ablations, str) or not ablations:
+        raise TypeError(f"ablations is {ablations!r}: expected a list of 'zero' and/or 'mean'")
+    ablations = [as_kind(a, ABLATIONS, "ablation") for a in ablations]
+    names = distinct_names(sets, "sets")
+    knocks = [list(knock) for knock in sets.values()]
+    layers, heads = [layer for layer, _ in watch], [head for _, head in watch]
+    rows: dict[str, dict[str, float]] = {name: {} for name in names}
+    with one_blas_thread():
+        clean = clean_run(model, ids, keep_weights=True)                 # shared by the ablations
+    for ablation in ablations:
+        losses, weights = knockout_runs(model, ids, knocks, ablation, keep_weights=True, clean=clean)
+        for name, loss, w in zip(names, losses, weights):
+            rows[name][f"first copy, {ablation}"] = float(loss[:period - 1].mean())
+            rows[name][f"second copy, {ablation}"] = float(loss[period:].mean())
+            rows[name][f"prefix score, {ablation}"] = float(prefix_matching_scores(w, period)[layers, heads]
+                                                            .mean())
     return rows
+
+
+def random_control(model: RealModel, ids: Sequence[int], count: int, sets: int, period: int, seed: int = 0,
+                   ablation: str = "zero") -> tuple[list[list[tuple[int, int]]], np.ndarray]:
+    """`sets` random sets of `count` heads (random_head_sets) knocked out one set at a time, all in one
+    batched run -> (the sets, their second-copy losses (sets,))."""
+    model = as_real_model(model)
+    ids = model_ids(ids, len(model.embedding))
+    period = period_fits(period, len(ids))
+    repeats_after(ids, period)
+    drawn = random_head_sets(model, count, sets, seed)
+    losses, _ = knockout_runs(model, ids, drawn, ablation, start=period)
+    return drawn, losses.mean(axis=1)
+
+
+def percentile_of(value: float, others: ArrayLike) -> float:
+    """The share of `others` (in percent) strictly below `value`."""
+    others = np.asarray(others, dtype=float).ravel()
+    if not others.size:
+        raise ValueError("others is empty: expected the losses to compare with")
+    return float(100.0 * (others < float(value)).mean())
 
 
 def plot_knockouts(table: dict[str, tuple[float, float]], others: dict[str, Sequence[float]] | None = None,
@@ -490,11 +622,15 @@ def model_view_height(n: int, width: float, layers: int = 30, heads: int = 9) ->
 
 
 def text_explorer(model: RealModel, text: str = "The capital of France is", layer: int = 16, head: int = 0,
-                  bars: int = 10, picks: dict[str, tuple[int, int]] | None = None) -> Explorer:
+                  bars: int = 10, picks: dict[str, tuple[int, int]] | None = None, seed: int = 0) -> Explorer:
     """A text box drives every head's weights over your text (the model view, picks framed), the head the
     layer and head sliders open (framed in red), and the next token's `bars` most likely tokens after
-    temperature τ and top-k, with how often each came in 100 seeded draws."""
+    temperature τ and top-k, with how often each came in 100 draws (the sample-seed slider starts at
+    `seed`, 0 to 99)."""
     model = as_real_model(model)
+    seed = as_count(seed, "seed", minimum=0)
+    if seed > 99:
+        raise ValueError(f"seed is {seed}: expected a sample seed 0..99, the slider's range")
     L, h = model.n_layers, model.n_heads
     layer, head = as_count(layer, "layer", minimum=0), as_count(head, "head", minimum=0)
     if layer >= L or head >= h:
@@ -515,7 +651,7 @@ def text_explorer(model: RealModel, text: str = "The capital of France is", laye
     run(text)
     controls = [Control("tau", "τ (temp.)", 1.0, 0.0, 3.0, 0.05),
                 Control("top_k", "top-k", 0, options=TOP_K_OPTIONS),
-                Control("seed", "sample seed", 0, 0, 99, 1, integer=True),
+                Control("seed", "sample seed", seed, 0, 99, 1, integer=True),
                 Control("layer", "layer", layer, 0, L - 1, 1, integer=True),
                 Control("head", "head", head, 0, h - 1, 1, integer=True),
                 Control("text", "your text", text, text=True)]

@@ -8,7 +8,7 @@ import re
 import matplotlib
 import numpy as np
 import pytest
-from lesson09_cells import cell, shown, source
+from lesson09_cells import cell, cells, shown, source
 
 import attention_lab as al
 from attention_lab import heads_at_work as hw
@@ -172,3 +172,24 @@ def test_09_5_other_answers_are_told_what_is_wrong():
     result = al.EXERCISES["09.5"].evaluate([2, 4, 1])
     assert result.status == "wrong" and "1 + the number of logits larger than Paris's" in result.message
     assert "three whole numbers" in al.EXERCISES["09.5"].evaluate(np.zeros((3, 5))).message
+
+
+# ------------------------------------------------------------------------------- the lesson as a whole
+def test_what_you_will_learn_is_one_list():
+    """Round five's review, item 8: every item but the last ends with ';', the last with '.'."""
+    intro = source("r09-intro")
+    items = intro.split("**What you will learn**")[1].strip().split("\n- ")
+    items = [" ".join(item.split()) for item in items]
+    assert len(items) == 6 and all(item.endswith(";") for item in items[:-1]) and items[-1].endswith(".")
+
+
+def test_the_model_is_named_as_it_is():
+    """Round five's review, item 4: SmolLM2-135M-Instruct with 4-bit weights, in the intro, the figures'
+    titles and the Summary; never the base model's name alone."""
+    assert "SmolLM2-135M-Instruct, its weights stored in 4 bits (Q4_1)" in cell("r09-intro")
+    for cid in ("r09-knock-random", "r09-window-plot"):
+        assert "SmolLM2-135M-Instruct (4-bit)" in source(cid), cid
+    assert "SmolLM2-135M-Instruct (4-bit weights)" in cell("summary")
+    for c in cells():
+        text = "".join(c["source"])
+        assert text.count("SmolLM2-135M") == text.count("SmolLM2-135M-Instruct"), c["id"]

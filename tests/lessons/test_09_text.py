@@ -43,7 +43,8 @@ def explorer(real_model):
 # ------------------------------------------------------------------------------- the explorer, driven
 def test_the_start_is_the_lessons_static_copy(explorer):
     assert shown("r09-text-static").startswith(explorer.summary() + "\n")
-    assert 'hw.text_explorer(model, picks=picks)' in source("r09-text")
+    assert 'hw.text_explorer(model, picks=picks, seed=SAMPLE_SEED)' in source("r09-text")
+    assert "\nSAMPLE_SEED = 0 " in "\n" + source("r09-text")
     assert f"framed in the model view: {PICKS}" in shown("r09-text-static")
 
 
@@ -264,8 +265,7 @@ def test_the_read_cells_claims(real_model, explorer):
     explorer.reset()
     assert "τ = 1.00, top-k all: '_Paris' 0.77" in shown("r09-text-static")
     assert "most drawn: _Paris 77," in shown("r09-text-static")
-    assert '" Paris" gets 0.77 at τ = 1, and 77 of the 100 draws with seed 0 (75 to 82 with seeds 0 to 7); ' \
-        "10 draws land outside the ten bars (9 to 11)" in read
+    assert '" Paris" gets 0.77 at τ = 1, and 77 of the 100 draws with sample seed 0' in read
     assert "100 draws, seed 0: 10 off the bars" in shown("r09-text-static")
     assert "'_is' looks most at '_France'" in shown("r09-text-static")
     for settings in ({"tau": 0.0}, {"top_k": 1}):                       # "Move τ to 0, or top-k to 1"
@@ -276,12 +276,34 @@ def test_the_read_cells_claims(real_model, explorer):
     explorer.set(tau=2.0)                                                # "Move τ to 2"
     assert round(explorer.result["next"][0][0], 2) == 0.05 and '" Paris" falls to 0.05' in read
     assert explorer.result["outside"] == 86
-    assert "86 of the 100 draws with seed 0 land outside the ten bars (86 to 93 with seeds 0 to 7)" in read
+    assert "86 of the 100 draws with sample seed 0 land outside the ten bars" in read
     p1 = by_hand(last_logits(real_model, FRANCE), 1.0)
     below = np.ones(len(p1), bool)
     below[np.argsort(-p1)[:10]] = False                                  # every token but the ten bars
     assert round(p1[below].max(), 3) == 0.004 and "had at most 0.004 each at τ = 1" in read
     explorer.reset()
+
+
+def test_the_static_cell_draws_with_any_sample_seed(real_model):
+    """r09-text-static run with an outside sample seed (as a student who sets SAMPLE_SEED = 23): it runs,
+    and its counts are those of a generator written here."""
+    import matplotlib.pyplot as plt
+    seed = 23
+    ns = {"np": np, "rm": rm, "hw": hw, "model": real_model, "picks": PICKS, "SAMPLE_SEED": seed,
+          "text_ex": hw.text_explorer(real_model, picks=PICKS, seed=seed)}
+    from contextlib import redirect_stdout
+    from io import StringIO
+    out = StringIO()
+    with redirect_stdout(out):
+        exec(compile(source("r09-text-static"), "r09-text-static", "exec"), ns)
+    plt.close("all")
+    logits = last_logits(real_model, FRANCE)
+    top = np.argsort(-logits, kind="stable")[:10]
+    for tau in (1.0, 2.0):
+        d = np.random.default_rng(seed).choice(len(logits), size=100, p=by_hand(logits, tau))
+        paris, off = int((d == top[0]).sum()), int((~np.isin(d, top)).sum())
+        assert f"{paris} of 100 draws (sample seed {seed}); {off} off the bars" in out.getvalue(), tau
+    assert f"100 draws, seed {seed}:" in out.getvalue()
 
 
 def test_the_wrong_answers_are_as_printed(real_model):
@@ -296,7 +318,13 @@ def test_the_wrong_answers_are_as_printed(real_model):
     assert "top two next tokens: ' ' 0.38" in said["Water freezes at"]
     assert [rm.decode(real_model, [t]) for t in rm.encode(real_model, " 84")] == [" ", "8", "4"]
     assert "the top next token of the two number prompts is a bare space" in read
-    assert "for Australia, about one draw in three (0.34)" in read
+    assert "for Australia as plain text, about one draw in three (0.34)" in read
+    chat = {line.split(" -> ")[0]: line.split(" -> ")[1] for line in printed.splitlines() if " -> " in line}
+    assert "Canberra" in chat["chat: 'What is the capital of Australia?'"]          # round five, item 4
+    assert "0°C" in chat["chat: 'At what temperature does water freeze?'"]
+    assert "84" not in chat["chat: 'What is 12 times 7?'"]
+    assert "Asked that way, it answers Canberra and 0 °C; 12 times 7 stays wrong" in read
+    assert "rm.answer(model, question, n_new=16)" in source("r09-wrong")
     p = by_hand(last_logits(real_model, AUSTRALIA), 1.0)
     top2 = np.argsort(-p)[:2]
     assert [word(real_model, t) for t in top2] == ["_Sydney", "_Canberra"]
@@ -330,20 +358,19 @@ def test_09_6_is_in_the_lesson_after_09_5():
     assert 'al.check("09.6", answer_09_6)' in source("ex-09-6-code")
 
 
-def test_the_draws_of_eight_seeds_are_as_worded(real_model):
-    """The ranges over seeds 0 to 7, with a generator and a softmax written here."""
+def test_the_draws_of_eight_seeds(real_model):
+    """The sample seeds 0 to 7 (the tests' seeds; the lesson words its ranges from the held-out sweep):
+    ' Paris' in 75 to 82 of 100 draws at τ = 1, 86 to 93 draws off the bars at τ = 2, with a generator and a
+    softmax written here; the static cell prints seed 0's."""
     logits = last_logits(real_model, FRANCE)
     top = np.argsort(-logits, kind="stable")[:10]
-    printed, read = shown("r09-text-static"), cell("r09-text-read")
+    printed = shown("r09-text-static")
     for tau, paris_range, off_range in [(1.0, (75, 82), (9, 11)), (2.0, None, (86, 93))]:
         p = by_hand(logits, tau)
         draws = [np.random.default_rng(seed).choice(len(p), size=100, p=p) for seed in range(8)]
         paris = [int((d == top[0]).sum()) for d in draws]
         off = [int((~np.isin(d, top)).sum()) for d in draws]
         assert (min(off), max(off)) == off_range
-        assert f"τ = {tau:.0f}, seeds 0 to 7: ' Paris' {min(paris)} to {max(paris)} draws, " \
-               f"{min(off)} to {max(off)} off the bars" in printed
+        assert f"{paris[0]} of 100 draws (sample seed 0); {off[0]} off the bars" in printed
         if paris_range:
             assert (min(paris), max(paris)) == paris_range
-    for quoted in ("(75 to 82 with seeds 0 to 7)", "(9 to 11)", "(86 to 93 with seeds 0 to 7)"):
-        assert quoted in read
