@@ -376,7 +376,7 @@ def phase_change(run: InductionRun, window: int = 20) -> tuple[int, int]:
 
 
 # ------------------------------------------------------------------ a claim about a training run, on this run
-def on_this_run(holds, claim: str, further: str) -> str:
+def on_this_run(holds: bool | np.bool_, claim: str, further: str) -> str:
     """One line comparing a claim about a training run across runs: whether it holds on this run, that it
     holds with seed 0 (the run the text describes), and how often on further seeds (`further`, e.g.
     'further seeds: 14 of 16')."""
