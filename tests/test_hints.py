@@ -193,17 +193,29 @@ def decode_unmasked(X, W_q, W_k, W_v):
     return sm((X @ W_q) @ (X @ W_k).T / np.sqrt(W_q.shape[1])) @ (X @ W_v)
 
 
+def decode_query_of(step):
+    """A cached decoder whose step t asks with the query of token step(t), typed out in plain NumPy."""
+    def decode(X, W_q, W_k, W_v):
+        K, V, Y = X[:0] @ W_k, X[:0] @ W_v, []
+        for t, x in enumerate(X):
+            K, V = np.vstack([K, x @ W_k]), np.vstack([V, x @ W_v])
+            Y.append(sm(K @ (X[step(t)] @ W_q) / np.sqrt(W_q.shape[1])) @ V)
+        return np.array(Y)
+    return decode
+
+
 def decode_with_the_package(X, W_q, W_k, W_v):
     return al.decode_with_cache(X, W_q, W_k, W_v)[0]
 
 
-def grads_of(fix=True, scaled=True, dK_T=True, masked=True):
+def grads_of(fix=True, scaled=True, dK_T=True, masked=True, ds=None):
     def causal_attention_grads(Q, K, V, dY):
         s = 1 / np.sqrt(K.shape[1])
         S = s * Q @ K.T
         A = causal_sm(S) if masked else sm(S)
         dA = dY @ V.T
         dS = A * (dA - (A * dA).sum(axis=1, keepdims=True)) if fix else A * dA
+        dS = dS if ds is None else ds(A, dA)           # a student's own softmax line
         dR = s * dS if scaled else dS                  # dL/dR, R = Q Kᵀ before the scale
         return dR @ K, (dR.T if dK_T else dR) @ Q, A.T @ dY
     return causal_attention_grads
@@ -381,6 +393,9 @@ CASES = [
     ("05.3", decode_pytorch_mask, "inverted mask", "nn.MultiheadAttention"),
     ("05.3", decode_pytorch_mask_al, "inverted mask, al.softmax", "nn.MultiheadAttention"),
     ("05.3", decode_unmasked, "unmasked", "future"),
+    ("05.3", decode_query_of(lambda t: t - 1), "previous token", "token t's own"),
+    ("05.3", decode_query_of(lambda t: 0), "first token", "token t's own"),
+    ("05.4", [-0.1544, -0.1544], "second score twice", "offset 3"),
     ("05.4", [0, 0], "no rotation", "rotate each pair"),
     ("05.4", [rope_score(2, 5), rope_score(2, 5)], "unsigned offset", "signed offset"),
     ("05.4", [rope_score(5, 2), rope_score(2, 5)], "signs flipped", "wrong signs"),
@@ -402,6 +417,12 @@ CASES = [
     ("06.3", grads_of(dK_T=False), "dK not transposed", "dSᵀ Q"),
     ("06.3", grads_of(masked=False), "unmasked", "mask"),
     ("06.3", grads_by_differences, "finite differences", "not exact"),
+    ("06.3", grads_of(ds=lambda A, dA: A * (dA - dA.sum(axis=1, keepdims=True))), "A left out of the sum",
+     "rowsum(A * dA), not rowsum(dA)"),
+    ("06.3", grads_of(ds=lambda A, dA: A * (1 - A) * dA), "diagonal only",
+     "diagonal of the softmax's Jacobian"),
+    ("06.3", grads_of(ds=lambda A, dA: A * (dA - (A * dA).mean(axis=1, keepdims=True))), "mean for the sum",
+     "a mean in place of the row sum"),
     ("06.4", _ds64(subtract=False), "no subtraction", "subtract"),
     ("06.4", np.array([1.0, -1.0, 0.0]), "softmax skipped", "through the softmax"),
     ("06.4", _ds64(use_weights=False), "scores for weights", "weights a = softmax(s)"),
@@ -472,6 +493,31 @@ def test_05_2_never_says_chase_works_when_it_does_not():
         message = al.EXERCISES["05.2"].evaluate(T).message
         assert not works
         assert "chase works" not in message and "chase listens to the subject now" not in message, message
+
+
+@pytest.mark.parametrize("T, own", [(table((0, 2, 3.0), (1, 2, 3.0)), "0.26"),
+                                    (table((2, 2, -10.0)), "0.27")])
+def test_05_2_chase_blocked_by_its_own_weight_is_told_so(T, own):
+    """Review round 6, item 8: position 0 wins below 0.9 because chase keeps weight for itself."""
+    X, ex = X01[[0, 1, 3]], al.cats_chase_mice()
+    w = sm(((X + T) @ ex.W_q) @ ((X + T) @ ex.W_k).T / 2.0)[1]        # chase's row, cats chase mice
+    assert w.argmax() == 0 and f"{w[1]:.2f}" == own                   # by hand: chase's own weight blocks
+    message = al.EXERCISES["05.2"].evaluate(T).message
+    assert f"chase's own key competes: its own weight is {own}" in message, message
+    assert "add more to its 'animal' feature" not in message
+
+
+def test_06_2_minus_infinity_for_no_weight_is_accepted():
+    """Review round 6, item 6: lesson 04's -inf for 'no weight', 0 on the right key, is right."""
+    places = np.arange(8)
+    M = np.full((8, 8), -np.inf)
+    M[places, (places + 1) % 8] = 0.0
+    assert al.EXERCISES["06.2"].evaluate(M).status == "correct"
+    M[places, (places - 1) % 8], M[places, (places + 1) % 8] = 0.0, -np.inf
+    assert al.EXERCISES["06.2"].evaluate(M).mistake == "rotate right"
+    M[3] = -np.inf                                                    # a row with no finite score
+    message = al.EXERCISES["06.2"].evaluate(M).message
+    assert "row 3" in message and "no finite number" in message, message
 
 
 def test_06_2_no_wrap_only_for_answers_that_do_not_wrap():

@@ -58,6 +58,12 @@ def _design_05():
             return changed_because(T)
         lead = w[:, 1, 0] - np.maximum(w[:, 1, 1], w[:, 1, 2])     # (2,) position 0 against the best other
         if others_same and (lead > 1e-9).all():                    # a strict lead in both sentences
+            k = int(np.argmin(w[:, 1, 0]))                         # the sentence where position 0 gets least
+            if T[1, 2] != 0 or w[k, 1, 1] >= w[k, 1, 2]:           # chase's own key is the rival that blocks
+                return (f"position 0 wins, but chase's own key competes: its own weight is {w[k, 1, 1]:.2f} "
+                        f"(position 0 gets {w[k, 1, 0]:.2f}). Chase's query asks about 'animal' (column "
+                        "2), so anything row 1 (chase's own position) has there, or what the word itself "
+                        "brings, draws its weight to itself: leave row 1 alone and raise row 0's 'animal'.")
             return "too weak"
         chase = (f"chase's weights are {np.round(w[0, 1], 2)} (cats chase mice) and "
                  f"{np.round(w[1, 1], 2)} (mice chase cats): position 0 (row 0 of the table) must get "
@@ -132,6 +138,7 @@ def _debug_05():
         return softmax((X_ @ Wq) @ (X_ @ Wk).T * default_scale(Wk.shape[1])) @ (X_ @ Wv)
 
     wrong = {"planted": cached(lambda X_, t: X_[-1]),
+             "previous token": cached(lambda X_, t: X_[t - 1]), "first token": cached(lambda X_, t: X_[0]),
              "no scaling": cached(lambda X_, t: X_[t], lambda d: 1.0),
              "divided by d_k": cached(lambda X_, t: X_[t], lambda d: 1.0 / d),
              "divided by √d": cached(lambda X_, t: X_[t], lambda d: 1.0 / np.sqrt(X.shape[1])),
@@ -149,6 +156,10 @@ def _debug_05():
                  judge, hinted(wrong, {
         "planted": "still the planted bug: every step uses the query of the sequence's last token, "
                    "which a decoder has not seen yet. Step t must ask with its own token's query.",
+        "previous token": "step t now asks with the query of token t - 1 (and step 0 with the last "
+                          "token's, X[-1]): the query of step t is token t's own, x = X[t].",
+        "first token": "every step asks with the first token's query, X[0]: the query of step t is "
+                       "token t's own, x = X[t].",
         "no scaling": "the right query now, but the scores lost their division by √d_k.",
         "divided by d_k": "the right query now, but you divide the scores by d_k = 2; the formula "
                           "divides by its square root, √d_k = √2.",
@@ -206,6 +217,9 @@ def lesson05():
                                 "you gave the same score twice: the score depends on the signed offset "
                                 "(key position minus query position), 3 and then -3, and rotating the "
                                 "other way changes it."),
+            "second score twice": (lambda: np.array([score(5, 2), score(5, 2)]),
+                                   "you gave the second score (q at 5 with k at 2, offset -3) twice: the "
+                                   "first, q at 2 with k at 5, has the offset 3, and the opposite sign."),
             "signs flipped": (lambda: np.array([score(5, 2), score(2, 5)]),
                               "your two scores have the wrong signs: either they are in the wrong order "
                               "(first q at 2, k at 5), or your pairs turned the wrong way; a pair "

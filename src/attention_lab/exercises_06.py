@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import Choice, Exercise, Trial
+from .checks import Choice, Exercise, Trial, read_numbers
 from .judging import as_numbers, hinted, judge_fix
 from .masks import causal_mask
 from .matrix import default_scale, softmax
@@ -33,7 +33,7 @@ def _design_06():
         i = int(np.flatnonzero(A[places, (places + 1) % n] < 0.9)[0])
         r = (i + 1) % n
         others = np.delete(np.arange(n), r)
-        if np.ptp(M[i, others]) <= 1e-9 * max(1.0, np.abs(M[i]).max()):
+        if np.ptp(M[i, others]) <= 1e-9 * max(1.0, np.abs(M[i][np.isfinite(M[i])]).max()):   # -inf: not level
             return "too weak"
         j = int(others[np.argmax(M[i, others])])
         return (f"with your scores, query place {i} reads the right key (place {r}), but with only "
@@ -42,8 +42,20 @@ def _design_06():
                 "other keys' e^(s_j - s_right) add up to at most 1/9: a margin of ln(0.9 / 0.1 · 7) = "
                 "ln 63 ≈ 4.1 over every one of the 7 other keys is enough.")
 
+    def scores_of(answer):
+        """The (n, n) scores, -inf kept as 'no weight' (lesson 04's mask) while a row keeps a finite score."""
+        raw, what = read_numbers(answer), "position scores (query place, key place)"
+        if not (isinstance(raw, np.ndarray) and raw.shape == (n, n) and np.isneginf(raw).any()):
+            return as_numbers(answer, (n, n), what)
+        if not np.isfinite(raw).any(axis=1).all():
+            i = int(np.flatnonzero(~np.isfinite(raw).any(axis=1))[0])
+            return (f"row {i} of your scores has no finite number: -inf means 'no weight', so that query "
+                    "place would read no key at all. Keep a finite score for the key it must read.")
+        M = as_numbers(np.where(np.isneginf(raw), 0.0, raw), (n, n), what)
+        return M if isinstance(M, str) else np.where(np.isneginf(raw), -np.inf, M)
+
     def judge(answer):
-        M = as_numbers(answer, (n, n), "position scores (query place, key place)")
+        M = scores_of(answer)
         if isinstance(M, str):
             return M
         A = softmax(M)                                         # (n, n) the same for every sequence
@@ -121,13 +133,15 @@ def _debug_06():
     inputs.append((4.0 * Q, 4.0 * K, V, dY))                  # steep softmax: finite differences drift
 
     def backward(fix_softmax=True, scale_grads=True, transpose_dK=True, masked=True, axis=1, keepdims=True,
-                 times=1, swap=False):
+                 times=1, swap=False, weighted=True, rows="sum", diagonal=False):
         def grads(Q, K, V, dY):
             s = default_scale(K.shape[1])
             S = s * Q @ K.T
             A = softmax(np.where(causal_mask(len(Q)), S, -np.inf) if masked else S)
             dA = dY @ V.T
-            dS = A * (dA - (A * dA).sum(axis=axis, keepdims=keepdims)) if fix_softmax else A * dA
+            row = getattr(A * dA if weighted else dA, rows)(axis=axis, keepdims=keepdims)   # rowsum(A ⊙ dA)
+            dS = A * (dA - row) if fix_softmax else A * dA
+            dS = A * (1 - A) * dA if diagonal else dS
             dR = s ** times * dS if scale_grads else dS      # dL/dR, R = Q Kᵀ before the scale s
             dQ, dK = dR @ K, (dR.T if transpose_dK else dR) @ Q
             return (dK, dQ, A.T @ dY) if swap else (dQ, dK, A.T @ dY)
@@ -146,7 +160,8 @@ def _debug_06():
     def decimals(out):                                       # the fewest decimals (1-9) out is rounded to
         if not isinstance(out, np.ndarray) or not np.isfinite(out).all():
             return None
-        return next((k for k in range(1, 10) if np.array_equal(out, np.round(out, k))), None)
+        with np.errstate(over="ignore"):                     # 1e300 · 10^k overflows: not rounded to k
+            return next((k for k in range(1, 10) if np.array_equal(out, np.round(out, k))), None)
 
     def rounded(out, ref):                                   # a right pass, its numbers kept in low precision
         if not isinstance(out, np.ndarray) or out.shape != ref.shape:
@@ -164,6 +179,8 @@ def _debug_06():
              "dK not transposed": backward(transpose_dK=False), "unmasked": backward(masked=False),
              "sum over axis 0": backward(axis=0), "no keepdims": backward(keepdims=False),
              "scaled twice": backward(times=2), "dQ and dK swapped": backward(swap=True),
+             "A left out of the sum": backward(weighted=False), "diagonal only": backward(diagonal=True),
+             "mean for the sum": backward(rows="mean"),
              "low precision": (in_low_precision, rounded), "finite differences": (_grads_numeric, near)}
 
     # A backward pass, however it is written (matmul, einsum, loops), agrees with the reference to about
@@ -193,6 +210,14 @@ def _debug_06():
                            "(axis=1, a query's keys), one number per query.",
         "no keepdims": "without keepdims=True, the (n,) row sums line up with the columns: query i's "
                        "sum is subtracted from column i. Keep it as a column, (n, 1).",
+        "A left out of the sum": "the row sum must weigh each dA by its weight: rowsum(A * dA), "
+                                 "not rowsum(dA). It is Σ_k a_k dA_k, the weighted mean that each "
+                                 "weight's own gradient is compared with.",
+        "diagonal only": "A * (1 - A) * dA is only the diagonal of the softmax's Jacobian (∂a_j/∂s_j = "
+                         "a_j (1 - a_j)); the weights of a row also move with each other's scores "
+                         "(∂a_k/∂s_j = -a_k a_j). Together: dS = A * (dA - rowsum(A * dA)).",
+        "mean for the sum": "a mean in place of the row sum: the weights already sum to 1, so "
+                            "rowsum(A * dA) is the weighted mean itself; .mean() divides it by n once more.",
         "scaled twice": "the scale 1/√d_k is applied twice: once is enough, on the way back through "
                         "the scores.",
         "dQ and dK swapped": "your dQ is dK and your dK is dQ: dQ = dS K/√d_k (a query's row collects "

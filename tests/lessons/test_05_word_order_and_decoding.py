@@ -360,6 +360,17 @@ def test_05_each_draw_has_one_named_seed_and_words_that_invite_a_change():
     assert all(f"`{name}`" in prose for name in SEEDS_05)
 
 
+def test_05_every_seed_invitation_says_from_0_up():
+    """Review round 6: NumPy refuses a negative seed, so "try any" is only true of the whole numbers from 0
+    up; every sentence or comment that invites a seed change says so."""
+    with pytest.raises(ValueError):
+        np.random.default_rng(-1)                                    # why "from 0 up"
+    for cid in ("s1", "s3", "w05-rope-how", "s8", "s1-random"):
+        assert "any whole number from 0 up" in " ".join(lesson_cells("05")[cid].split()), cid
+    everything = " ".join(" ".join(src.split()) for src in lesson_cells("05").values())
+    assert "try any)" not in everything and "try any;" not in everything and "any seed:" not in everything
+
+
 def test_05_runs_with_seeds_a_student_might_pick(monkeypatch):
     """Issue 44 item 2: lesson 05 runs to its last draw (the block of section 8) with seeds outside every
     one it quotes (0 and 4), in a fresh kernel; the RoPE figure's corners then differ as the text says.

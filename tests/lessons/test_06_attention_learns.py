@@ -115,9 +115,9 @@ def test_06_step_numbers_are_named_as_this_runs():
     """Defect 9: the Summary and cell 27 give step numbers as this run's (seed 0), and cell 27 says the
     order, which holds for every seed (the test above); the Summary no longer says step 30 for the
     attention (the probe is predicted at step 22)."""
-    assert "this run" in cell_text("06", 27) and "seed 0" in cell_text("06", 27)
+    assert "In seed 0's run" in cell_text("06", 27) and "In this run" not in cell_text("06", 27)
     summary = cell_text("06", 35)
-    assert "step 10 in this run" in summary
+    assert "step 10 with seed 0" in summary and "step 10 in this run" not in summary
     assert "the attention and the predictions follow (step 30)" not in summary
 
 
@@ -137,6 +137,10 @@ def test_06_ablations_hold_for_every_seed(seed):
     assert abs(acc - others) < abs(acc - whole)
     own = HELD[:, :, None] == HELD[:, None, :]
     assert A[:, 0][own].mean() < A[:, 0][~own].mean()
+    if seed == 0:       # s7-attention: "the query's own digit is the lightest cell in 5 of the 8 rows (not in
+        rows = [i for i in range(8)          # the 1s' rows and the 4's)", in the first held-out sequence
+                if A[0, 0, i][own[0, i]].max() < A[0, 0, i][~own[0, i]].min()]
+        assert len(rows) == 5 and sorted(set(HELD[0]) - set(HELD[0, rows])) == [1, 4]
     no_attn = al.ModelConfig(attention=False)
     assert al.accuracy(al.train(no_attn, steps=300, seed=seed).params, HELD, HELD_T, no_attn) < 0.15
     copy = al.ModelConfig(task="copy", attention=False)
@@ -588,4 +592,46 @@ def test_06_runs_with_a_seed_a_student_might_pick(monkeypatch):
     out = {c.get("id"): "".join(o.get("text", "") for o in c.get("outputs", [])) for c in nb.cells}
     assert "seed 28 reaches 1.00: True" in out["s4-train-code"]
     assert "(seeds 28, 29, 30)" in out["s7-scale-code"]
+    # review round 6, items 1 and 2: this run's own numbers, seed 0's beside them (the reviewer's own model,
+    # no attention_lab: 4 of 8 rows at step 10 and 7 of 8 lightest rows with seed 28; its "6 of 8" for seed 0
+    # counted the 8s once, its own list gives 5)
+    assert "step 10: " in out["s6-static"] and "position scores: 4 of 8 rows" in out["s6-static"]
+    assert "(seed 0 at step 10: 8 of 8 rows peak on the mirror place, held-out accuracy 0.39)" \
+        in out["s6-static"]
+    assert "seed 28: rows of the map below where the query's own digit is the lightest cell: 7 of 8   " \
+           "(seed 0: 5 of 8)" in out["s7-positions"]
     assert "shrunk before scaled, unscaled before enlarged: in 2 of 3 seeds" in out["s7-scale-code"]
+
+
+def test_06_round6_names_seeds_and_sources():
+    """Review round 6, items 1-4 and the seed invitations: the step story and the lightest cells are seed
+    0's, said so and printed beside the run's own; the QK/OV names are Elhage et al.'s (2021), whose
+    circuits include the embeddings, as lesson 07 says; the saturation numbers are labelled seeds 0-2."""
+    read = folded06("w06-s6-read")
+    assert "In seed 0's run" in read and "with seed 0, by step 24" in read
+    printed = printed06("s6-static")                       # seed 0's own printout agrees with its label
+    assert "step 10: held-out loss 2.05, held-out accuracy 0.39" in printed
+    assert "position scores: 8 of 8 rows" in printed.split("step 10:")[1].split("step 24:")[0]
+    assert "(seed 0 at step 30: held-out accuracy 1.00)" in printed
+    assert "weight on mirror: 0.59 " in printed.split("step 10:")[0]
+    assert "(seed 0 at step 0: 0.01 to 0.59" in printed
+    assert "(with seed 0, the mirror place gets from 0.01 to 0.59)" in read
+    light = folded06("s7-attention")
+    assert "the 8s of an 8's row" not in light
+    assert "With seed 0, the query's own digit is the lightest cell in 5 of the 8 rows" in light
+    assert "seed 0: rows of the map below where the query's own digit is the lightest cell: 5 of 8" \
+        in printed06("s7-positions")
+    qk, ov, summary = folded06("s5-wqwk"), folded06("s5-value"), folded06("summary")
+    assert "Elhage et al. (2021" in qk and "**QK matrix**" in qk and "interpretability literature" not in qk
+    assert "**OV matrix**" in ov and "Elhage et al. (2021) call the **OV circuit**" in ov
+    assert "$W_v$ and $W_O$ read together are the **OV circuit**" not in ov
+    assert "OV circuit ($W_v$ with $W_O$)" not in summary and "Elhage et al." in summary
+    assert "Elhage et al. (2021) call the product $E\\,W_v W_O W_u$ itself the OV circuit" in \
+        " ".join(lesson_cells("07")["l07-s6"].split())       # lesson 07 names the same product
+    scale = folded06("w06-scale-read")
+    assert "Printed above for seeds 0–2" in scale and "28, 34 and 30 (seeds 0–2)" in scale
+    assert "74 % (seeds 0–2)" in scale
+    for cid in ("s2", "s2-code", "s3", "s3-code", "s3-fd", "s3-model-code"):
+        assert "any whole number from 0 up" in " ".join(lesson_cells("06")[cid].split()), cid
+    everything = " ".join(" ".join(src.split()) for src in lesson_cells("06").values())
+    assert "try any)" not in everything and "try any seed" not in everything and "any seed." not in everything
