@@ -348,7 +348,7 @@ def test_fully_masked_rows_are_refused_unless_zero_is_asked_for():
     rng = np.random.default_rng(5)
     Q, K, V = rng.normal(size=(3, 2)), rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
     mask = al.causal_mask(3) & np.array([False, True, True])[None, :]     # key 0 is padding
-    with pytest.raises(ValueError, match=r"mask row 0 allows no key.*masked_rows='zero'"):
+    with pytest.raises(ValueError, match=r"mask row 0 \(counting from 0\) allows no key.*masked_rows='zero'"):
         al.scaled_dot_product_attention(Q, K, V, mask=mask)
     out, w = al.scaled_dot_product_attention(Q, K, V, mask=mask, masked_rows="zero")
     assert np.all(w[0] == 0) and np.all(out[0] == 0)                      # zero weights, zero output

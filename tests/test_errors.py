@@ -39,7 +39,7 @@ def sdpa(**kw):
     (lambda: sdpa(Q=np.ones((2, 3, 4)), mask=np.ones((3, 3, 5), bool)), ValueError,
      r"mask has shape \(3, 3, 5\): expected a shape that broadcasts to \(2, 3, 5\)"),
     (lambda: sdpa(Q=np.ones((2, 3, 4)), mask=np.array([[[True] * 5] * 3, [[True] * 5, [False] * 5, [True] * 5]])),
-     ValueError, r"mask row 1 \(at leading index \(1,\)\) allows no key"),
+     ValueError, r"mask row 1 \(counting from 0, at leading index \(1,\)\) allows no key"),
     (lambda: sdpa(Q=np.full((3, 4), 1e308)), ValueError, r"scores Q·Kᵀ overflowed \(largest \|Q\| = 1e\+308"),
     # empty sequences
     (lambda: al.self_attention(np.ones((0, 4)), W, W, W), ValueError, r"X has shape \(0, 4\): expected at least one row"),
@@ -61,8 +61,8 @@ def sdpa(**kw):
     # masks
     (lambda: sdpa(mask=np.ones((3, 4), bool)), ValueError, r"mask has shape \(3, 4\): expected \(3, 5\)"),
     (lambda: sdpa(mask=np.ones((3, 5))), TypeError, r"mask has dtype float64: expected booleans.*astype\(bool\)"),
-    (lambda: sdpa(mask=np.array([[True] * 5, [False] * 5, [True] * 5])), ValueError, r"mask row 1 allows no key"),
-    (lambda: al.self_attention(X, W, W, W, mask=~al.causal_mask(3)), ValueError, r"mask row 2 allows no key"),
+    (lambda: sdpa(mask=np.array([[True] * 5, [False] * 5, [True] * 5])), ValueError, r"mask row 1 \(counting from 0\) allows no key"),
+    (lambda: al.self_attention(X, W, W, W, mask=~al.causal_mask(3)), ValueError, r"mask row 2 \(counting from 0\) allows no key"),
     # heads
     (lambda: al.multi_head_attention(X, X, W, W, W, W, 0), ValueError, r"n_heads is 0: expected a whole number >= 1"),
     (lambda: al.multi_head_attention(X, X, W, W, W, W, 3), ValueError, r"n_heads is 3 but d_model is 4.*\[1, 2, 4\]"),

@@ -133,7 +133,8 @@ def as_mask(mask, shape: tuple[int, ...], masked_rows: str = "refuse") -> np.nda
     empty = np.argwhere(~arr.any(axis=-1))
     if empty.size and masked_rows == "refuse":
         where = tuple(int(v) for v in empty[0])
-        row = str(where[-1]) if len(where) == 1 else f"{where[-1]} (at leading index {where[:-1]})"
+        row = (f"{where[-1]} (counting from 0)" if len(where) == 1
+               else f"{where[-1]} (counting from 0, at leading index {where[:-1]})")
         raise ValueError(
             f"mask row {row} allows no key at all (all False): that query would have nothing to "
             "attend to and its softmax would be 0/0 = NaN. Let every row allow a key, or pass "

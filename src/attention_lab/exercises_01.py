@@ -174,8 +174,10 @@ def _debug_01():
 
     return Trial("01.4", "Fix weights_of: one line is wrong.", "debug", lambda: reference, judge, {
         "planted": (lambda: planted,
-                    "still the planted bug. Print weights_of(q, K) for a small q and K: what do "
-                    "the weights add up to, and what should they add up to?"),
+                    "your weights are the exps of the shifted scores, never divided by their sum: "
+                    "after subtracting the maximum, e.max() is always 1, so the planted e / e.max() "
+                    "and no division at all give the same numbers. Print weights_of(q, K) for a small "
+                    "q and K: what do the weights add up to, and what should they add up to?"),
         "no max": (lambda: no_max,
                    "right on small scores, but scores near 1000 overflow exp and give nan: keep "
                    "subtracting the maximum score before exp."),

@@ -83,7 +83,8 @@ def _debug_02():
              "planted, K not transposed": make(axis=0, transpose=False),
              "divided by √n": make(width=lambda Q_, K_: K_.shape[0]),
              "divided by √m": make(width=lambda Q_, K_: Q_.shape[0]),
-             "whole matrix": make(axis=None), "weights transposed": make(mix=True)}
+             "whole matrix": make(axis=None), "weights transposed": make(mix=True),
+             "column softmax transposed": make(axis=0, mix=True)}
 
     judge = judge_fix(make(), wrong, [(Q, K, V), (Q3, K3, V3)], "expected softmax(Q Kᵀ / √d_k) V, "
                        "shape (2, 2) for 2 queries and 4 keys (and (3, 2) for 3 queries and 3 keys).")
@@ -107,6 +108,11 @@ def _debug_02():
                         "sum to 1; each query's row must sum to 1 on its own (axis=-1).",
         "weights transposed": "you multiply Aᵀ V; the output is A V (row i of A mixes the values for "
                               "query i). With 2 queries and 4 keys Aᵀ V fails; with 3 and 3 it runs.",
+        "column softmax transposed": "you transposed A after a softmax down the columns: with 2 queries "
+                                     "and 4 keys that gives a 4 × 2 matrix, which cannot multiply V "
+                                     "(4 × 2), and with 3 and 3 each row still holds one key's weights. "
+                                     "Keep A as it is and change the axis of the softmax instead "
+                                     "(axis=-1).",
     }))
 
 

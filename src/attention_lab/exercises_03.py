@@ -64,6 +64,8 @@ def _design_03():
             return "two forward"
         if (np.argmax(w[0], axis=1) == np.arange(6)).all():
             return "itself"
+        if (np.argmax(w[0][3:], axis=1) == np.arange(3)).all():
+            return "three back"
         return (f"head 1's weights two tokens back are {np.round(w[0][queries, queries - 2], 2)} "
                 "(for sat, on, the, mat): each must be the largest in its row, at least 0.5.")
 
@@ -88,6 +90,9 @@ def _design_03():
         "itself": (lambda: with_head1(8.0 * np.eye(2)),
                    "head 1 now finds each token itself: your block does not turn the position at all "
                    "(a turn back by θ and one forward by θ cancel). Turn back by 2θ."),
+        "three back": (lambda: with_head1(8.0 * two_back @ back),
+                       "head 1 now looks three tokens back: your block turns each position back by "
+                       "3θ. Two tokens back is a turn by 2θ: R(θ) twice, not three times."),
         "tie": (lambda: with_head1(8.0 * (back + two_back)),
                 "two tokens back and one token back tie for head 1's largest weight: your block turns "
                 "each position back by 1.5θ, halfway between them (a sum of the turns by θ and by 2θ "

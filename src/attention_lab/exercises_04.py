@@ -159,10 +159,10 @@ Xe44 = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0
 def lesson04():
     keys = np.arange(4) < 3                                  # the encoder's real tokens; <pad> is last
 
-    def layer(causal="tril", pad="mask", scale=SCALE44, first=True, residual="", w_q=2.0):
+    def layer(causal="tril", pad="mask", scale=SCALE44, first=True, residual="", w_q=2.0, cross_scale=None):
         """Causal self-attention of the decoder (W = I), then cross-attention to the encoder; with
         `residual` "self", "cross" or "both", the residual connections of lesson 04's decoder step added
-        (the exercise has none)."""
+        (the exercise has none); `cross_scale`, when given, scales the cross-attention's scores alone."""
         Y1 = Xd44
         if first:
             S = Xd44 @ Xd44.T * scale
@@ -171,7 +171,7 @@ def lesson04():
             Y1 = softmax(S) @ Xd44                           # (2, 3)
         if residual in ("self", "both"):
             Y1 = Xd44 + Y1                                   # Z_self = X_dec + self-attention
-        S = (Y1 @ (w_q * np.eye(3))) @ Xe44.T * scale        # (2, 4)
+        S = (Y1 @ (w_q * np.eye(3))) @ Xe44.T * (scale if cross_scale is None else cross_scale)   # (2, 4)
         allowed = {"mask": keys, "none": np.ones(4, dtype=bool), "inverted": ~keys}[pad]
         out = softmax(np.where(allowed, S, -np.inf)) @ Xe44
         return Y1 + out if residual in ("cross", "both") else out
@@ -217,6 +217,14 @@ def lesson04():
                 "divided by 3": (lambda: layer(scale=1 / 3),
                                  "you divided the scores by d_k = 3; divide by its square root, √3."),
                 "no scaling": (lambda: layer(scale=1.0), "divide every score by √d_k = √3."),
+                "cross-attention not scaled": (
+                    lambda: layer(cross_scale=1.0),
+                    "the cross-attention step forgot ÷√3: its scores must be divided by √d_k = √3 too, "
+                    "as the self-attention's are."),
+                "self-attention not scaled": (
+                    lambda: layer(scale=1.0, cross_scale=SCALE44),
+                    "the self-attention step forgot ÷√3: its scores must be divided by √d_k = √3 too, "
+                    "as the cross-attention's are."),
                 "residual after the self-attention": (
                     lambda: layer(residual="self"),
                     "you added the residual connection of section 4 (X_dec + Y_1) before the "

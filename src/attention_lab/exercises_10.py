@@ -44,6 +44,10 @@ def lesson10():
                 "one rounded": (lambda: np.round(q102, 2) @ k102,
                                 "you rounded q only; the tutorial shows both vectors with two "
                                 "decimals, and computes with both as shown."),
+                "result to one decimal": (lambda: np.round(np.round(q102, 2) @ np.round(k102, 2), 1),
+                                          "you rounded the result to one decimal: at that precision "
+                                          "the rounding cannot be seen (the exact dot product rounds "
+                                          "to the same number). Give it with two decimals or more."),
                 "cut off": (lambda: np.trunc(q102 * 100) / 100 @ (np.trunc(k102 * 100) / 100),
                             "you cut the digits off after two decimals; printing rounds them "
                             "(2.628 is shown as 2.63)."),

@@ -134,3 +134,21 @@ def test_00_it_keeps_pronoun_through_the_residual_and_the_lesson_says_so():
     line = re.search(r"x_it \+ y_it\s*:\s*\[([^\]]*)\]", printed)
     assert line, printed
     assert np.allclose([float(v) for v in line.group(1).split()], kept, atol=5e-4)
+
+
+# ---------- review round 6, 00-A: JupyterLab autosaves, so Reload alone rarely undoes edits ----------------
+
+def test_r6_00_undo_says_jupyterlab_autosaves_every_two_minutes():
+    """JupyterLab autosaves every 120 s unless the binder settings turn it off (they do not), so 'if you have
+    not saved, reload' is rarely the student's case: the lesson says so and offers the three ways back."""
+    import json
+
+    root = Path(__file__).resolve().parents[2]
+    overrides = json.loads((root / "binder" / "lab-settings" / "overrides.json").read_text(encoding="utf-8"))
+    docmanager = overrides.get("@jupyterlab/docmanager-extension:plugin", {})
+    assert docmanager.get("autosave", True) and docmanager.get("autosaveInterval", 120) == 120
+    text = prose("00", "s5")
+    assert "if you have not saved" not in text
+    assert "saves your edits automatically every two minutes" in text
+    assert "only undoes the last" in text
+    assert "Binder" in text and "JupyterHub" in text and "git checkout" in text

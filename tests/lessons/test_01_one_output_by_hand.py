@@ -268,3 +268,18 @@ def test_01_5_weights_rounded_as_the_heatmaps_show_them_get_a_rounding_hint():
         assert f"your method is right, but you rounded the weights to {decimals}" in message, message
     w = (0.576, 0.212, 0.212)
     assert al.EXERCISES["01.5"].evaluate((y1 - w[0] * v1 - w[1] * v2) / w[2]).status == "correct"
+
+
+# ---------- review round 6, 01-A: no division at all is the planted bug's twin ------------------------------
+
+def test_r6_01_4_returning_the_exps_gets_a_hint_that_fits():
+    """01-A: after subtracting the maximum, e.max() is 1, so `return e` gives the planted bug's numbers; the
+    hint must fit a student who removed the division (it names the missing sum and why the two agree)."""
+    def no_division(q, K):                                   # a student's 'fix': drop the division
+        s = K @ q
+        return np.exp(s - s.max())
+
+    result = status("01.4", no_division)
+    assert result.status != "correct"
+    assert "never divided by their sum" in result.message and "always 1" in result.message, result.message
+    assert "still the planted bug" not in result.message

@@ -362,3 +362,38 @@ def test_03_section_8_takes_its_seed_from_heads_seed_and_runs_with_another():
     assert not any(re.search(r"default_rng\(\d", src) for src in cells.values())
     assert "You may change it" in prose("03", "s8")
     run_lesson("03", HEADS_SEED=29, cells=["imports", "s1-code", "s8-code", "s8-check", "s9-code"])
+
+
+# ---------- review round 6 ---------------------------------------------------------------------------------
+
+def test_r6_m1_03_names_the_original_paper_where_it_first_appears():
+    """M1: multi-head attention, MultiHead(Q, K, V) and d_model = 512, h = 8, d_k = 64 are Vaswani et al.
+    2017's; 'the original paper' is named wherever the lesson points to it."""
+    intro = prose("03", "intro")
+    assert "Vaswani et al. 2017" in intro and "*Attention Is All You Need*" in intro and "3.2.2" in intro
+    assert "Vaswani et al. 2017" in prose("03", "s8") and "Vaswani et al. 2017" in prose("03", "s9-note")
+
+
+def test_r6_c1_source_002_is_based_on_two_notebooks_and_3_tokens_is_its_own_choice():
+    """C1: the seed says it is based on Rothman's and Romero's notebooks; 3 tokens is not an original size."""
+    text = prose("03", "s8")
+    assert "based on" in text and "Manuel Romero" in text and "follows Denis Rothman" not in text
+    assert "sizes: 3 tokens" not in text and "for 3 tokens" in text
+
+
+def test_r6_c2_erratum_002_quotes_the_sources_own_announcement_of_random_heads():
+    """C2: the source announces its heads are untrained; the slips are the label and the folded W^0."""
+    text = prose("03", "erratum-002").replace(" > ", " ")
+    assert "not trained in this example" in text
+    assert "MultiHead Attention Output" in text and "integrated into the concatenation function" in text
+    assert "$W_O = I$" in text
+
+
+def test_r6_c4_03_2_three_tokens_back_is_named():
+    """C4: 8 R(3θ) makes head 1 look three tokens back; the hint names the turn by 3θ."""
+    ex = al.the_cat_sat()
+    W = ex.W_q.copy()
+    W[:2, :2] = 8 * rotation(3 * ex.theta)
+    result = status("03.2", W)
+    assert result.status != "correct" and "three tokens back" in result.message, result.message
+    assert "3θ" in result.message and "not yet" in result.message.lower(), result.message

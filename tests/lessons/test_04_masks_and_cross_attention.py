@@ -240,3 +240,48 @@ def test_04_section_8_takes_its_seed_from_heads_seed_and_runs_with_another():
     assert not any(re.search(r"default_rng\(\d", src) for src in cells.values())
     assert "you may change it" in prose("04", "s8")
     run_lesson("04", HEADS_SEED=29, cells=["imports", "s1-code", "s1-code2", "s4-code", "s5-code", "s8-code"])
+
+
+# ---------- review round 6 ---------------------------------------------------------------------------------
+
+def test_r6_m1_04_names_encoder_decoder_attention_and_the_residuals_paper():
+    """M1: the paper calls cross-attention 'encoder-decoder attention' (Vaswani et al. 2017, §3.2.3); the
+    residual connection is He et al. 2016's."""
+    s5 = prose("04", "s5")
+    assert "encoder-decoder attention" in s5 and "Vaswani et al. 2017" in s5 and "3.2.3" in s5
+    s4 = prose("04", "s4")
+    assert "He et al. 2016" in s4 and "*Deep Residual Learning for Image Recognition*" in s4
+
+
+def test_r6_c8_word_order_claim_names_its_condition():
+    """C8: attention ignores order here only because these features hold no positions (lesson 05)."""
+    text = prose("04", "s5-note")
+    assert "no positions" in text and "lesson 05" in text
+
+
+def test_r6_c4_04_4_half_scaled_layers_are_named():
+    """C4: leaving ÷√3 out of one of the two attention steps gets a hint naming that step (by hand here)."""
+    Xd = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    Xe = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
+
+    def layer(self_div, cross_div):
+        S = np.where([[True, False], [True, True]], Xd @ Xd.T / self_div, -np.inf)
+        Y1 = sm(S) @ Xd
+        C = (2 * Y1) @ Xe.T / cross_div
+        return sm(np.where([True, True, True, False], C, -np.inf)) @ Xe
+
+    r3 = np.sqrt(3)
+    assert al.EXERCISES["04.4"].evaluate(layer(r3, r3)).status == "correct"
+    cross = al.EXERCISES["04.4"].evaluate(layer(r3, 1.0))
+    assert "cross-attention step forgot ÷√3" in cross.message, cross.message
+    self_ = al.EXERCISES["04.4"].evaluate(layer(1.0, r3))
+    assert "self-attention step forgot ÷√3" in self_.message, self_.message
+
+
+def test_r6_c7_mask_refusal_says_rows_count_from_0():
+    """C7: the refusal names row 3 of a 4-row mask; it says that rows count from 0 (row 3 is the 4th)."""
+    mask = np.tril(np.ones((4, 4), dtype=bool))
+    mask[3] = False
+    X = np.eye(4)
+    with pytest.raises(ValueError, match=r"mask row 3 \(counting from 0\)"):
+        al.self_attention(X, np.eye(4), np.eye(4), np.eye(4), mask=mask)

@@ -82,3 +82,49 @@ def test_10_float32_column_is_said_to_depend_on_the_cpu():
     for scores in (forward, backward):
         assert np.abs(np.array(scores, dtype=float) - exact).max() < 1e-6 * np.abs(exact).max()
     assert "That column depends on the CPU" in prose("10", "s2")
+
+
+# ---------- review round 6 ---------------------------------------------------------------------------------
+
+def _quoted(cid):
+    return prose("10", cid).replace(" > ", " ")
+
+
+def test_r6_m1_m2_scaling_erratum_reads_source_003_in_context_and_names_vaswani():
+    """M1/M2: source 003's note follows its contrast with cosine similarity (-1 to 1): no fixed range is right
+    (002's scores ÷√3 still reach 16/√3, by hand); what it leaves out is Vaswani et al.'s footnote 4."""
+    s2 = al.source_002()
+    Q2, K2 = s2.X @ s2.W_q, s2.X @ s2.W_k
+    assert np.isclose((Q2 @ K2.T).max() / np.sqrt(3), 16 / np.sqrt(3))      # 9.24: no fixed range
+    text = _quoted("erratum-003")
+    assert "cosine similarity" in text and "fixed range" in text and "9.2" in text
+    assert "Vaswani et al. (2017, footnote 4)" in text and "suspicion" in text
+    summary = prose("10", "summary")
+    assert "contradicts source 003" not in summary and "leaves out" in summary
+
+
+def test_r6_c3_three_weight_matrices_is_read_as_one_set_per_input():
+    """C3: "each input has three weight matrices" can be read as one set per input: no contradiction."""
+    assert "can be read as one set per input" in _quoted("erratum-002")
+    assert "contradicts 002" not in prose("10", "summary")
+
+
+def test_r6_c6_float32_drift_is_about_1e_7_as_section_2_measures():
+    """C6: section 2's float32 - float64, divided by each printout's largest number, is at most about 1e-7."""
+    src = al.source_000()
+    X, Wq, Wk = src.X, *(al.from_column_convention(W) for W in (src.W_q, src.W_k))
+    X32, Wq32, Wk32 = (a.astype(np.float32) for a in (X, Wq, Wk))
+    rel = [np.abs((X32[1] @ Wq32) - X[1] @ Wq).max() / np.abs(X[1] @ Wq).max(),
+           np.abs((X32 @ Wk32) - X @ Wk).max() / np.abs(X @ Wk).max()]
+    assert max(rel) < 3e-7
+    text = prose("10", "s1")
+    assert "a few $10^{-7}$" not in text and "about $10^{-7}$" in text
+
+
+def test_r6_c4_10_2_a_result_rounded_to_one_decimal_is_named():
+    """C4: -5.7 is the answer rounded to one decimal (so is the exact dot product, -5.721, by hand)."""
+    q, k = np.array([1.37, -3.70, 2.63]), np.array([4.04, 1.37, -2.36])
+    assert np.isclose(q @ k, -5.741) and round(-5.720949, 1) == -5.7
+    result = al.EXERCISES["10.2"].evaluate(-5.7)
+    assert result.status != "correct" and "one decimal" in result.message and "two" in result.message
+    assert "go through the steps" not in result.message, result.message

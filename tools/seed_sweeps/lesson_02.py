@@ -7,8 +7,8 @@ seeds 0-7, so those are held in SHOWN and never used as held-out seeds.
     python tools/seed_sweep.py 02 --seeds 16-31 --markdown > docs/held-out/02.md
 
 Every claim holds on 16 of 16 held-out seeds. "half-at-128" is likely, not certain: the explorer's draw,
-repeated in plain NumPy on seeds 32-1031, stays at or below one half on 27 of 1000 (the first is 58, which
-the lesson names and tests/lessons/test_02_all_outputs_at_once.py runs it with).
+repeated in plain NumPy, stays at or below one half on 64 of seeds 32-3031, about 2 in 100 (27 of the first
+1000; the first is 58, which the lesson names and tests/lessons/test_02_all_outputs_at_once.py runs it with).
 """
 
 import numpy as np
