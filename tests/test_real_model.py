@@ -472,6 +472,24 @@ def test_08_3_wrong_fixes_get_their_hints(fn, mistake):
     assert al.EXERCISES["08.3"].evaluate(fn).mistake == mistake
 
 
+def keys_tiled_by_index(Q, K, V):                   # values fixed by index, keys left in the planted layout
+    h, g, n, k = len(Q), len(K), Q.shape[1], Q.shape[2]
+    heads = np.arange(h)
+    S = Q @ K[heads % g].transpose(0, 2, 1) / np.sqrt(k)
+    S = np.where(np.tril(np.ones((n, n), bool)), S, -np.inf)
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True) @ V[heads // (h // g)]
+
+
+@pytest.mark.parametrize("fn", [_my_gqa(modulo, values_group_of=blocks), keys_tiled_by_index])
+def test_08_3_keys_still_tiled_gets_its_own_hint(fn):
+    """Review round 6 (lesson 08, item 5): values fixed and keys left tiled got only "96 of its 180 numbers
+    differ", where the mirror case (keys fixed, values tiled) had its hint."""
+    result = al.EXERCISES["08.3"].evaluate(fn)
+    assert result.mistake == "keys still tiled", result.message
+    assert "the values are right now, but the keys are still laid out 0, 1, 2, 0" in result.message
+
+
 def _written_out(transposed=False, divide=None, axis=-1, with_weights=False):
     """Grouped-query attention with np.repeat, as a student writes it, with one slip at a time."""
     def f(Q, K, V):

@@ -86,14 +86,15 @@ def _design_08():
 
 
 # ---------------------------------------------------------------- 08.3 · debug: grouped-query attention
-def _gqa(share, scale="sqrt d_k", mask="causal", values_tiled=False, axis=-1):
-    """A version of grouped-query attention; `share(K, r)` lays the g key heads out for the h query heads.
+def _gqa(share, scale="sqrt d_k", mask="causal", share_values=None, axis=-1):
+    """A version of grouped-query attention; `share(K, r)` lays the g key heads out for the h query heads
+    (and the value heads too, unless `share_values` lays them out another way).
     scale: 'sqrt d_k', 'd_k' or 'none'; mask: 'causal', 'transposed' or 'none'; the softmax runs over
     `axis` (-1: the keys, each query's row; -2: the queries)."""
     def gqa(Q, K, V):
         r = len(Q) // len(K)
         Kh = share(K, r)
-        Vh = np.tile(V, (r, 1, 1)) if values_tiled else share(V, r)
+        Vh = (share_values or share)(V, r)
         d = Q.shape[-1]
         s = Q @ np.swapaxes(Kh, -1, -2) / {"sqrt d_k": np.sqrt(d), "d_k": d, "none": 1.0}[scale]
         n = s.shape[-1]
@@ -132,7 +133,8 @@ def _debug_08():
         return np.repeat(K, len(K), axis=0)
 
     reference = _gqa(repeat)
-    wrong = {"planted": _gqa(tile), "values still tiled": _gqa(repeat, values_tiled=True),
+    wrong = {"planted": _gqa(tile), "values still tiled": _gqa(repeat, share_values=tile),
+             "keys still tiled": _gqa(tile, share_values=repeat),
              "no mask": _gqa(repeat, mask="none"), "no scaling": _gqa(repeat, scale="none"),
              "mask transposed": _gqa(repeat, mask="transposed"), "divided by d_k": _gqa(repeat, scale="d_k"),
              "softmax over the queries": _gqa(repeat, axis=-2), "g, not h // g": _gqa(g_copies)}
@@ -180,6 +182,10 @@ def _debug_08():
         "values still tiled": "the keys are right now, but the values are still laid out 0, 1, 2, 0, 1, 2, "
                               "... (as np.tile lays them out): a query head must read the values of the same "
                               "key/value head as its keys.",
+        "keys still tiled": "the values are right now, but the keys are still laid out 0, 1, 2, 0, 1, 2, ... "
+                            "(as np.tile lays them out): a query head must read the keys of the same "
+                            "key/value head as its values. Repeat each key head in place too (0, 0, 0, 1, "
+                            "1, 1, ...).",
         "g, not h // g": "your function is right on 9 query heads and 3 key/value heads, but raises an "
                          "error on 6 query heads and 2 key/value heads. With 9 and 3, h // g and g are "
                          "both 3; with 6 and 2, h // g is 3 and g is 2. Each key/value head serves h // g "

@@ -87,24 +87,37 @@ def draws(runs):
 
 class SharedRuns:
     """The package as the lesson's cells call it, with its forward pass answered from `runs` (the model runs
-    once per seed for the whole file, not again for each cell), and the score figure not drawn (its seaborn
-    heatmaps take seconds; nbval checks the figure on the lesson's own seed)."""
+    once per seed for the whole file, not again for each cell), its token losses computed by the package
+    once per sequence (the loss cell and the eight-draw cell both ask), and the score figure not drawn (its
+    seaborn heatmaps take seconds; nbval checks the figure on the lesson's own seed)."""
 
     def __init__(self, runs):
         self.known = {tuple(int(i) for i in R): (logits, weights) for R, logits, weights in runs.values()}
+        self.passes = 0
+        self.losses = {}
 
     def __getattr__(self, name):
         return getattr(rm, name)
 
     def forward(self, model, ids, keep_weights=False):
+        self.passes += 1
         logits, weights = self.known[tuple(int(i) for i in ids)]
         return logits, (weights if keep_weights else [])
+
+    def token_losses(self, logits, ids):
+        key = tuple(int(i) for i in ids)
+        if key not in self.losses:
+            self.losses[key] = rm.token_losses(logits, ids)
+        return self.losses[key].copy()
 
     def attention_weights(self, model, ids):
         return np.stack(self.forward(model, ids, keep_weights=True)[1])
 
     def plot_head_scores(self, scores):
         assert sorted(scores) == sorted(["first token", "previous token", "induction (prefix matching)"])
+
+
+SHARED: dict[int, SharedRuns] = {}                  # one per `runs` fixture: its losses are kept across calls
 
 
 def run_cells(ids, real_model, runs, **seeds) -> dict[str, str]:
@@ -116,20 +129,24 @@ def run_cells(ids, real_model, runs, **seeds) -> dict[str, str]:
     import matplotlib.pyplot as plt
 
     import attention_lab as al
-    ns = {"model": real_model, "np": np, "rm": SharedRuns(runs), "al": al, "plt": plt}
+    ns = {"model": real_model, "np": np, "rm": SHARED.setdefault(id(runs), SharedRuns(runs)), "al": al,
+          "plt": plt}
     printed = {}
+    passes = {}
     for cid in ids:
         code = cell(cid)
         for name, value in seeds.items():
             code, n = re.subn(rf"(?m)^{name} = 0\b", f"{name} = {value}", code)
             assert n <= 1
-        out = io.StringIO()
+        out, before = io.StringIO(), ns["rm"].passes
         try:
             with contextlib.redirect_stdout(out):
                 exec(compile(code, f"lesson 08, cell {cid}, {seeds}", "exec"), ns)
         finally:
             plt.close("all")
         printed[cid] = out.getvalue()
+        passes[cid] = ns["rm"].passes - before
+    printed["forward passes"] = passes
     return printed
 
 
@@ -151,14 +168,15 @@ def test_section_5_prints_each_draw_beside_seed_0s_story(real_model, runs, draws
     code = "\n".join(cell(c) for c in section)
     for name in ("SEQUENCE_SEED", "DRAWS_SEED"):                          # one named seed per draw
         assert len(re.findall(rf"(?m)^{name} = 0\b", code)) == 1, name
-    assert "SEQUENCE_SEED" in said(cell("r08-s5")) and "set it to any whole number" in said(cell("r08-s5"))
-    assert "set `DRAWS_SEED` to see eight others" in said(cell("r08-s5-read"))
+    assert "SEQUENCE_SEED" in said(cell("r08-s5"))
+    assert "set it to any whole number from 0 up" in said(cell("r08-s5"))
+    assert "set `DRAWS_SEED` to any whole number from 0 up to see eight others" in said(cell("r08-s5-read"))
     for seed in SEEDS:
         printed = run_cells(["r08-scores", "r08-layers", "r08-loss"], real_model, runs, SEQUENCE_SEED=seed)
         (first, previous, induction), _, loss, _ = draws[seed]
         p1, p2 = strongest(previous, 2)
-        assert (f"on this draw (seed {seed}): previous-token heads {p1} ({previous[p1]:.2f}) then {p2} "
-                f"({previous[p2]:.2f}); strongest candidate induction head {strongest(induction)[0]}\n"
+        assert (f"on this draw (seed {seed}): previous-token heads {p1} ({previous[p1]:.3f}) then {p2} "
+                f"({previous[p2]:.3f}); strongest candidate induction head {strongest(induction)[0]}\n"
                 "  with seed 0, the lesson's story: (16, 0) then (11, 1); (18, 6)") in printed["r08-scores"]
         low = sorted(np.argsort(first.mean(axis=1))[:3].tolist())
         none = [layer for layer in range(30) if first[layer].max() <= 0.5]
@@ -186,14 +204,34 @@ def test_section_5_prints_each_draw_beside_seed_0s_story(real_model, runs, draws
     assert list(held) == [8] * 5 and bare == 8                           # seeds 0 to 7: the lesson's story
     said_bare = f"of these 8 draws, {bare} have no sink head in layers 0, 1, 10 and 11"
     assert said_bare in printed["r08-sink-draws"]
+    # review round 6, item 3: each draw's loss ratio and worst-predicted token, from the same forward pass
+    assert printed["forward passes"]["r08-seeds"] == 8 and printed["forward passes"]["r08-sink-draws"] == 0
+    ratios, worst = [], []
+    for seed, (_, _, loss, _) in draws.items():
+        ratios.append(loss[PERIOD:].mean() / loss[:PERIOD - 1].mean())
+        worst.append(int(np.argmax(loss[PERIOD:])) + 2)
+        line = next(x for x in printed["r08-seeds"].splitlines() if x.startswith(f"seed {seed}: "))
+        assert line.endswith(f"; second copy / first copy {ratios[-1]:.2f}, worst-predicted: the repeat's "
+                             f"number {worst[-1]}"), line
+    # review round 6, item 1: each range printed beside seeds 0 to 7's
+    counts = [int((first > 0.5).sum()) for (first, _, _), *_ in draws.values()]
+    assert (f"sink heads: {min(counts)} to {max(counts)} of 270\n  with seeds 0 to 7, the lesson's story: 85 "
+            "to 147\n") in printed["r08-seeds"]
+    assert (f"second copy / first copy: {min(ratios):.2f} to {max(ratios):.2f}; the repeat's number 2 "
+            f"worst-predicted on {worst.count(2)} of 8\n  with seeds 0 to 7, the lesson's story: 0.12 to "
+            "0.19; 8 of 8\n") in printed["r08-seeds"]
+    assert (f"{min(ratios):.2f}", f"{max(ratios):.2f}", worst.count(2)) == ("0.12", "0.19", 8)
+    threes = [int((three > 0.5).sum()) for *_, (three, _) in draws.values()]
+    assert (f"sink heads, counting the first three tokens: {min(threes)} to {max(threes)} of 270\n"
+            "  with seeds 0 to 7, the lesson's story: 128 to 152\n") in printed["r08-sink-draws"]
 
 
 def test_sink_heads_range_over_the_draws_as_the_lesson_says(draws):
     counts = [int((first > 0.5).sum()) for (first, _, _), *_ in draws.values()]
     assert (min(counts), max(counts)) == (85, 147), counts
-    assert "from 85 to 147 of 270" in prose()
+    assert "from 85 to 147 of 270" in said(prose())
     assert min(counts) < 270 / 3 and max(counts) > 270 / 2            # "from under a third to over half"
-    assert "from under a third to over half" in prose()
+    assert "from under a third to over half" in said(prose())
 
 
 def test_layers_0_1_and_11_use_the_first_token_least_on_seeds_0_to_7(draws):
@@ -264,10 +302,10 @@ def test_layers_without_a_sink_head_on_seeds_0_to_7(draws):
     assert extra == {0: [2], 1: [], 2: [3, 4, 5, 6, 7, 8, 9], 3: [], 4: [], 5: [], 6: [], 7: [16]}, extra
     text = said(prose())
     assert "except in layers 0, 1 and 11" not in text
-    assert "but for none in layers 0, 1 and 11 on these eight draws" in said(cell("summary"))
+    assert "but for none in layers 0, 1 and 11 on seeds 0 to 7" in said(cell("summary"))
     assert "layers 0, 1, 2, 10 and 11 have none" in said(cell("r08-s5-read"))          # seed 0, on screen
-    assert "Layers 0, 1 and 11 have no sink head on any of these eight draws" in text
-    assert "Layer 10 has none on these eight, but has one on" in text
+    assert "Layers 0, 1 and 11 have no sink head on any of seeds 0 to 7" in text
+    assert "Layer 10 has none on seeds 0 to 7, but has one on" in text
     assert "layer 2 on seed 0, layers 3 to 9 on seed 2, layer 16 on seed 7" in text
     assert "no sink head in layers [0, 1, 2, 10, 11]" in shown("r08-sink-draws")
 
@@ -287,12 +325,13 @@ def test_the_parked_weight_counted_over_the_first_three_tokens(draws):
     assert all((p[1:] < 0.015).all() for p in others)                       # "0.01 or less"
     assert parked[2].sum() >= max(p.sum() for p in others)                  # "no less weight"
     text = said(prose())
-    assert "these eight draws have 128 to 152 sink heads" in text
+    assert "seeds 0 to 7 have 128 to 152 sink heads" in text
     assert "The first token is the usual place, not the only one" in text
     assert "128 to 152 counting the first three tokens together" in said(cell("summary"))
     guide = guide_08()
-    assert "It is the usual place, not the only one" in guide and "these eight draws have 128 to 152" in guide
-    assert "sink heads, counting the first three tokens: 128 to 152 of 270" in shown("r08-sink-draws")
+    assert "It is the usual place, not the only one" in guide and "seeds 0 to 7 have 128 to 152" in guide
+    assert ("sink heads, counting the first three tokens: 128 to 152 of 270\n"
+            "  with seeds 0 to 7, the lesson's story: 128 to 152") in shown("r08-sink-draws")
 
 
 def test_the_second_token_of_the_repeat_is_missed_on_seeds_0_to_7(draws):
@@ -440,7 +479,7 @@ def test_each_claim_about_a_draw_is_worded_with_its_held_out_count():
     assert rows["candidates-above-16"][:2] == rows["least-0.1.11"][:2] == (k, n)
     assert f"Each of these also held on {k} of {n} further draws (seeds 16 to 31" in text
     k, n, _ = rows["previous-top-two"]
-    assert f"(16, 0) and (11, 1) on all eight draws, and on {k} of {n} further ones" in text
+    assert f"(16, 0) and (11, 1) on all eight draws of seeds 0 to 7, and on {k} of {n} further ones" in text
     k, n, fails = rows["previous-16.0"]
     assert f"but only on {k} of the {n} further draws: on the other {WORDS[n - k]}, (11, 1) is" in text
     k, n, fails = rows["sinks-85-147"]
@@ -449,18 +488,22 @@ def test_each_claim_about_a_draw_is_worded_with_its_held_out_count():
     assert f"(and on {k} of {n} further draws; seed {fails} has 75)" in guide
     k, n, _ = rows["no-sink-0.1.11"]
     assert f"nor on {k} of {n} further ones" in text
-    assert f"on these eight draws and on {k} of {n} further" in summary
+    assert f"on seeds 0 to 7 and on {k} of {n} further" in summary
     k, n, _ = rows["no-sink-0.1.10.11"]
-    assert f"Layer 10 has none on these eight, but has one on {n - k} of the {n} further draws" in text
+    assert f"Layer 10 has none on seeds 0 to 7, but has one on {n - k} of the {n} further draws" in text
     assert f"(layer 10 has one on {n - k} of those {n})" in summary
     k, n, _ = rows["threes-128-152"]
     assert f"{k} of {n} further draws fall in that range, the other {WORDS[n - k]} have 153 to 160" in text
     assert f"({k} of {n} further draws too; the other {WORDS[n - k]} have up to 160)" in guide
+    assert f"128 to 152 counting the first three tokens together, on {k} of {n} further draws" in summary
     k, n, _ = rows["parked-on-first"]
     assert f"Of {n} further draws, {k} look like those seven" in text
     k, n, _ = rows["loss-falls"]
-    assert f"below a quarter of the first copy's on all eight draws and on {k} of {n} further draws" in text
-    assert f"(below a quarter on seeds 0 to 7, and on {k} of {n} further draws)" in guide
+    assert (f"below a quarter of the first copy's on all eight draws of seeds 0 to 7 (0.12 to 0.19) and on "
+            f"{k} of {n} further draws") in text
+    k, n, _ = rows["tokens-3-5-idle"]
+    assert f"On seeds 0 to 7, and on {k} of {n} further draws, tokens 3 to 5 take 0.01 or less each" in text
+    assert f"(below a quarter on seeds 0 to 7, and on {k} of {n} further draws; seed 45" in guide
     k, n, _ = rows["second-worst"]
     assert f"on {k} of {n} further draws (on the other {WORDS[n - k]}, a later token is predicted worse)" \
         in text
@@ -468,13 +511,15 @@ def test_each_claim_about_a_draw_is_worded_with_its_held_out_count():
 
 def test_the_lesson_runs_with_seeds_outside_every_range_it_quotes(real_model, monkeypatch):
     """Review round 5, item 1: with SEQUENCE_SEED = 18 ((11, 1) is the strongest previous-token head, and
-    the repeat's second token is not its worst) and DRAWS_SEED = 19 (seed 19 has 75 sink heads, below the
-    85 to 147 of seeds 0 to 7; 22 and 25 have a sink head in layer 10), the lesson runs through every cell
-    that depends on a draw, in a fresh kernel, and prints those draws' facts, checked here by hand."""
+    the repeat's second token is not its worst) and DRAWS_SEED = 44 (seed 45 has 109 sink heads counting
+    the first three tokens, below the 128 to 152 of seeds 0 to 7, and its second copy's loss is above a
+    quarter of the first's), the lesson runs through every cell that depends on a draw, in a fresh kernel,
+    and prints those draws' facts, checked here by hand. Review round 6, item 2: on seed 45 the parked
+    weight moves to tokens 3 to 5, as the lesson now says, with its numbers, checked here by hand."""
     from lesson_helpers import run_lesson
     monkeypatch.setenv("MPLBACKEND", "Agg")            # the kernel draws no PNG of a figure (none is checked)
     # the model and the sentence's weights (the explorer's cell), then every cell a draw feeds
-    nb = run_lesson("08", SEQUENCE_SEED=18, DRAWS_SEED=19,
+    nb = run_lesson("08", SEQUENCE_SEED=18, DRAWS_SEED=44,
                     cells=["r08-imports", "r08-load", "r08-explorer", "r08-scores", "r08-layers", "r08-seeds",
                            "r08-sink-draws", "r08-loss", "r08-three-heads"])
     out = {c.id: "".join(o.get("text", "") for o in c.outputs) for c in nb.cells if c.cell_type == "code"}
@@ -482,13 +527,34 @@ def test_the_lesson_runs_with_seeds_outside_every_range_it_quotes(real_model, mo
     first, previous, _ = by_hand(W18)
     p1, p2 = strongest(previous, 2)
     assert p1 == (11, 1) and p2 == (16, 0)                               # outside the lesson's story
-    said18 = f"on this draw (seed 18): previous-token heads {p1} ({previous[p1]:.2f}) then {p2}"
+    said18 = (f"on this draw (seed 18): previous-token heads {p1} ({previous[p1]:.3f}) then {p2} "
+              f"({previous[p2]:.3f})")
     assert said18 in out["r08-scores"]
     assert f"on this draw (seed 18): {int((first > 0.5).sum())} sink heads;" in out["r08-layers"]
-    W19 = rm.attention_weights(real_model, rm.repeated_random_tokens(real_model, period=PERIOD, seed=19))
-    sinks19 = int((by_hand(W19)[0] > 0.5).sum())
-    assert sinks19 == 75 and f"seed 19: {sinks19:3d} sink heads" in out["r08-seeds"]
-    assert "seed 26:" in out["r08-sink-draws"] and "of these 8 draws, " in out["r08-sink-draws"]
+    R45 = rm.repeated_random_tokens(real_model, period=PERIOD, seed=45)
+    logits45, weights45 = rm.forward(real_model, R45, keep_weights=True)
+    W45, loss45 = np.stack(weights45), hand_loss(logits45, R45)
+    sinks45, (three45, parked45) = int((by_hand(W45)[0] > 0.5).sum()), first_three(W45)
+    later45 = W45[3:10, :, 6:, 3:6].mean(axis=(0, 1, 2))                # tokens 3, 4, 5, queries 6 on
+    ratio45 = loss45[PERIOD:].mean() / loss45[:PERIOD - 1].mean()
+    threes45 = int((three45 > 0.5).sum())
+    assert (sinks45, threes45, f"{ratio45:.2f}") == (108, 109, "0.29") and threes45 < 128 and ratio45 > 0.25
+    assert f"{parked45[0]:.2f}" == "0.40" and (parked45[1:] < 0.005).all()
+    assert [f"{w:.2f}" for w in later45] == ["0.08", "0.20", "0.15"]
+    line = next(x for x in out["r08-seeds"].splitlines() if x.startswith("seed 45: "))
+    assert line.startswith(f"seed 45: {sinks45:3d} sink heads") and f"first copy {ratio45:.2f}," in line
+    assert f"seed 45: {sinks45:3d} sink heads, {threes45} counting" in out["r08-sink-draws"]
+    assert "of these 8 draws, " in out["r08-sink-draws"]
+    text = said(cell("r08-sink-draws-read"))
+    first45 = W45[3:10, :, 6:, 0].mean()                                  # the same queries, token 0
+    assert parked45[0] < 0.5 and abs(later45.sum() - first45) < 0.1, (first45, later45)
+    assert ("On seed 45 (set `DRAWS_SEED = 44`: the cell above prints it), layers 3 to 9 put less than half "
+            "of it on the first token and almost none on the next two, but about as much on tokens 3, 4 and "
+            "5 together") in text
+    assert "it has 108 sink heads, and 109 counting the first three" in text
+    assert "16 further draws; seed 45 (`DRAWS_SEED = 44`), though, gives 0.29, above a quarter" in \
+        said(cell("r08-s5-loss"))
+    assert "16 further draws; seed 45, though, gives 0.29)" in guide_08()
     assert "the repeat's number 2\n" not in out["r08-loss"]                 # seed 18: a later token is worse
     assert "candidate induction head (18, 6)" in out["r08-three-heads"]
 
@@ -577,3 +643,46 @@ def test_the_answer_to_12_times_7_is_shown_to_its_end(real_model):
     assert "it never gets to 84" not in text and "it answers 72 (its whole answer" in text
     default = inspect.signature(rm.answer).parameters["n_new"].default
     assert f"at most {default} new tokens" in text and default >= 100
+
+
+# ---------------------------------------------------------------- round 6 of the review (issue 44)
+def test_the_eight_draws_are_named_by_their_seeds():
+    """Review round 6, item 1: "these eight draws" meant seeds 0 to 7, and changed meaning silently when a
+    student set DRAWS_SEED. The words name the seeds; every invitation to change a seed says from 0 up
+    (NumPy refuses a negative seed)."""
+    import re
+    text, summary = said(prose()), said(cell("summary"))
+    for words in ("these eight", "over eight draws", "on all eight draws,", "all eight draws and on"):
+        assert words not in text, words
+    assert "from 85 to 147 of 270 on seeds 0 to 7" in text
+    assert "85 to 147 sink heads on seeds 0 to 7" in summary
+    with pytest.raises(ValueError):
+        np.random.default_rng(-1)
+    everything = "\n".join(source(c) for c in cells()) + guide_08()
+    for m in re.finditer(r"any whole number", everything):
+        assert everything[m.end():m.end() + 10] == " from 0 up", everything[m.start() - 40:m.end() + 20]
+    assert "# the draw: any whole number from 0 up" in cell("r08-scores")
+
+
+def test_the_block_s_parts_name_the_papers_that_defined_them():
+    """Review round 6, item 4: grouped-query attention, multi-query attention, RMSNorm, SwiGLU and pre-LN
+    are credited to their papers."""
+    text = said(cell("r08-s2"))
+    for credit in ("grouped-query attention (Ainslie et al., 2023; below)",
+                   "*multi-query attention* (Shazeer, 2019)", "RMSNorm (Zhang & Sennrich, 2019)",
+                   "SwiGLU (Shazeer, 2020)", "*GLU variants improve Transformer*",
+                   '"pre-LN" (analysed by Xiong et al., 2020)'):
+        assert credit in text, credit
+
+
+def test_the_circuit_asks_only_that_the_induction_head_sits_later(draws):
+    """Review round 6, item 6: "five of them in the two layers right after it, as the two-step circuit
+    needs" read as a requirement; the circuit needs only a later layer. On seeds 0 to 7, every candidate
+    sits above both strong previous-token heads, (11, 1) and (16, 0)."""
+    for seed, ((_, previous, induction), *_) in draws.items():
+        assert {(16, 0), (11, 1)} == set(strongest(previous, 2)), seed
+        assert np.argwhere(induction > 0.5)[:, 0].min() > 16, seed
+    text = said(cell("r08-s5-read"))
+    assert "right after it" not in text
+    assert ("above both strong previous-token heads, (11, 1) and (16, 0), as the two-step circuit of "
+            "lesson 07 needs") in text

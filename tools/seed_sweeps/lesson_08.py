@@ -1,9 +1,10 @@
 """Lesson 08's claims about a draw of 40 random tokens repeated (section 5), checked on one seed each.
 
 The lesson measures seed SEQUENCE_SEED (0) in its first cell of section 5 and eight draws, seeds DRAWS_SEED
-(0) to DRAWS_SEED + 7, in the next; its words were fitted on seeds 0 to 7. Each claim below is one sentence
-of the lesson (or of the guide's lesson-08 section) about a draw; measure(seed) computes it with the
-package from one forward pass of SmolLM2-135M-Instruct (4-bit weights) on that seed's tokens.
+(0) to DRAWS_SEED + 7, in the next; its words were fitted on seeds 0 to 7, and name seed 45 (DRAWS_SEED =
+44) as a draw whose parked weight moves to tokens 3 to 5. Each claim below is one sentence of the lesson (or
+of the guide's lesson-08 section) about a draw; measure(seed) computes it with the package from one forward
+pass of SmolLM2-135M-Instruct (4-bit weights) on that seed's tokens.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 SEED_NAMES = ("SEQUENCE_SEED", "DRAWS_SEED")
-SHOWN = tuple(range(8))
+SHOWN = (*range(8), 45)
 PERIOD = 40
 CLAIMS = {
     "previous-16.0": "the strongest previous-token head is (16, 0)",
@@ -26,6 +27,8 @@ CLAIMS = {
     "threes-128-152": "128 to 152 heads are sink heads counting the first three tokens together",
     "parked-on-first": "layers 3 to 9 put 0.70 to 0.75 on the first token and 0.01 or less on each of the "
                        "next two (seeds 0 to 7 but 2)",
+    "tokens-3-5-idle": "layers 3 to 9 put 0.01 or less on each of tokens 3, 4 and 5 (queries 6 on; seed 45 "
+                       "puts 0.08, 0.20 and 0.15 there)",
     "loss-falls": "the first copy's mean loss is above a uniform guess's, the second copy's below a "
                   "quarter of it",
     "second-worst": "the repeat's second token has the highest loss of the second copy",
@@ -51,6 +54,7 @@ def verdicts(scores: dict, W: np.ndarray, loss: np.ndarray, vocab: int) -> dict[
     none = {layer for layer in range(30) if (first[layer] <= 0.5).all()}
     threes = int((W[:, :, 3:, :3].sum(axis=-1).mean(axis=-1) > 0.5).sum())
     parked = W[3:10, :, 3:, :3].mean(axis=(0, 1, 2))
+    later = W[3:10, :, 6:, 3:6].mean(axis=(0, 1, 2))
     mean1, mean2 = loss[:PERIOD - 1].mean(), loss[PERIOD:].mean()
     return {
         "previous-16.0": divmod(int(previous.argmax()), 9) == (16, 0),
@@ -64,6 +68,7 @@ def verdicts(scores: dict, W: np.ndarray, loss: np.ndarray, vocab: int) -> dict[
         "sinks-85-147": 85 <= (first > 0.5).sum() <= 147,
         "threes-128-152": 128 <= threes <= 152,
         "parked-on-first": 0.695 <= parked[0] < 0.755 and bool((parked[1:] < 0.015).all()),
+        "tokens-3-5-idle": bool((later < 0.015).all()),
         "loss-falls": mean1 > np.log(vocab) and mean2 < mean1 / 4,
         "second-worst": loss[PERIOD] == loss[PERIOD:].max(),
     }
