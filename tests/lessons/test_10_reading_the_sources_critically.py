@@ -57,11 +57,11 @@ def test_10_the_checklist_allows_for_rounding_and_10_1_agrees():
 # ---------- review round 5, lesson 10 (cosmetic items 10.1 and 10.2) ---------------------------------------
 
 def test_10_erratum_002_quotes_the_announced_divisor():
-    """10.1: source 002 announces that it rounds √3 to 1; the erratum quotes that, so the slips it names are
+    """10.1: source 002 announces that it rounds √3 to 1; the erratum says so, so the slips it names are
     the 1.75 (√3 = 1.7321, by hand) and the label 'scaled', not a hidden divisor."""
     assert round(3 ** 0.5, 4) == 1.7321 and al.source_002().printed["sqrt_d_k"] == 1.75
     text = prose("10", "erratum-002").replace(" > ", " ")                # the quote spans two lines
-    assert "we will round $\\sqrt{d_k}=\\sqrt{3}=1.75$ to $1$ to simplify the computations" in text
+    assert 'its own note says: it rounds $\\sqrt{3} = 1.75$ "to 1", to keep the sums simple' in text
     assert "The shortcut is announced" in text
 
 
