@@ -76,6 +76,8 @@ def read_numbers(answer) -> np.ndarray | str:
     except (TypeError, ValueError, OverflowError, RecursionError):
         return f"a ragged {type(answer).__name__} (its rows have different lengths, or it holds lists " \
                "beside numbers)"
+    except Exception as exc:   # its own __array__ raised (a PyTorch tensor that requires grad does): say so
+        return unreadable(answer, exc)
     if arr.dtype.kind in "biuf":
         return arr.astype(float)
     if arr.dtype.kind == "c":
@@ -90,11 +92,20 @@ def read_numbers(answer) -> np.ndarray | str:
             return np.array([float(item) for item in items]).reshape(arr.shape)
         except OverflowError:
             return "a number too large for a float (more than 1.8e308)"
-        except (TypeError, ValueError):
+        except Exception as exc:   # an item's own __float__ raised
+            if not isinstance(exc, (TypeError, ValueError)):
+                return unreadable(answer, exc)
             kinds = sorted({type(item).__name__ for item in items})
             return f"{_a(type(answer).__name__)} holding {', '.join(kinds)}" if arr.ndim else \
                 _a(type(answer).__name__)
     return f"{_a(type(answer).__name__)} of {arr.dtype}: give numbers"
+
+
+def unreadable(answer, exc: Exception) -> str:
+    """What to say of an answer that raised when read as numbers (its own __array__ or __float__)."""
+    return f"{_a(type(answer).__name__)} that NumPy cannot read as numbers ({type(exc).__name__}: " \
+           f"{(str(exc).splitlines() or [''])[0][:100]}): give plain numbers, e.g. a list or a NumPy array " \
+           "(a PyTorch tensor: t.detach().numpy())"
 
 
 def _a(noun: str) -> str:
