@@ -48,7 +48,8 @@ def malformed() -> list:
         np.zeros(1_000_000), np.zeros((1000, 1000)), np.full((3, 3), 1e308), np.full((4, 4), -1e300),
         [], [[]], np.zeros((0, 3)), {"a": 1}, {1, 2}, (x for x in range(3)), [..., 1], Ellipsis is None,
         fractions.Fraction(1, 3), np.datetime64("2024-01-01"), np.ma.masked_array([1.0, 2.0], mask=[0, 1]),
-        int, np, al.softmax, lambda *a: None, raises, np.eye(3), Unreadable(), [Unreadable()], [NoFloat(), 1.0],
+        int, np, al.softmax, lambda *a: None, raises, np.eye(3),
+        Unreadable(), [Unreadable()], [NoFloat(), 1.0],
     ]
 
 
@@ -67,7 +68,8 @@ def broken_functions(reference) -> list:
         def fixed(*args):
             return change(np.asarray(reference(*args), dtype=float))
         return fixed
-    return [raises, lambda *a: None, lambda *a: Unreadable(), lambda *a: [NoFloat()], lambda *a: "text", lambda *a: {"a": 1}, lambda *a: [1, [2]],
+    return [raises, lambda *a: None, lambda *a: Unreadable(), lambda *a: [NoFloat()],
+            lambda *a: "text", lambda *a: {"a": 1}, lambda *a: [1, [2]],
             lambda: 1.0, lambda a: a, lambda *a, **k: a, lambda *a: a[0], lambda *a: reference,
             around(lambda y: y * np.nan), around(lambda y: y + np.inf), around(lambda y: y + 1j),
             around(lambda y: y.astype(str)), around(lambda y: y[..., None]), around(lambda y: y * 1e300),
