@@ -65,22 +65,24 @@ def copy_repository(dest: Path) -> None:
 
 
 @contextlib.contextmanager
-def jupyterlab(root: Path | None = None, base_url: str = "/", flags: list[str] | None = None):
+def jupyterlab(root: Path | None = None, base_url: str = "/", flags: list[str] | None = None,
+               python: Path | str = sys.executable, environ: dict[str, str] | None = None):
     """Start JupyterLab on a copy of the repo (or on `root`, as it is) at `base_url`, with the README's
-    flags (or `flags`); yields (address, root_dir); stops it afterwards."""
+    flags (or `flags`), run by `python` (its kernels too) with `environ` (default: this process's);
+    yields (address, root_dir); stops it afterwards."""
     with tempfile.TemporaryDirectory(prefix="attention-lab-") as tmp:
         tmp = Path(tmp)
         copy = Path(root) if root is not None else tmp / "repo"
         if root is None:
             copy_repository(copy)
-        env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"),
+        env = dict(os.environ if environ is None else environ, JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"),
                    JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
                    JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
                    PYTHONHASHSEED="0")
         port = _free_port()
         log = open(tmp / "lab.log", "w")  # closed in the finally below
         proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--expose-app-in-browser",
+            [str(python), "-m", "jupyterlab", "--no-browser", "--expose-app-in-browser",
              "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
              "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.allow_root=True",
              "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={copy}",
@@ -148,6 +150,13 @@ def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 300,
             "() => window.jupyterapp.shell.currentWidget.context.model.dirty")
         save(page, timeout_s)
     saved = after_save() if after_save is not None else None
+    return run_all(page, timeout_s, notebook.removesuffix(".ipynb")) | {
+        "widget_error_before_run": before, "dirty_after_open": dirty_after_open, "after_save": saved}
+
+
+def run_all(page, timeout_s: float = 300, name: str = "lesson") -> dict:
+    """Run every cell of the notebook open in the page, wait until done; returns what the page shows
+    (a stuck page is photographed as build/screenshots/<name>-stuck.png)."""
     # Run All, never awaited in the page: in JupyterLab 4.4 its promise once stayed pending for good
     # (offline CI run, lesson 05, no cell ran), which hung the test. Start it, wait for the cells with a
     # time-out, and start it once more (with a screenshot of the stuck page) if nothing finished.
@@ -170,7 +179,7 @@ def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 300,
             if attempt:
                 raise
             SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / f"{notebook.removesuffix('.ipynb')}-stuck.png"))
+            page.screenshot(path=str(SHOTS / f"{name}-stuck.png"))
             # Once (offline CI, JupyterLab 4.4.10, lesson 05) the cells stayed queued while the kernel
             # showed idle: their requests never reached it, and a second Run All queued behind them.
             # Restart the kernel (no dialog), which drops that queue, before running all again.
@@ -211,9 +220,7 @@ def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 300,
                 return r.right > area.right + 1 || r.width < 100; }).length,
             code_cells: window.jupyterapp.shell.currentWidget.content.widgets
                 .filter(c => c.model.type === 'code').length,
-        })""".replace("__EXPLORER__", EXPLORER), ok) | {"widget_error_before_run": before,
-                                                         "dirty_after_open": dirty_after_open,
-                                                         "after_save": saved}
+        })""".replace("__EXPLORER__", EXPLORER), ok)
 
 
 def save(page, timeout_s: float = 60) -> None:

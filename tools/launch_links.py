@@ -5,7 +5,8 @@
 
 Both open JupyterLab on notebooks/00-start-here.ipynb. nbgitpuller clones the repository into a
 folder named after it in the student's home, and on later clicks merges updates while keeping the
-student's own changes.
+student's own changes. It installs nothing: where the hub lacks attention_lab, each lesson's first cell
+installs it from that folder (notebooks/install_here.py).
 """
 
 from __future__ import annotations
