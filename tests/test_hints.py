@@ -312,7 +312,7 @@ CASES = [
     ("01.5", v3_from(sm((X15 @ WQ15) @ (X15[0] @ WQ15))), "keys through M, no transpose", "k = x"),
     ("02.1", "a", "a", "equal rows of A"),
     ("02.1", "b", "b", "columns are equal too"),
-    ("02.1", "d", "d", "symmetric only in special cases"),
+    ("02.1", "d", "d", "even then A is not"),
     ("02.2", [1, 0, 1], "too weak", "Scale your query up"),
     ("02.2", [2, 0, 2], "too weak", "banana still"),
     ("02.2", [10, 0, 7], "uneven", "same entry"),

@@ -34,9 +34,9 @@ def _design_02():
             return "too weak"
         if w[1] <= 0.01:
             return "uneven"
-        return (f"with your query the weights are {np.round(w, 3)} (apple, banana, cherry): apple and "
-                "cherry must be within 0.01 of each other, banana below 0.01. Give apple and cherry "
-                "the same large entry.")
+        return (f"not yet. Hint: with your query the weights are {np.round(w, 3)} (apple, banana, cherry): "
+                "apple and cherry must be within 0.01 of each other, banana below 0.01. Give apple and "
+                "cherry the same large entry.")
 
     return Trial("02.2", "Design a query whose soft lookup is half apple, half cherry.", "design",
                  lambda: np.array([6.0, 0.0, 6.0]), judge, {
@@ -67,10 +67,12 @@ def _debug_02():
     Q, K, V = rng.standard_normal((2, 3)), rng.standard_normal((4, 3)), rng.standard_normal((4, 2))
 
     Q3, K3, V3 = rng.standard_normal((3, 3)), rng.standard_normal((3, 3)), rng.standard_normal((3, 2))
+    # keys of another width, and m, n, d_k, d_v all different, so that a fixed √3 (or any shape slip) shows
+    Q5, K5, V5 = rng.standard_normal((4, 5)), rng.standard_normal((6, 5)), rng.standard_normal((6, 3))
 
-    def make(axis=-1, scale=default_scale, transpose=True, width=lambda Q_, K_: K_.shape[1], mix=False):
+    def make(axis=-1, scale=default_scale, transpose=True, width=lambda Q_, K_, V_: K_.shape[1], mix=False):
         def attention(Q_, K_, V_):
-            S = Q_ @ (K_.T if transpose else K_) * scale(width(Q_, K_))
+            S = Q_ @ (K_.T if transpose else K_) * scale(width(Q_, K_, V_))
             if axis is None:                          # one softmax over every entry of the matrix
                 E = np.exp(S - S.max())
                 return E / E.sum() @ V_
@@ -81,13 +83,16 @@ def _debug_02():
     wrong = {"planted": make(axis=0), "no scaling": make(scale=lambda d: 1.0),
              "divided by d_k": make(scale=lambda d: 1.0 / d), "K not transposed": make(transpose=False),
              "planted, K not transposed": make(axis=0, transpose=False),
-             "divided by √n": make(width=lambda Q_, K_: K_.shape[0]),
-             "divided by √m": make(width=lambda Q_, K_: Q_.shape[0]),
+             "divided by √n": make(width=lambda Q_, K_, V_: K_.shape[0]),
+             "divided by √m": make(width=lambda Q_, K_, V_: Q_.shape[0]),
+             "divided by √d_v": make(width=lambda Q_, K_, V_: V_.shape[1]),
+             "fixed 2": make(scale=lambda d: 0.5), "fixed √3": make(scale=lambda d: default_scale(3)),
              "whole matrix": make(axis=None), "weights transposed": make(mix=True),
              "column softmax transposed": make(axis=0, mix=True)}
 
-    judge = judge_fix(make(), wrong, [(Q, K, V), (Q3, K3, V3)], "expected softmax(Q Kᵀ / √d_k) V, "
-                       "shape (2, 2) for 2 queries and 4 keys (and (3, 2) for 3 queries and 3 keys).")
+    judge = judge_fix(make(), wrong, [(Q, K, V), (Q3, K3, V3), (Q5, K5, V5)],
+                      "expected softmax(Q Kᵀ / √d_k) V, of shape (m, d_v): (2, 2) for 2 queries and 4 keys, "
+                      "(3, 2) for 3 queries and 3 keys, (4, 3) for 4 queries and 6 keys.")
 
     return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, hinted(wrong, {
         "planted": "still the planted bug. Print the weights' sums along each axis: which sums are "
@@ -104,15 +109,24 @@ def _debug_02():
                          "two agree, which hides the slip.)",
         "divided by √m": "you divide by the square root of the number of queries, Q.shape[0]; the "
                          "formula divides by √d_k, the width of a key: K.shape[1].",
+        "divided by √d_v": "you divide by the square root of the width of a value, V.shape[1] (d_v); the "
+                           "formula divides by √d_k, the width of a key: K.shape[1].",
+        "fixed 2": "you divide by a fixed 2: that is √4, section 4's d_k (is it still in the variable "
+                   "`d_k`?). The check gives keys of other widths: read d_k from the keys, K.shape[1].",
+        "fixed √3": "you divide by a fixed √3: that is √d_k only for keys of width 3 (as in exercise 02.4), "
+                    "and the check also gives keys of width 5. Read d_k from the keys: K.shape[1].",
         "whole matrix": "your softmax normalises the whole matrix at once, so all the weights together "
                         "sum to 1; each query's row must sum to 1 on its own (axis=-1).",
-        "weights transposed": "you multiply Aᵀ V; the output is A V (row i of A mixes the values for "
-                              "query i). With 2 queries and 4 keys Aᵀ V fails; with 3 and 3 it runs.",
-        "column softmax transposed": "you transposed A after a softmax down the columns: with 2 queries "
-                                     "and 4 keys that gives a 4 × 2 matrix, which cannot multiply V "
-                                     "(4 × 2), and with 3 and 3 each row still holds one key's weights. "
-                                     "Keep A as it is and change the axis of the softmax instead "
-                                     "(axis=-1).",
+        "weights transposed": "you multiply Aᵀ V: either you transposed A, or you built Aᵀ itself (K Qᵀ "
+                              "with the softmax down its columns). The output is A V (row i of A mixes the "
+                              "values for query i). With 2 queries and 4 keys Aᵀ V fails; with 3 and 3 it "
+                              "runs.",
+        "column softmax transposed": "your weights are a softmax down the columns, transposed: either you "
+                                     "transposed A after axis=0, or you computed K Qᵀ instead of Q Kᵀ (its "
+                                     "softmax along the rows gives the same numbers). With 2 queries and 4 "
+                                     "keys that is a 4 × 2 matrix, which cannot multiply V (4 × 2), and with "
+                                     "3 and 3 each row holds one key's weights. The scores are Q @ K.T and "
+                                     "the softmax runs along each row (axis=-1), with no transpose.",
     }))
 
 
@@ -159,8 +173,8 @@ def lesson02():
                  "rows of A.",
             "b": "equal rows is half of it: equal rows of X also give equal keys, and every query "
                  "scores them the same, so their columns are equal too.",
-            "d": "A is symmetric only in special cases (such as W_q = W_k and no softmax); "
-                 "the softmax normalises each row on its own."}),
+            "d": "with W_q = W_k the scores QKᵀ are symmetric, but even then A is not: the softmax "
+                 "normalises each row on its own."}),
         _design_02(),
         _debug_02(),
         Exercise(
@@ -168,6 +182,9 @@ def lesson02():
             V, {
                 "no scaling": (lambda: V(scale=1.0), "your weights forgot to divide the scores by "
                                                      "√d_k = √3."),
+                "divided by √4": (lambda: V(scale=0.5),
+                                  "you divided the scores by √4 = 2, section 4's d_k (the variable `d_k` "
+                                  "still holds 4); here the keys have width 3, so divide by √3."),
                 "divided by d_k": (lambda: V(scale=1 / 3),
                                    "you divided the scores by d_k = 3; the formula divides by its "
                                    "square root, √3."),
@@ -177,15 +194,18 @@ def lesson02():
                                      "your scores are Q @ K, not Q @ K.T: row i of the scores must "
                                      "hold q_i · k_j for every key j, so transpose K."),
                 "A transposed": (lambda: V(left=False),
-                                 "you solved Aᵀ V = Y; the outputs are Y = A V (row i of Y mixes the "
-                                 "values with row i of A): np.linalg.solve(A, Y)."),
+                                 "your weights are Aᵀ: either you solved Aᵀ V = Y, or you built Aᵀ itself "
+                                 "(K Qᵀ with the softmax down its columns). The outputs are Y = A V (row i "
+                                 "of Y mixes the values with row i of A): np.linalg.solve(A, Y)."),
                 "Y itself": (Y_of_02_4, "that is Y, the printed output; recover the values V it mixes."),
                 "forgot W_q": (lambda: V(W_q=np.eye(3)),
                                "your queries are the tokens themselves; they are Q = X @ W_q (W_q is "
                                "given; only W_k = I)."),
                 "W_q transposed": (lambda: V(W_q=Wq24.T),
-                                   "you used W_q.T, the column reading; in our rows Q = X @ W_q, with "
-                                   "W_q as printed."),
+                                   "your scores are X W_qᵀ Xᵀ: either you used W_q.T (the column "
+                                   "reading), or you computed K Qᵀ instead of Q Kᵀ (with W_k = I the two "
+                                   "are the same). The scores are Q @ K.T, with Q = X @ W_q and W_q as "
+                                   "printed."),
                 "weights rounded": (lambda: V(decimals=2),
                                     "your method is right, but you rounded the weights to 2 decimals; "
                                     "solving for V magnifies that error. Keep A unrounded (at least 4 "

@@ -48,7 +48,18 @@ def labels_fit(X: np.ndarray, tokens, features) -> tuple[list, list]:
 def role_cmap(role: str) -> LinearSegmentedColormap:
     """Diverging colour map for a role: grey (negative), white (0), the role's colour (positive)."""
     role = as_kind(role, tuple(ROLE_COLORS), "role")
-    return LinearSegmentedColormap.from_list(role, ["#6b6b6b", "#ffffff", ROLE_COLORS[role]])
+    return signed_cmap(role, ROLE_COLORS[role])
+
+
+NEGATIVE_GREY = "#6b6b6b"         # the negative end of every signed map (role_cmap, signed_cmap)
+SCORES_RED = "#a9373b"            # the positive end of 'vlag', the scores' map: positive scores are red
+
+
+def signed_cmap(name: str, colour: str) -> LinearSegmentedColormap:
+    """Grey (negative), white (0), `colour` (positive): the role maps' rule for any colour, e.g. the
+    scores' red where a figure draws them beside the role maps (plot_shapes), so that no negative score
+    looks like a query."""
+    return LinearSegmentedColormap.from_list(name, [NEGATIVE_GREY, "#ffffff", colour])
 
 
 def kind_color(kind: str) -> str:

@@ -27,11 +27,13 @@ from .heatmaps import (
     FONT,
     LINE_COLORS,
     ROLE_COLORS,
+    SCORES_RED,
     WEIGHTS_CMAP,
     heatmap,
     kind_color,
     kind_style,
     labels_fit,
+    signed_cmap,
 )
 from .matrix import attention_scores, attention_unchecked, project_unchecked
 
@@ -148,10 +150,12 @@ def plot_flow(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, toke
     return fig
 
 
-def _matrix_block(ax, values: np.ndarray, kind: str, title: str, edges: Sequence[int] = ()) -> None:
-    """One matrix as a block of square cells, coloured by its kind, titled with its shape."""
-    cmap, vmin, vmax = kind_style(kind, values)
-    ax.imshow(values, cmap=cmap, vmin=vmin, vmax=vmax)
+def _matrix_block(ax, values: np.ndarray, kind: str, title: str, edges: Sequence[int] = (), cmap=None,
+                  key: bool = False) -> None:
+    """One matrix as a block of square cells, coloured by its kind (or by `cmap`), titled with its shape;
+    with `key`, a colour bar under it."""
+    kind_cmap, vmin, vmax = kind_style(kind, values)
+    image = ax.imshow(values, cmap=cmap or kind_cmap, vmin=vmin, vmax=vmax)
     ax.set_xticks(np.arange(values.shape[1] + 1) - 0.5, minor=True)
     ax.set_yticks(np.arange(values.shape[0] + 1) - 0.5, minor=True)
     ax.grid(which="minor", color="white", linewidth=1)
@@ -159,6 +163,12 @@ def _matrix_block(ax, values: np.ndarray, kind: str, title: str, edges: Sequence
     for edge in edges:                                   # head boundaries: thick black lines
         ax.axvline(edge - 0.5, color="black", linewidth=3)
     ax.set_title(f"{title}\n{shape_of(values)}", fontsize=FONT["title"], color=kind_color(kind))
+    if key:
+        bar = ax.figure.colorbar(image, ax=ax, location="bottom", shrink=0.9, aspect=12, pad=0.04,
+                                 ticks=[vmin, 0.0, vmax] if vmin < 0 else [vmin, vmax])
+        bar.outline.set_linewidth(0)
+        bar.ax.tick_params(labelsize=FONT["ticks"] - 2)
+        bar.ax.xaxis.set_major_formatter("{x:.2g}")
 
 
 def _operator(ax, symbol: str) -> None:
@@ -166,27 +176,32 @@ def _operator(ax, symbol: str) -> None:
     ax.text(0.5, 0.5, symbol, ha="center", va="center", fontsize=FONT["title"] + 8)
 
 
-def _product_row(sub, row, edges: Sequence[int] = ()) -> None:
-    """A row such as A @ B = C: (matrix, kind, title) blocks with '@' and '=' between them."""
+def _product_row(sub, row, edges: Sequence[int] = (), key: bool = False) -> None:
+    """A row such as A @ B = C: (matrix, kind, title) blocks, or (matrix, kind, title, cmap), with '@' and
+    '=' between them; with `key`, each block has its colour bar."""
     widths = [item[0].shape[1] if isinstance(item, tuple) else 0.8 for item in row]
     for ax, item in zip(sub.subplots(1, len(row), width_ratios=widths), row):
         if isinstance(item, str):
             _operator(ax, item)
         else:
-            _matrix_block(ax, *item, edges if item is row[0] else ())
+            _matrix_block(ax, *item[:3], edges if item is row[0] else (), *item[3:], key=key)
 
 
 def plot_shapes(Q: ArrayLike, K: ArrayLike, V: ArrayLike, scale: float | None = None) -> Figure:
-    """QKᵀ and AV as blocks whose sizes are the arrays' shapes (one square per number)."""
+    """QKᵀ and AV as blocks whose sizes are the arrays' shapes (one square per number), each with its
+    colour bar. Every signed block is grey (negative), white (0) and a colour (positive): its role's for Q,
+    Kᵀ, V and Y, red for the scores (never the query's blue)."""
     Q, K, V, _, scale = attention_inputs(Q, K, V, None, scale)
     Q = one_sequence(Q, "plot_shapes")
     Y, A = attention_unchecked(Q, K, V, None, scale)  # (m, d_v), (m, n)
-    rows = [[(Q, "query", "Q"), "@", (K.T, "key", "Kᵀ"), "=", (Q @ K.T, "scores", "scores Q Kᵀ")],
+    scores = signed_cmap("scores", SCORES_RED)
+    rows = [[(Q, "query", "Q"), "@", (K.T, "key", "Kᵀ"), "=", (Q @ K.T, "scores", "scores Q Kᵀ", scores)],
             [(A, "weights", "A = softmax(scores·scale)"), "@", (V, "value", "V"), "=",
              (Y, "value", "Y = A V")]]
-    fig = plt.figure(figsize=(12, 2.2 + 0.9 * (Q.shape[0] + K.shape[1])), layout="constrained")
-    for sub, row in zip(fig.subfigures(2, 1, height_ratios=[max(Q.shape[0], K.shape[1]), Q.shape[0]]), rows):
-        _product_row(sub, row)
+    fig = plt.figure(figsize=(12, 3.4 + 0.9 * (Q.shape[0] + K.shape[1])), layout="constrained")
+    for sub, row in zip(fig.subfigures(2, 1, height_ratios=[max(Q.shape[0], K.shape[1]) + 1.2,
+                                                            Q.shape[0] + 1.2]), rows):
+        _product_row(sub, row, key=True)
     fig.suptitle("shapes: (m, d_k) @ (d_k, n) = (m, n), then (m, n) @ (n, d_v) = (m, d_v)",
                  fontsize=FONT["title"])
     return fig

@@ -24,6 +24,7 @@ from lesson_helpers import (
     explorer,
     hand_softmax,
     hand_weights,
+    lesson_cells,
     move,
     prose,
     sm,
@@ -358,7 +359,7 @@ def test_02_claims_about_a_draw_quote_the_held_out_sweep():
     from lesson_helpers import lesson_cells
 
     table = (ROOT / "docs" / "held-out" / "02.md").read_text(encoding="utf-8")
-    for claim in ("spread-root", "spread-one", "peak-512", "one-draw-wanders", "half-at-128"):
+    for claim in ("spread", "peak-512", "one-draw-wanders", "half-at-128"):
         assert re.search(rf"\| {claim} \|[^\n]*\| 16 of 16 \| - \|", table), claim
     assert "held-out seeds 16-31" in table
     assert "16 of 16 further seeds" in prose("02", "s6-explore")
@@ -464,3 +465,171 @@ def test_r6_02_e_transposing_a_column_softmax_is_named():
     result = status("02.3", attention)
     assert result.status != "correct" and "matmul" not in result.message, result.message
     assert "transpos" in result.message and "axis=-1" in result.message, result.message
+
+
+# ---------- review round 7, lesson 02 (/work/notes/reviews/round7-lesson-02.md) -----------------------------
+# Every wrong answer here is written out as a student writes it, apart from the mistake tables.
+
+def attention_dividing_by(divisor):
+    """A fixed 02.3 whose scale is divisor(Q, K, V) instead of √d_k."""
+    def attention(Q, K, V):
+        return sm(Q @ K.T / divisor(Q, K, V)) @ V
+    return attention
+
+
+def test_02_3_a_fixed_divisor_or_the_value_width_is_named():
+    """Item 1: np.sqrt(d_k) with section 4's d_k = 4 still defined divides by a fixed 2; np.sqrt(V.shape[1])
+    divides by √d_v. Each gets a hint naming it, not the generic message."""
+    d_k = 4                                                    # section 4's variable, still defined
+    fixed_two = status("02.3", attention_dividing_by(lambda Q, K, V: np.sqrt(d_k)))
+    assert fixed_two.status == "mistake", fixed_two.message
+    assert "fixed 2" in fixed_two.message and "K.shape[1]" in fixed_two.message, fixed_two.message
+    by_dv = status("02.3", attention_dividing_by(lambda Q, K, V: np.sqrt(V.shape[1])))
+    assert by_dv.status == "mistake" and "V.shape[1]" in by_dv.message, by_dv.message
+
+
+def test_02_3_refuses_a_function_that_hard_codes_sqrt_3():
+    """Item 2: every input of 02.3 had keys of width 3, so np.sqrt(3) passed. Another key width refuses it,
+    with a hint that names the fixed √3; a right fix written here still passes."""
+    hard = status("02.3", attention_dividing_by(lambda Q, K, V: np.sqrt(3)))
+    assert hard.status != "correct", hard.message
+    assert "fixed √3" in hard.message and "K.shape[1]" in hard.message, hard.message
+    assert status("02.3", attention_dividing_by(lambda Q, K, V: np.sqrt(K.shape[1]))).status == "correct"
+    assert status("02.3", attention_dividing_by(lambda Q, K, V: np.sqrt(Q.shape[1]))).status == "correct"
+    assert "4 queries with 6 keys of width 5" in prose("02", "ex-02-3")
+
+
+def test_02_4_section_4s_d_k_is_named():
+    """Item 1: dividing 02.4's scores by √4 = 2 (section 4's d_k) gets a hint naming it."""
+    result = status("02.4", np.linalg.solve(sm((X24 @ WQ24) @ X24.T / 2), Y24))
+    assert result.status == "mistake", result.message
+    assert "√4 = 2" in result.message and "√3" in result.message, result.message
+
+
+@pytest.mark.parametrize("answer", [
+    np.linalg.solve(sm(X24 @ (X24 @ WQ24).T / np.sqrt(3)), Y24),          # K Qᵀ (W_k = I: K = X)
+    np.linalg.solve(sm((WQ24 @ X24.T).T @ X24.T / np.sqrt(3)), Y24),      # W_q on the left
+    np.linalg.solve(sm(X24 @ WQ24.T @ X24.T / np.sqrt(3)), Y24),          # W_q.T
+])
+def test_02_4_swapped_queries_and_keys_are_named_with_the_transposed_w_q(answer):
+    """Item 3: K Qᵀ = X W_qᵀ Xᵀ here, so the hint names both slips, not only W_q.T."""
+    message = status("02.4", answer).message
+    assert "K Qᵀ" in message and "W_q.T" in message, message
+
+
+def test_02_4_a_transposed_also_names_building_a_transposed():
+    """K Qᵀ with the softmax down its columns builds Aᵀ itself: solving with it gives the numbers of
+    'solved Aᵀ V = Y', so that hint names both ways of getting Aᵀ."""
+    built = sm(X24 @ (X24 @ WQ24).T / np.sqrt(3), axis=0)                  # K Qᵀ, columns
+    message = status("02.4", np.linalg.solve(built, Y24)).message
+    assert "solved Aᵀ V = Y" in message and "K Qᵀ" in message, message
+
+
+def test_02_2_an_unnamed_wrong_query_is_refused_in_words():
+    """Item 9: a query that matches no named mistake says 'not yet. Hint:' like every other refusal."""
+    weights = sm(np.array([1.0, 0.0, 0.0]))
+    assert abs(weights[0] - weights[2]) > 0.01                               # refused: apple ≠ cherry
+    result = status("02.2", [1, 0, 0])
+    assert result.status == "wrong" and result.message.startswith("Exercise 02.2: not yet. Hint: "), \
+        result.message
+
+
+def test_02_1_d_hint_says_the_scores_are_symmetric_but_a_is_not():
+    """Item 7: with W_q = W_k the scores are symmetric, but the softmax normalises each row on its own, so A
+    is not (by hand, here); the hint no longer mentions 'no softmax'."""
+    X = np.array([[1.0, 0.0], [2.0, 1.0], [0.0, 3.0]])
+    W = np.array([[1.0, 0.5], [0.0, 1.0]])
+    S = (X @ W) @ (X @ W).T
+    assert np.allclose(S, S.T) and not np.allclose(sm(S), sm(S).T)
+    message = status("02.1", "d").message
+    assert "no softmax" not in message and "scores QKᵀ are symmetric" in message, message
+    assert "normalises each row on its own" in message
+
+
+def test_02_s10_np_dot_and_matmul_differ_on_scalars_and_stacks():
+    """Item 6: np.dot takes a scalar, np.matmul refuses it; on 3-D stacks they give different shapes."""
+    A = np.arange(4.0).reshape(2, 2)
+    assert np.array_equal(np.dot(2, A), 2 * A)
+    with pytest.raises(ValueError):
+        np.matmul(2, A)
+    stack = np.ones((3, 2, 2))
+    assert np.dot(stack, stack).shape == (3, 2, 3, 2) and np.matmul(stack, stack).shape == (3, 2, 2)
+    text = prose("02", "s10")
+    assert "differ only for 3-D" not in text and "scalars" in text and "np.matmul refuses" in text
+
+
+def test_02_summary_says_which_loop_does_more_work():
+    """Item 8: the matrix form does less work than calling attend_one per token (which re-projects every
+    key and value), not less than any loop."""
+    summary = prose("02", "summary")
+    assert "does less work and runs" not in summary
+    assert "than calling `attend_one` per token" in summary and "re-projects every key and value" in summary
+
+
+def test_02_s6_reports_the_spread_as_one_fact():
+    """Item 5: the scaled spread is the unscaled one divided by √d_k (the table's spread/√d_k column), so the
+    cell prints one number for it and the held-out table counts it as one claim."""
+    table = al.scaling_experiment(n_keys=8, n_trials=200, seed=3)
+    assert np.allclose(table["std_scaled"], table["std_unscaled"] / np.sqrt(table["d_k"]), rtol=1e-12)
+    code = " ".join(lesson_cells("02")["s6-code"].split())
+    assert "off_one" not in code and "scaled within" not in code
+    assert "spread/√d_k (the scaled spread) is within" in code
+    held = (ROOT / "docs" / "held-out" / "02.md").read_text(encoding="utf-8")
+    assert "spread-one" not in held and "spread-root" not in held
+    assert re.search(r"\| spread \|[^\n]*\| 16 of 16 \| - \|", held)
+
+
+def test_02_4_says_why_v_can_be_recovered_here_and_not_from_the_lessons_y():
+    """Item 10: 02.4's A is invertible; the lesson's A (section 4, by hand) has equal columns for cats and
+    mice and for chase and small, rank 2 of 4, so many V give its Y."""
+    A24 = sm((X24 @ WQ24) @ X24.T / np.sqrt(3))
+    assert np.linalg.matrix_rank(A24) == 3
+    A = sm((CCM.X @ CCM.W_q) @ (CCM.X @ CCM.W_k).T / 2)
+    assert np.allclose(A[:, CATS], A[:, MICE]) and np.allclose(A[:, CHASE], A[:, SMALL])
+    assert np.linalg.matrix_rank(A) == 2
+    text = prose("02", "ex-02-4")
+    assert "invertible" in text and "many different V give" in text
+
+
+def test_02_shapes_figure_has_a_colour_key_and_one_colour_per_role():
+    """Item 4 (cell 's5-shapes-code'): every block of the shapes figure has its colour bar; Q, Kᵀ, V and Y
+    are grey (negative), white (0) and their role's colour (positive); the scores are grey, white and red,
+    so no negative score is drawn in the query colour; the prose says what grey means."""
+    from matplotlib.colors import to_rgb
+
+    rng = np.random.default_rng(0)                                   # the lesson's draw (DRAW_SEED = 0)
+    X5 = rng.standard_normal((5, 6))
+    Wq5, Wk5, Wv5 = rng.standard_normal((6, 3)), rng.standard_normal((6, 3)), rng.standard_normal((6, 2))
+    fig = al.plot_shapes(X5 @ Wq5, X5 @ Wk5, X5 @ Wv5)
+    blocks = {ax.get_title().split("\n")[0]: ax.images[0] for ax in fig.axes if ax.images}
+    assert len(blocks) == 6 and all(image.colorbar is not None for image in blocks.values())
+    grey, white = to_rgb("#6b6b6b"), (1.0, 1.0, 1.0)
+    roles = {"Q": "query", "Kᵀ": "key", "V": "value", "Y = A V": "value"}
+    for title, role in roles.items():
+        cmap = blocks[title].get_cmap()
+        assert np.allclose(cmap(0.0)[:3], grey, atol=0.01) and np.allclose(cmap(0.5)[:3], white, atol=0.01)
+        assert np.allclose(cmap(1.0)[:3], to_rgb(al.ROLE_COLORS[role]), atol=0.01), title
+    scores = blocks["scores Q Kᵀ"]
+    assert (scores.get_array() < 0).any()                            # this draw has negative scores
+    cmap = scores.get_cmap()
+    assert np.allclose(cmap(0.0)[:3], grey, atol=0.01) and np.allclose(cmap(0.5)[:3], white, atol=0.01)
+    for t in np.linspace(0, 1, 101):                                 # never near any role's colour
+        for role in al.ROLE_COLORS.values():
+            assert np.linalg.norm(np.subtract(cmap(t)[:3], to_rgb(role))) > 0.25, (t, role)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    text = prose("02", "s5-shapes")
+    assert "grey cells are negative" in text and "red" in text and "colour bar" in text
+
+
+@pytest.mark.parametrize("rows, expected", [(True, "column softmax transposed"),
+                                            (False, "weights transposed")])
+def test_02_3_keys_times_queries_is_named(rows, expected):
+    """Item 3 in 02.3: S = K @ Q.T (queries and keys swapped) gives Aᵀ, the numbers of 'column softmax
+    transposed' (softmax along its rows) or of 'weights transposed' (down its columns, the planted axis
+    left). Either hint names K Qᵀ as well as the slip it is named after."""
+    def attention(Q, K, V):
+        S = K @ Q.T / np.sqrt(K.shape[1])                      # (n, m): queries and keys swapped
+        return sm(S, axis=-1 if rows else 0) @ V
+    result = status("02.3", attention)
+    assert result.mistake == expected and "K Qᵀ" in result.message, result.message
