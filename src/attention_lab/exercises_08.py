@@ -231,9 +231,15 @@ UNITS = {"megabytes": (1e6, 2.0 ** 20), "kilobytes": (1e3, 2.0 ** 10), "gigabyte
 """08.4's answer given in a larger unit: the unit's sizes in bytes (decimal, binary)."""
 
 
+CLOSE = 0.01
+"""08.4: an answer of bytes within this fraction of the right one (and no named mistake) is the right count
+rounded: the method is right."""
+
+
 class ByteCount(Exercise):
     """08.4: a compute exercise whose answer is a count of bytes; an answer that is the right one given in
-    megabytes (or kilo-, gigabytes, decimal or binary), rounded as a student rounds, gets the unit's hint."""
+    megabytes (or kilo-, gigabytes, decimal or binary), rounded as a student rounds, gets the unit's hint,
+    and the right bytes rounded (within CLOSE of them) get the hint "close"."""
 
     def evaluate(self, answer) -> Result:
         result = super().evaluate(answer)
@@ -246,6 +252,8 @@ class ByteCount(Exercise):
             for unit, sizes in UNITS.items():
                 if any(np.allclose(got * size, expected, rtol=0.02, atol=0) for size in sizes):
                     return self.named(unit)
+        if np.allclose(got, expected, rtol=CLOSE, atol=0):
+            return self.named("close")
         return result
 
 
@@ -296,6 +304,12 @@ def lesson08() -> list:
                                     "the 256."),
                      "29 blocks": (lambda: _both(blocks=29),
                                    "that counts 29 blocks: every one of the 30 blocks keeps its own cache."),
+                     "per token": (lambda: _both(tokens=1),
+                                   "that is the keys and values of one token: the question asks for 256 "
+                                   "tokens, and the cache keeps a key and a value for each."),
+                     "close": (lambda: np.round(_both(), -5),       # the right bytes, rounded
+                               "the method is right, and your numbers are within 1 % of the answer: give "
+                               "the exact count of bytes (whole numbers), not a rounded one."),
                      **{unit: (lambda size=sizes[0]: _both() / size,
                                f"that is the size in {unit}: the question asks for bytes (whole numbers; a "
                                f"float32 number takes 4 bytes).") for unit, sizes in UNITS.items()},

@@ -17,6 +17,7 @@ import matplotlib
 import numpy as np
 import pytest
 
+import attention_lab as al
 from attention_lab import real_model as rm
 
 matplotlib.use("Agg")
@@ -408,8 +409,9 @@ def reads_previous(w) -> int:
 
 def test_exercise_08_1_points_to_a_layer_where_shared_keys_differ(head_view):
     """Review 3, defect 3: "check with the explorer" could confirm (b) in some layers. The exercise now
-    names layer 16 (head 0 reads the previous token, heads 1 and 2 do not) and warns of layers 3, 7 and
-    28, where the three look alike and only the numbers differ."""
+    names layer 16 (head 0 reads the previous token, heads 1 and 2 do not) and, after the answer cell
+    (review round 7, item 3), warns of layers 3, 7 and 28, where the three look alike and only the numbers
+    differ."""
     ex, tokens = head_view
     n = len(tokens)
     w = [look(ex, 16, h)[0] for h in (0, 1, 2)]
@@ -423,7 +425,7 @@ def test_exercise_08_1_points_to_a_layer_where_shared_keys_differ(head_view):
         assert len(set(numbers)) == 3, (layer, numbers)                      # the numbers still differ
     text = said(cell("ex-08-1"))
     assert "layer 16, heads 0, 1 and 2 (head 0 is the previous-token head)" in text
-    assert "in layers 3, 7 and 28 the three heads of a group look alike" in text
+    assert "in layers 3, 7 and 28 the three heads of a group look alike" in said(cell("ex-08-1-after"))
     guide = guide_08()
     assert "heads 0, 1 and 2 of layer 16" in guide and "Avoid layers 3, 7 and 28" in guide
     assert "heads 0, 1 and 2 of one layer" not in guide
@@ -686,3 +688,132 @@ def test_the_circuit_asks_only_that_the_induction_head_sits_later(draws):
     assert "right after it" not in text
     assert ("above both strong previous-token heads, (11, 1) and (16, 0), as the two-step circuit of "
             "lesson 07 needs") in text
+
+
+# ---------------------------------------------------------------- round 7 of the review
+def test_a_knockout_is_said_to_show_that_a_head_is_needed_not_what_it_does(real_model, runs):
+    """Review round 7, item 1: "if the loss rises when the candidates are switched off, and not when other
+    heads are, they do the copying" is a test the candidates fail: the previous-token head (16, 0), which
+    copies nothing, raises the second-copy loss too (lesson 09). The lesson now says what a knockout shows
+    (a head is needed), that the heads feeding the candidates are needed too, and leaves the rest to 09.
+    The rise is measured here on seed 0's draw, the loss by hand (lesson 09's zero-ablation does the
+    knocking out)."""
+    from attention_lab import heads_at_work as hw
+    R, logits, _ = runs[0]
+    intact = hand_loss(logits, R)[PERIOD:].mean()
+    without_16_0 = hw.second_copy_loss(real_model, R, [(16, 0)], period=PERIOD)
+    assert intact < 2 and without_16_0 > 3 * intact, (intact, without_16_0)     # needed: it feeds them
+    text = said(cell("r08-s5-loss"))
+    assert "and not when other heads are, they do the copying" not in text
+    assert "A knockout shows that a head is needed, not what it does" in text
+    assert "they are needed for the copying" in text
+    assert ("so are the heads that feed them, such as the previous-token head (16, 0): lesson 09 knocks out "
+            "both") in text
+    summary = said(cell("summary"))
+    assert "lesson 09 knocks heads out to find out" not in summary
+    assert "lesson 09 knocks heads out to find which the copying needs" in summary
+    assert "answers it by knocking heads out" not in said(cell("r08-intro"))
+    guide = guide_08()
+    assert "a knockout shows that a head is needed, not what it does" in guide
+    assert "Which heads do the copying is a question of cause" not in guide
+
+
+def test_the_sink_counts_are_said_to_depend_on_the_first_token(real_model, runs):
+    """Review round 7, item 2: every draw of section 5 begins with an ordinary token, while every chat
+    begins with <|im_start|>. A cell puts it before seed 0's draw and measures section 3's chat prompt; the
+    counts are recomputed here by hand from the weights, and the words say the counts depend on what the
+    first token is."""
+    start = rm.encode(real_model, "<|im_start|>")
+    assert rm.token_strings(real_model, start) == ["<|im_start|>"]
+    prompt = rm.encode(real_model, rm.chat_prompt("What is the capital of France?"))
+    assert prompt[0] == start[0]                                         # the chat begins with it
+    R0 = runs[0][0]
+    found = {}
+    for name, ids in (("im_start", np.concatenate([start, R0])), ("prompt", np.array(prompt)), ("R0", R0)):
+        W = np.stack(runs[0][2]) if name == "R0" else rm.attention_weights(real_model, ids)
+        first = W[:, :, 1:, 0].mean(axis=-1)                             # by hand
+        none = [layer for layer in range(30) if first[layer].max() <= 0.5]
+        found[name] = (int((first > 0.5).sum()), none, W[3:10, :, 4:, :4].mean(axis=(0, 1, 2)))
+    assert found["R0"][:2] == (134, [0, 1, 2, 10, 11])
+    assert found["im_start"][:2] == (86, list(range(12)))
+    assert [f"{w:.2f}" for w in found["im_start"][2]] == ["0.21", "0.20", "0.19", "0.19"]
+    assert f"{found['R0'][2][0]:.2f}" == "0.73"
+    assert found["prompt"][0] == 194
+    out = shown("r08-first-token")
+    for name, label, n in (("im_start", "<|im_start|>, then seed 0's draw", 2 * PERIOD + 1),
+                           ("prompt", "section 3's chat prompt", len(prompt))):
+        count, none, _ = found[name]
+        assert f"{label} ({n} tokens): {count} sink heads; no sink head in layers {none}" in out, out
+    assert "layers 3-9 put [0.21 0.2  0.19 0.19] on tokens 0 to 3" in out, out
+    text = said(cell("r08-first-token-read"))
+    assert ("Put `<|im_start|>` before seed 0's draw, and 86 heads are sink heads instead of 134, none in "
+            "layers 0 to 11: layers 3 to 9 spread their weight over the first four tokens (0.21, 0.20, 0.19 "
+            "and 0.19) instead of putting 0.73 on the first") in text
+    assert "on section 3's chat prompt, which begins the same way, 194 are" in text
+    assert "what the token is, and what follows it, decides how much it is used" in text
+    assert "The next cell puts `<|im_start|>` before seed 0's draw" in said(cell("r08-sink-draws-read"))
+    assert "so is everything measured in section 5" not in said(cell("r08-s4"))
+    assert "what the first token is matters too" in said(cell("r08-s5"))
+    assert "with `<|im_start|>` before seed 0's draw, 86 heads are sink heads" in said(cell("summary"))
+    assert "with `<|im_start|>` first (as every chat begins) the counts change" in guide_08()
+
+
+def test_08_1_gives_no_hint_before_the_prediction():
+    """Review round 7, item 3: "in layers 3, 7 and 28 ... only the numbers next to the sliders differ", said
+    before the four options are answered, gave (a) away. It now comes after the answer cell."""
+    ids = [c["id"] for c in cells()]
+    question = said(cell("ex-08-1"))
+    assert "look alike" not in question and "numbers next to the sliders differ" not in question
+    assert "Then check with the explorer of section 4: layer 16, heads 0, 1 and 2" in question
+    assert ids[ids.index("ex-08-1-code") + 1] == "ex-08-1-after"
+    after = said(cell("ex-08-1-after"))
+    assert after.startswith("**After you answer 08.1.**")
+    assert "in layers 3, 7 and 28 the three heads of a group look alike" in after
+
+
+def test_08_2_says_the_far_key_lags_the_query_by_more():
+    """Review round 7, item 4: a key 7 positions back has been turned 6 radians *less* than one 1 back, not
+    further; its angle to the query is 6 radians larger. Checked here with pair 0 (1 radian a position)."""
+    at = 17.0
+    lag = {back: at * 1.0 - (at - back) * 1.0 for back in (1, 7)}      # the query's angle minus the key's
+    assert lag[7] - lag[1] == 6 and (at - 7) < (at - 1)                 # larger lag, smaller turn
+    text = said(cell("ex-08-2"))
+    assert "has turned 6 radians further than one 1 back" not in text
+    assert "a key 7 positions back lags the query by 6 radians more than one 1 back" in text
+
+
+def test_08_3_writes_the_group_as_floor_division_by_a_whole_number():
+    """Review round 7, item 5: "i // (h / g)" divided by a true quotient; the code and hints say h // g."""
+    text = said(cell("ex-08-3"))
+    assert "(h / g)" not in text and "query head $i$ reads key/value head `i // (h // g)`" in text
+
+
+@pytest.mark.parametrize("answer, mistake, phrase", [
+    ([2 * 30 * 3 * 64 * 4, 2 * 30 * 9 * 64 * 4], "per token", "one token"),       # 256 left out
+    ([11796000, 35389000], "close", "exact count"),                             # right, then rounded
+    ([1.18e7, 3.54e7], "close", "exact count"),
+    ([11_900_000, 35_600_000], "close", "exact count"),                         # within 1 %
+])
+def test_08_4_per_token_and_rounded_bytes_get_their_own_hints(answer, mistake, phrase):
+    """Review round 7, item 6: one token's bytes, and the right bytes rounded, got only the generic
+    message. Answers typed by hand, apart from the mistake table."""
+    result = al.EXERCISES["08.4"].evaluate(answer)
+    assert result.mistake == mistake, result.message
+    assert phrase in result.message, result.message
+
+
+def test_08_4_close_is_only_said_within_one_percent():
+    exact = np.array([2 * 256 * 30 * 3 * 64 * 4, 2 * 256 * 30 * 9 * 64 * 4], dtype=float)   # by hand
+    assert al.EXERCISES["08.4"].evaluate(exact).status == "correct"
+    for off in (1.02, 0.97):
+        assert al.EXERCISES["08.4"].evaluate(exact * off).mistake is None
+    assert al.EXERCISES["08.4"].evaluate([11.8, 35.4]).mistake == "megabytes"     # the unit comes first
+
+
+def test_the_three_heads_are_said_to_be_picked_on_the_draw():
+    """Review round 7, item 7: the three heads are the strongest on the draw of SEQUENCE_SEED, and only
+    shown on the sentence of section 4."""
+    text = said(cell("r08-s5-loss"))
+    assert "The strongest head of each kind, on the sentence of section 4:" not in text
+    assert ("The strongest head of each kind on the draw of `SEQUENCE_SEED` (the scores cell), shown on the "
+            "sentence of section 4:") in text
