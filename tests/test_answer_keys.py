@@ -175,7 +175,7 @@ def test_tab_completion_offers_no_answer_key(tmp_path):
 
 
 # accepts(answer), accepts_each(answers): only whether evaluate says ✓, no more than evaluate tells
-PUBLIC = {"key", "question", "kind", "check", "evaluate", "named", "fallback", "expects", "softmax",
+PUBLIC = {"key", "question", "kind", "check", "evaluate", "named", "fallback", "expects", "softmax", "flat",
           "accepts", "accepts_each"}
 
 

@@ -156,9 +156,10 @@ class Exercise(_Checked):
 
     `expects` says in words what the answer is ('two numbers, the shape of Q Kᵀ as [rows, columns]'), for
     the message on an answer of the wrong shape; `softmax` says whether the computation has a softmax,
-    which an answer with nan or inf may have overflowed. `fallback` is said after the numbers that differ,
-    when an answer of the right shape is no known mistake; an exercise may give a function instead, which
-    says what the student's numbers are (a shape, an index: not an array that 'differs'), or recognises
+    which an answer with nan or inf may have overflowed; with `flat`, a one-dimensional answer given as a row
+    or a column ((1, 3) or (3, 1) for (3,)) counts as its numbers. `fallback` is said after the numbers that
+    differ, when an answer of the right shape is no known mistake; an exercise may give a function instead,
+    which says what the student's numbers are (a shape, an index: not an array that 'differs'), or recognises
     a family of slips (rounding to any number of decimals), or returns None for the generic message."""
     key: str
     question: str
@@ -168,6 +169,7 @@ class Exercise(_Checked):
     kind: str = "compute"
     expects: str = ""
     softmax: bool = False
+    flat: bool = False
     _answer_key: Callable[[], np.ndarray] = field(init=False, repr=False, compare=False,
                                                 metadata=_HOLDS_THE_ANSWER)
     _mistakes: dict = field(init=False, repr=False, compare=False, metadata=_HOLDS_THE_MISTAKES)
@@ -188,6 +190,7 @@ class Exercise(_Checked):
         if isinstance(got, str):
             return False
         expected = np.asarray(self._answer_key(), dtype=float)
+        got = self._shaped(got, expected.shape)
         return got.shape == expected.shape and bool(_within(got[np.newaxis], expected)[0])
 
     def accepts_each(self, answers) -> np.ndarray:
@@ -204,6 +207,13 @@ class Exercise(_Checked):
                              "answers of the solution's shape, stacked on a first axis")
         return _within(got, expected)
 
+    def _shaped(self, got: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+        """`got` in the solution's one-dimensional `shape` when the exercise is `flat` and `got` holds exactly
+        that many numbers in a row or a column; else `got` as it is."""
+        if self.flat and len(shape) == 1 and got.size == shape[0] and np.squeeze(got).shape == shape:
+            return got.reshape(shape)
+        return got
+
     def evaluate(self, answer) -> Result:
         """Compare an answer with the solution and with each known mistake."""
         if answer is None or answer is Ellipsis:
@@ -215,6 +225,7 @@ class Exercise(_Checked):
         got = read_numbers(answer)
         if isinstance(got, str):
             return Result("wrong", f"Exercise {self.key}: expected {wanted}; got {got}.")
+        got = self._shaped(got, expected.shape)
         if not np.isfinite(got).all():
             where = np.unravel_index(np.argmax(~np.isfinite(got)), got.shape)
             place = f" (the first at index {list(map(int, where))})" if got.ndim else ""

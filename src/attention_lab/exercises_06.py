@@ -125,22 +125,39 @@ def _grads_numeric(Q, K, V, dY, eps=1e-6):
     return np.array(grads)
 
 
+def diagonal_only(a: str, da: str, ds: str) -> str:
+    """The hint for the softmax's derivative taken as its diagonal alone, a * (1 - a) * da, in an exercise's
+    own names for the weights, their gradient and the scores' gradient (06.3 and 06.4)."""
+    return (f"{a} * (1 - {a}) * {da} is only the diagonal of the softmax's Jacobian "
+            "(∂a_j/∂s_j = a_j (1 - a_j)); the weights of a row also move with each other's scores "
+            "(∂a_k/∂s_j = -a_k a_j). Together: "
+            f"{ds} = {a} * ({da} - rowsum({a} * {da})).")
+
+
+TINY = 1e-30
+"""06.3's last fresh input has V and dY of this size: dA = dY Vᵀ (about 1e-60) is below float32's smallest
+number (1.4e-45), so a backward pass that passes through float32 anywhere returns dQ = dK = 0 there, while
+float64 (and finite differences in float64) keep them."""
+
+
 def _debug_06():
     """06.3: the backward pass of causal attention with one wrong line, caught by finite differences."""
     rng = np.random.default_rng(63)
     inputs = [tuple(rng.standard_normal((m, 3)) for _ in range(4)) for m in (4, 5)]
     Q, K, V, dY = (rng.standard_normal((6, 3)) for _ in range(4))
     inputs.append((4.0 * Q, 4.0 * K, V, dY))                  # steep softmax: finite differences drift
+    Q, K, V, dY = (rng.standard_normal((5, 3)) for _ in range(4))
+    inputs.append((Q, K, TINY * V, TINY * dY))                # float32 underflows here, float64 does not
 
     def backward(fix_softmax=True, scale_grads=True, transpose_dK=True, masked=True, axis=1, keepdims=True,
-                 times=1, swap=False, weighted=True, rows="sum", diagonal=False):
+                 times=1, swap=False, weighted=True, rows="sum", diagonal=False, sign=1):
         def grads(Q, K, V, dY):
             s = default_scale(K.shape[1])
             S = s * Q @ K.T
             A = softmax(np.where(causal_mask(len(Q)), S, -np.inf) if masked else S)
             dA = dY @ V.T
             row = getattr(A * dA if weighted else dA, rows)(axis=axis, keepdims=keepdims)   # rowsum(A ⊙ dA)
-            dS = A * (dA - row) if fix_softmax else A * dA
+            dS = sign * A * (dA - row) if fix_softmax else A * dA
             dS = A * (1 - A) * dA if diagonal else dS
             dR = s ** times * dS if scale_grads else dS      # dL/dR, R = Q Kᵀ before the scale s
             dQ, dK = dR @ K, (dR.T if transpose_dK else dR) @ Q
@@ -175,13 +192,27 @@ def _debug_06():
     def in_low_precision(Q, K, V, dY):
         return tuple(g.astype(np.float32) for g in backward()(Q, K, V, dY))
 
+    def through_float32(Q, K, V, dY):                        # float32 inside, a float64 result
+        return backward()(*(x.astype(np.float32) for x in (Q, K, V, dY)))
+
+    def underflowed(out, ref):                               # ref: through_float32 on the same input
+        """Near the exact gradients; and where float32 underflowed to 0 (dQ and dK of the tiny input), 0
+        too: float64, and finite differences in float64, keep numbers of about 1e-60 there."""
+        if not (isinstance(out, np.ndarray) and out.shape == ref.shape and np.isfinite(out).all()):
+            return False
+        gone = [not g.any() for g in ref]                    # which of dQ, dK, dV underflowed
+        if not any(gone):
+            return np.allclose(out, ref, rtol=1e-2, atol=1e-2 * max(1.0, float(np.abs(ref).max())))
+        return all(not o.any() for o, g in zip(out, gone) if g)
+
     wrong = {"planted": backward(fix_softmax=False), "no scale": backward(scale_grads=False),
              "dK not transposed": backward(transpose_dK=False), "unmasked": backward(masked=False),
              "sum over axis 0": backward(axis=0), "no keepdims": backward(keepdims=False),
              "scaled twice": backward(times=2), "dQ and dK swapped": backward(swap=True),
              "A left out of the sum": backward(weighted=False), "diagonal only": backward(diagonal=True),
-             "mean for the sum": backward(rows="mean"),
-             "low precision": (in_low_precision, rounded), "finite differences": (_grads_numeric, near)}
+             "mean for the sum": backward(rows="mean"), "sign flipped": backward(sign=-1),
+             "low precision": (in_low_precision, rounded), "float32 inside": (through_float32, underflowed),
+             "finite differences": (_grads_numeric, near)}
 
     # A backward pass, however it is written (matmul, einsum, loops), agrees with the reference to about
     # 1e-15 of the gradients' size; central differences at their best step (1e-5) come within 2e-11 to
@@ -213,9 +244,9 @@ def _debug_06():
         "A left out of the sum": "the row sum must weigh each dA by its weight: rowsum(A * dA), "
                                  "not rowsum(dA). It is Σ_k a_k dA_k, the weighted mean that each "
                                  "weight's own gradient is compared with.",
-        "diagonal only": "A * (1 - A) * dA is only the diagonal of the softmax's Jacobian (∂a_j/∂s_j = "
-                         "a_j (1 - a_j)); the weights of a row also move with each other's scores "
-                         "(∂a_k/∂s_j = -a_k a_j). Together: dS = A * (dA - rowsum(A * dA)).",
+        "diagonal only": diagonal_only("A", "dA", "dS"),
+        "sign flipped": "your dS has the wrong sign: rowsum(A * dA) - dA is the other way round. Each "
+                        "weight's own gradient comes first: dS = A * (dA - rowsum(A * dA)).",
         "mean for the sum": "a mean in place of the row sum: the weights already sum to 1, so "
                             "rowsum(A * dA) is the weighted mean itself; .mean() divides it by n once more.",
         "scaled twice": "the scale 1/√d_k is applied twice: once is enough, on the way back through "
@@ -226,10 +257,16 @@ def _debug_06():
                          "rounded to a few decimals: the check compares to float64's last digits. Keep "
                          "the computation and the result in float64, unrounded: no .astype(np.float32), "
                          "no dtype=np.float32, no np.round.",
-        "finite differences": "these are finite differences: close to the gradients, but not exact "
+        "float32 inside": "your gradients are right to about float32's 7 digits, not to float64's last "
+                          "ones: somewhere the computation passes through float32 (a cast of the inputs, "
+                          "of A or of dS), even though the result is float64. On the check's input with "
+                          f"tiny V and dY ({TINY:g}), dA underflows to 0 in float32, and so do your dQ and "
+                          "dK. Keep every step in float64: no .astype(np.float32), no dtype=np.float32.",
+        "finite differences": "these are close to the gradients, but not exact, as finite differences are "
                               "(the check compares to the last digits, on scores where the softmax is "
-                              "steep). Finite differences check a backward pass; they are not one. "
-                              "Fix the line of the formula instead.",
+                              "steep). Finite differences check a backward pass; they are not one: fix "
+                              "the line of the formula instead. (If you wrote no finite differences, look "
+                              "for a step in float32 or float16.)",
     }))
 
 
@@ -240,11 +277,13 @@ g64 = np.array([1.0, -1.0])                      # and dL/dy, the gradient of th
 
 
 def lesson06():
-    def ds(subtract=True, weights=True, scale=None, back=1.0):
+    def ds(subtract=True, weights=True, scale=None, back=1.0, diagonal=False):
         """dL/ds for the scaled scores s = scale q Kᵀ (the right answer with the defaults: 1/√2)."""
         s_ = (default_scale(2) if scale is None else scale) * K64 @ q64     # (3,) the scores
         a = softmax(s_) if weights else s_
         da = V64 @ g64                                  # dL/da_j = v_j · g
+        if diagonal:
+            return a * (1 - a) * da
         return back * (a * (da - a @ da) if subtract else a * da)
 
     return [
@@ -279,6 +318,7 @@ def lesson06():
                                   "you multiplied by 1/√2 once more: that is the gradient with respect "
                                   "to the unscaled products q · k. The question asks for dL/ds, the "
                                   "scores after the division."),
+            "diagonal only": (lambda: ds(diagonal=True), diagonal_only("a", "dL/da", "dL/ds")),
             "sign flipped": (lambda: -ds(),
                              "your signs are flipped: dL/ds = a ⊙ (dL/da − a · dL/da), each weight's "
                              "own gradient minus the weighted mean."),
@@ -288,5 +328,5 @@ def lesson06():
             "dL/dq": (lambda: default_scale(2) * ds() @ K64,
                       "that is dL/dq, two numbers (dQ = dS K/√d_k); the question stops one step "
                       "earlier: dL/ds, one number per key."),
-        }, expects="dL/ds, three numbers (one per score)", softmax=True),
+        }, expects="dL/ds, three numbers (one per score)", softmax=True, flat=True),
     ]

@@ -61,7 +61,7 @@ def plot_learning_curve(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, 
               f"ln {run.cfg.vocab_size}: a uniform guess", ha="right", va="bottom", fontsize=FONT["ticks"])
     left.set(xlabel="step", ylabel="training loss", ylim=(0, np.log(run.cfg.vocab_size) * 1.2))
     right.plot(run.snapshot_steps, acc, "o-", color=ROLE_COLORS["query"], lw=2, label="model")
-    right.axhline(baseline, color=ROLE_COLORS["key"], ls="--", lw=2, label="best guess without attention")
+    right.axhline(baseline, color=ROLE_COLORS["key"], ls="--", lw=2, label="counting baseline (an average)")
     right.set(xlabel="step", ylabel="held-out accuracy", ylim=(0, 1.05))
     right.legend(fontsize=FONT["ticks"], loc="center right")
     for ax in (left, right):
