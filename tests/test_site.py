@@ -1,7 +1,10 @@
 """The course website (tools/build_site.py, Jupyter Book 1), built offline and opened page by page in
 headless Chromium: no script error, no failed request, no broken image or link, every formula typeset,
-no serious accessibility violation of the lessons' own (axe-core), the launch buttons exactly the links
+no serious accessibility violation of the lessons' own (axe-core), no line wider than the page's content
+column (code scrolls inside its own block, printed output wraps), the launch buttons exactly the links
 of tools/launch_links.py, and every lesson on the site, its slider explorers replaced by their pictures.
+The front page is for students (the lessons in order, each with its time, and how to launch them); the
+teaching guide is a page of its own that no student page, menu or search result leads to.
 
 The site is built once (into a temporary folder) and served on 127.0.0.1; axe-core's table is printed
 per page and its findings written to build/axe-site.json. Outside CI the browser tests are skipped, with
@@ -37,10 +40,12 @@ import launch_links  # noqa: E402
 
 REPO, HUB = "https://github.com/alice/attention", "https://hub.uni.edu"
 LESSONS = [p.name for p in build_site.lessons()]
-# the pages a reader opens: the README (the landing page), every lesson, the teaching guide, and
-# Sphinx's own index and search pages (index.html only redirects to README.html: checked apart)
-PAGES = ["README.html", *[f"notebooks/{Path(n).stem}.html" for n in LESSONS], "docs/teaching-guide.html",
-         "genindex.html", "search.html"]
+# the pages a reader opens: the students' front page, every lesson, Sphinx's own index and search pages,
+# and the teachers' page (a book of its own under teachers/, whose index.html only redirects to it)
+STUDENT_PAGES = ["index.html", *[f"notebooks/{Path(n).stem}.html" for n in LESSONS], "genindex.html",
+                 "search.html"]
+GUIDE_PAGE = "teachers/docs/teaching-guide.html"
+PAGES = [*STUDENT_PAGES, GUIDE_PAGE]
 IN_CI = os.environ.get("CI") == "true"
 
 
@@ -101,6 +106,15 @@ def test_links_to_files_that_are_not_pages(tmp_path):
     assert plain == "see heads."
     with pytest.raises(SystemExit, match=r"links to no-such-file\.md"):
         build_site.rewrite_links("[x](no-such-file.md)", "README.md", pages, None, "main", tmp_path)
+    # on a student page, the teachers' files are plain text, even where the repository's address is known
+    student = build_site.rewrite_links("[guide](../docs/teaching-guide.md#plan-for-90-minutes) and "
+                                       "[answers](../solutions/answers.py), "
+                                       "[lesson](01-one-output-by-hand.ipynb)",
+                                       "notebooks/00-start-here.ipynb",
+                                       {*pages, "notebooks/01-one-output-by-hand.ipynb"},
+                                       "https://github.com/alice/attention", "main", tmp_path,
+                                       build_site.TEACHERS_ONLY)
+    assert student == "guide and answers, [lesson](01-one-output-by-hand.ipynb)"
 
 
 def test_launch_buttons_only_with_a_web_address():
@@ -122,7 +136,7 @@ def test_the_launch_menu_of_a_lesson_page():
         return context["header_buttons"]
 
     assert context_of("", "notebooks/03-many-heads") == [{"label": "fullscreen-button"}]
-    assert len(context_of(REPO, "README")) == len(context_of(REPO, "docs/teaching-guide")) == 1
+    assert len(context_of(REPO, "index")) == len(context_of(REPO, "docs/teaching-guide")) == 1
     menu = context_of(REPO, "notebooks/03-many-heads")[0]
     lesson = "notebooks/03-many-heads.ipynb"
     assert [b["url"] for b in menu["buttons"]] == [launch_links.binder_link(REPO, path=lesson),
@@ -137,8 +151,76 @@ def test_without_a_web_address_the_build_says_how_to_add_the_buttons(monkeypatch
     lines = capsys.readouterr().out.splitlines()
     assert built == [None] and lines[0].startswith("no launch buttons:") and "--repo https://" in lines[0]
     assert re.match(r"built the site in \d+\.\d s: ", lines[1])
+    assert lines[2].startswith("the teaching guide, linked from no student page: ")
     with pytest.raises(SystemExit):                     # an address given that is not one: an error
         build_site.main(["--repo", "/srv/git/attention", "--out", str(tmp_path)])
+
+
+def _readme_setup_command() -> str:
+    """The README's command that installs the collection and opens JupyterLab: its one line that runs
+    `jupyter lab` (read here by line, not as build_site reads it)."""
+    lines = [ln for ln in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+             if "pip install -r requirements.txt" in ln and "jupyter lab" in ln]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_the_front_page_without_a_web_address():
+    """No address: no launch links and no empty column; the way to run the lessons on one's own computer
+    (the README's set-up command), and every lesson in order with its time."""
+    text = build_site.front_page(None, None, "main")
+    assert "<!--" not in text                                # both placeholders filled in
+    assert "mybinder" not in text and "hub/user-redirect" not in text and "git clone" not in text
+    assert "Open it on" not in text and "| Lesson | Time |" in text
+    assert f"```bash\n{_readme_setup_command()}\n```" in text
+    rows = re.findall(r"^\| \[(\d\d) · [^\]]+\]\(notebooks/([^)]+)\) \| about (\d+) min \|$", text, re.M)
+    assert [(n, f) for n, f, _ in rows] == [(name[:2], name) for name in LESSONS], rows
+    assert all(int(minutes) % 5 == 0 and int(minutes) >= 5 for _, _, minutes in rows)
+    assert ("A time is for working through the lesson on your own: reading its text at about 150 words a "
+            "minute, a minute for each code cell") in text                    # what a time means
+
+
+def test_the_front_page_with_an_address():
+    text = build_site.front_page(REPO, HUB, "main")
+    assert f"git clone {REPO}\ncd attention\n{_readme_setup_command()}\n" in text
+    for name in LESSONS:
+        lesson = f"notebooks/{name}"
+        row = next(ln for ln in text.splitlines() if f"]({lesson})" in ln)
+        hrefs = [html.unescape(h) for h in re.findall(r'<a href="([^"]+)">', row)]
+        assert hrefs == [launch_links.binder_link(REPO, path=lesson),
+                         launch_links.hub_link(REPO, HUB, path=lesson)], row
+    assert "JupyterHub" not in build_site.front_page(REPO, None, "main")
+
+
+def _notebook(tmp_path, name: str, cells: list[tuple[str, str]]) -> Path:
+    path = tmp_path / "notebooks" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"cells": [{"cell_type": kind, "metadata": {}, "source": text}
+                                          for kind, text in cells]}), encoding="utf-8")
+    return path
+
+
+def test_a_lessons_time(tmp_path, monkeypatch):
+    """The time is reading (150 words a minute) + a minute per code cell + the exercises: the guide's
+    15 minutes for four (5 for lesson 00's three), or the lesson's own labels where every exercise has one."""
+    monkeypatch.setattr(build_site, "ROOT", tmp_path)
+    # 1500 words with the title's five ("#", "05", "·", "A", "lesson"): 10 minutes
+    text = "# 05 · A lesson\n\n" + "word " * 1495
+    checks = ['al.check("05.1", a)', 'al.check("05.2", b)\nal.check("05.2", b)']   # two exercises
+    facts = build_site.lesson_facts(_notebook(tmp_path, "05-a.ipynb", [("markdown", text), ("code", "x = 1"),
+                                                                      *[("code", c) for c in checks]]))
+    assert (facts["title"], facts["words"], facts["code_cells"], facts["exercises"]) == \
+        ("05 · A lesson", 1500, 3, 2)
+    assert facts["exercise_minutes"] == 7.5 and facts["minutes"] == 20       # 10 + 3 + 7.5 = 20.5
+    zero = build_site.lesson_facts(_notebook(tmp_path, "00-a.ipynb", [("markdown", "# 00 · Start"),
+                                                                     ("code", checks[0])]))
+    assert zero["exercise_minutes"] == pytest.approx(5 / 3) and zero["minutes"] == 5    # 0 + 1 + 1.7
+    labelled = [("markdown", "# 05 · A lesson\n\n**05.1** about 5 minutes · ★★"),
+                ("markdown", "**05.2** about 10–20 minutes · ★★★"), *[("code", c) for c in checks]]
+    facts = build_site.lesson_facts(_notebook(tmp_path, "05-b.ipynb", labelled))
+    assert facts["labelled"] and facts["exercise_minutes"] == 20                  # 5 + (10 + 20) / 2
+    half = build_site.lesson_facts(_notebook(tmp_path, "05-c.ipynb", labelled[:1] + labelled[2:]))
+    assert not half["labelled"] and half["exercise_minutes"] == 7.5     # one label of two: the guide's time
 
 
 def test_every_explorer_cell_has_its_picture_after_it():
@@ -215,6 +297,49 @@ _READ_PAGE = r"""() => {
             untypeset, raw};
 }"""
 
+# What reaches past the page's content column, read at the window's width. Nothing may, except inside a
+# box that scrolls and itself fits: a block of code (JupyterLab's editor keeps code lines too), a table, a
+# displayed formula. Printed output wraps, as in JupyterLab, so an output block never needs to scroll.
+_WIDE = r"""() => {
+    const article = document.querySelector('article.bd-article');
+    const wide = [];
+    if (!article) return wide;
+    const right = article.getBoundingClientRect().right + 1;
+    const name = (el) => `${el.tagName.toLowerCase()}${[...el.classList].map(c => '.' + c).join('')}`;
+    const what = (el) => `${name(el)} "${el.textContent.trim().replace(/\s+/g, ' ').slice(0, 60)}"`;
+    const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX)
+        && el.getBoundingClientRect().right <= right;
+    const exempt = (el) => {
+        if (el.closest('mjx-assistive-mml')) return true;   // MathJax's clipped copy for screen readers
+        for (let a = el; a && a !== article; a = a.parentElement) if (scrolls(a)) return true;
+        return false;
+    };
+    if (article.scrollWidth > article.clientWidth + 1)
+        wide.push(`the column scrolls: ${article.scrollWidth} px in ${article.clientWidth} px`);
+    for (const el of article.querySelectorAll('*')) {
+        const box = el.getBoundingClientRect();
+        if (box.width > 0 && box.right > right && !exempt(el))
+            wide.push(`${what(el)} ends at ${Math.round(box.right)} px, the column ${Math.round(right)}`);
+    }
+    const texts = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let n = texts.nextNode(); n; n = texts.nextNode()) {
+        if (!n.textContent.trim() || exempt(n.parentElement)) continue;
+        range.selectNodeContents(n);
+        const box = range.getBoundingClientRect();
+        if (box.width > 0 && box.right > right)
+            wide.push(`text in ${what(n.parentElement)} ends at ${Math.round(box.right)} px, `
+                      + `the column ${Math.round(right)}`);
+    }
+    for (const pre of article.querySelectorAll('.cell_output pre')) {
+        const [need, has] = [pre.scrollWidth, pre.clientWidth];
+        if (need > has + 1) wide.push(`${what(pre)}: lines of ${need} px in ${has} px (not wrapped)`);
+    }
+    return wide;
+}"""
+NARROW = 390            # a phone's width (CSS px) at which the column is measured too
+
+
 def read_page(page, url: str, axe: bool = True) -> dict:
     """Open `url` and read what a reader would meet: script errors, failed requests, images, links,
     formulas, and axe-core's violations (each with whether it lies in the page's own content)."""
@@ -260,6 +385,13 @@ def read_page(page, url: str, axe: bool = True) -> dict:
                 break
             page.wait_for_timeout(100)
         report = page.evaluate(_READ_PAGE)
+        report["wide"] = page.evaluate(_WIDE)
+        size = page.viewport_size                          # then on a phone's screen
+        page.set_viewport_size({"width": NARROW, "height": size["height"]})
+        try:
+            report["wide"] += [f"at {NARROW} px: {w}" for w in page.evaluate(_WIDE)]
+        finally:
+            page.set_viewport_size(size)
         report["axe"] = lab_session.axe_elements(page, "article.bd-article", THEME_KNOWN) if axe else []
     finally:
         for event, handler in events.items():
@@ -324,6 +456,7 @@ def problems(report: dict, url: str) -> dict[str, list]:
         "formulas not typeset": report["untypeset"] + ([] if report["maths"] == 0 or report["typeset"] > 0
                                                        else ["no mjx-container on a page with math"]),
         "raw TeX in the text": report["raw"],
+        "lines wider than the content column": report["wide"],
         "images whose alt text is missing or a file name": bad_alt,
         "serious accessibility violations (lesson or page content)": [
             f"{v['rule']} ({v['impact']}) at {v['target']}: {v['html']}" for v in report["axe"]
@@ -372,26 +505,82 @@ def test_the_site_has_every_page_and_the_toc_lists_every_lesson(served):
     _, folder = served
     site = folder / "site"
     built = {p.relative_to(site).as_posix() for p in site.rglob("*.html")
-             if not p.relative_to(site).as_posix().startswith(("_static/", "_sources/"))}
-    assert built == {*PAGES, "index.html"}, sorted(built ^ {*PAGES, "index.html"})
-    assert 'url=README.html"' in (site / "index.html").read_text(encoding="utf-8")
-    landing = (site / "README.html").read_text(encoding="utf-8")
-    nav = re.search(r'<nav class="[^"]*\bbd-docs-nav\b.*?</nav>', landing, re.S).group(0)
+             if not re.match(r"(teachers/)?(_static|_sources)/", p.relative_to(site).as_posix())}
+    expected = {*PAGES, "teachers/index.html", "teachers/genindex.html", "teachers/search.html"}
+    assert built == expected, sorted(built ^ expected)
+    assert 'url=docs/teaching-guide.html"' in (site / "teachers" / "index.html").read_text(encoding="utf-8")
+    front = (site / "index.html").read_text(encoding="utf-8")
+    nav = re.search(r'<nav class="[^"]*\bbd-docs-nav\b.*?</nav>', front, re.S).group(0)
     listed = re.findall(r'<a class="reference internal" href="([^"#]+)"', nav)
-    assert listed == [p for p in PAGES if p.startswith(("notebooks/", "docs/"))], listed
+    assert listed == [p for p in PAGES if p.startswith("notebooks/")], listed
+
+
+@pytest.mark.browser
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_the_front_page_is_for_students(served):
+    """The front page says what the course is and for whom, lists every lesson in order with its time
+    and its launch links, and says how to run the lessons at home; the README is no page of the site."""
+    _, folder = served
+    site = folder / "site"
+    front = (site / "index.html").read_text(encoding="utf-8")
+    article = re.search(r'<article class="bd-article">.*?</article>', front, re.S).group(0)
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", article)).split())
+    assert "Who it is for" in text and "How to start" in text
+    for developer_word in ("pytest", "mutation", "nbval", "conftest", "Contributors"):
+        assert developer_word not in text, developer_word
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", article, re.S)[1:]          # the lessons, after the head
+    assert len(rows) == len(LESSONS)
+    for row, name in zip(rows, LESSONS):
+        lesson = f"notebooks/{name}"
+        cells = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", row)).split())
+        assert f'href="notebooks/{Path(name).stem}.html"' in row, row
+        assert re.search(rf"^{name[:2]} · .+ about \d+ min Binder · JupyterHub$", cells), cells
+        hrefs = [html.unescape(h) for h in re.findall(r'href="(https://[^"]+)"', row)]
+        assert hrefs == [launch_links.binder_link(REPO, path=lesson),
+                         launch_links.hub_link(REPO, HUB, path=lesson)]
+    unbroken = "".join(html.unescape(re.sub(r"<[^>]+>", "", article)).split())    # code: one span a word
+    assert "".join(_readme_setup_command().split()) in unbroken
+    assert not list(site.rglob("README*")), "the README is not a page of the students' site"
+
+
+@pytest.mark.browser
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_the_teaching_guide_is_a_page_no_student_page_leads_to(served, reports):
+    """The teachers' page holds the guide; no student page links to it (nor to any teachers' file), no
+    student page's menu lists it, and the students' search index does not know it."""
+    base, folder = served
+    site = folder / "site"
+    guide = (ROOT / "docs" / "teaching-guide.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^#{1,2} (.+)$", guide, re.M)        # its title first
+    page = " ".join(html.unescape((site / GUIDE_PAGE).read_text(encoding="utf-8")).split())
+    assert headings and all(" ".join(h.replace("`", "").split()) in page for h in headings), headings
+    for name in STUDENT_PAGES:
+        links = [urljoin(f"{base}/site/{name}", h) for h in reports[name]["links"]]
+        to_teachers = [h for h in links if "/teachers/" in h or "teaching-guide" in h or "/solutions/" in h]
+        assert to_teachers == [], (name, to_teachers)
+    for path in site.rglob("*"):                           # every file of the students' site, pages and data
+        rel = path.relative_to(site).as_posix()
+        if path.is_file() and not rel.startswith("teachers/") and path.suffix in (".html", ".js", ".md"):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert "teaching-guide" not in text and headings[0] not in text, rel
 
 
 @pytest.mark.browser
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_launch_buttons_are_the_links_of_launch_links(served):
     """Every lesson page opens that lesson: Binder's and the hub's links exactly as launch_links writes
-    them for the same repository and hub; the other pages have no launch button."""
+    them for the same repository and hub; the front page lists every lesson's; the other pages have none."""
     _, folder = served
     for name in PAGES:
         text = (folder / "site" / name).read_text(encoding="utf-8")
         hrefs = [html.unescape(h) for h in re.findall(r'href="([^"]+)"', text)]
         binder = [h for h in hrefs if h.startswith("https://mybinder.org/")]
         hub = [h for h in hrefs if h.startswith(HUB)]
+        if name == "index.html":                        # the front page: every lesson's, in order
+            lessons = [f"notebooks/{n}" for n in LESSONS]
+            assert binder == [launch_links.binder_link(REPO, path=lesson) for lesson in lessons]
+            assert hub == [launch_links.hub_link(REPO, HUB, path=lesson) for lesson in lessons]
+            continue
         if not name.startswith("notebooks/"):
             assert binder == hub == [], name
             continue
@@ -470,6 +659,10 @@ def _broken_copies(folder: Path) -> dict[str, str]:
         "axe": into(body, '<button id="deliberate-theme-button"></button>').replace(
             article, article + f'<button id="deliberate-lesson-button"></button><img src="{logo}">', 1),
         "alt": into(article, f'<img alt="logo_binder.svg" src="{logo}">'),
+        # a paragraph that does not wrap, and printed output that does not (the site's stylesheet wraps it)
+        "wide": into(article, '<p id="deliberate-wide" style="white-space: nowrap">' + "a long line " * 60
+                     + '</p><div class="cell_output"><pre style="white-space: pre">' + "printed " * 60
+                     + "</pre></div>"),
     }
     for fault, text in faults.items():
         assert text != good, fault
@@ -492,6 +685,7 @@ def test_the_checks_catch_a_broken_page(served, browser_page, monkeypatch):
                 "serious accessibility violations (theme, not known)",
                 "images whose alt text is missing or a file name"],
         "alt": ["images whose alt text is missing or a file name"],
+        "wide": ["lines wider than the content column"],
     }
     found = {}
     for fault, address in _broken_copies(folder).items():
@@ -500,6 +694,12 @@ def test_the_checks_catch_a_broken_page(served, browser_page, monkeypatch):
         for kind in expected[fault]:
             assert found[fault][kind], f"the {fault} fault was not seen as {kind}: {found[fault]}"
     assert len(found["link"]["broken links"]) == 3, found["link"]["broken links"]
+    wide = found["wide"]["lines wider than the content column"]
+    assert any(w.startswith("the column scrolls") for w in wide), wide
+    assert any(w.startswith('text in p "a long line') for w in wide), wide
+    assert any(w.startswith('pre "printed') and w.endswith("(not wrapped)") for w in wide), wide
+    assert all("a long line" in w or "printed" in w or w.removeprefix(f"at {NARROW} px: ").startswith(
+        "the column scrolls") for w in wide), wide      # the rest of lesson 03's page fits
     lesson = found["axe"]["serious accessibility violations (lesson or page content)"]
     assert any(v.startswith("button-name (critical) at #deliberate-lesson-button") for v in lesson), lesson
     assert any(v.startswith("image-alt (critical)") for v in lesson), lesson

@@ -1,8 +1,14 @@
-"""Build the course website offline into build/site/ with Jupyter Book 1: build_site.py [REPO] [--hub HUB]."""
+"""Build the course website offline into build/site/ with Jupyter Book 1: build_site.py [REPO] [--hub HUB].
+
+Two books: the students' site (a front page, site/index.md with the lessons, their times and how to
+launch them filled in, then every lesson) in build/site/, and the teaching guide on a page of its own in
+build/site/teachers/, a separate build so that no student page, menu or search result leads to it.
+"""
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import os
 import re
@@ -16,7 +22,11 @@ ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools"
 SITE = ROOT / "site"                       # the committed configuration: _config.yml, _toc.yml, favicon
 OUT = ROOT / "build" / "site"
-PAGES = ("README.md", "docs/teaching-guide.md")   # the book's pages besides the lessons
+FRONT = "index.md"                          # the students' front page: site/index.md, filled in by the build
+GUIDE = "docs/teaching-guide.md"            # the teachers' page, a book of its own
+TEACHERS = "teachers"                       # ... built into <out>/teachers/
+# links from a student page to these become plain text: they are for teachers
+TEACHERS_ONLY = (GUIDE, "solutions/")
 MATHJAX_ENV = "ATTENTION_LAB_MATHJAX"       # a MathJax 3 package folder, instead of npm's global one
 # what the site needs of the MathJax package: the TeX-to-HTML component and its fonts, the TeX extensions
 # it loads on demand (\require, autoload), and what its menu's accessibility options load: the explorer
@@ -115,10 +125,11 @@ def file_address(web: str | None, rel: str, branch: str, is_dir: bool) -> str | 
 
 
 def rewrite_links(text: str, source: str, pages: set[str], web: str | None, branch: str,
-                  stage: Path) -> str:
+                  stage: Path, withheld: tuple[str, ...] = ()) -> str:
     """Links of the markdown `text` (of the repository file `source`) as the site needs them: a link to a
-    page of the book stays; a link to another file of the repository points to the file's address in the
-    repository where that is known, else becomes plain text; an image is copied into the staged copy."""
+    page of the book stays; a link to a file under `withheld` (for teachers, on a student page) becomes
+    plain text; a link to another file of the repository points to the file's address in the repository
+    where that is known, else becomes plain text; an image is copied into the staged copy."""
 
     def one(m: re.Match) -> str:
         bang, label, target = m.groups()
@@ -132,6 +143,8 @@ def rewrite_links(text: str, source: str, pages: set[str], web: str | None, bran
             (stage / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / rel, stage / rel)
             return m.group(0)
+        if any(rel == w or (w.endswith("/") and (rel + "/").startswith(w)) for w in withheld):
+            return label
         if rel in pages:
             return m.group(0)
         address = file_address(web, rel, branch, (ROOT / rel).is_dir())
@@ -165,7 +178,7 @@ def stage_lesson(path: Path, dest: Path, pages: set[str], web: str | None, branc
     cells = []
     for i, cell in enumerate(nb["cells"]):
         if cell["cell_type"] == "markdown":
-            cell["source"] = rewrite_links(_source(cell), source, pages, web, branch, stage)
+            cell["source"] = rewrite_links(_source(cell), source, pages, web, branch, stage, TEACHERS_ONLY)
         cells.append(cell)
         if EXPLORER_TAG not in cell.get("metadata", {}).get("tags", []):
             continue
@@ -181,49 +194,222 @@ def stage_lesson(path: Path, dest: Path, pages: set[str], web: str | None, branc
     dest.write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
-def stage(dest: Path, repo: str | None, hub: str | None, branch: str, mathjax: Path) -> None:
-    """The book's source folder: the pages under their repository paths, the configuration, MathJax."""
+# -- the front page: what the course is, the lessons with their times, how to launch them -------------
+
+# A lesson's time, for a student working through it alone: its text read at READING_WPM (technical text
+# with formulas and numbers to check: slower than the 238 words a minute at which adults read non-fiction
+# silently, Brysbaert 2019's meta-analysis), a minute per code cell (read it, run it, read what it
+# prints), and its exercises. An exercise takes the minutes its label in the lesson gives ("about 5
+# minutes · ★★"), where every exercise of the lesson has one; otherwise the teaching guide's allowance:
+# "about 15 minutes per lesson's exercises (00 takes 5)", that is 15/4 minutes for each of a lesson's
+# four exercises, and 5/3 for each of lesson 00's three.
+READING_WPM = 150
+MINUTES_PER_CODE_CELL = 1
+EXERCISE_MINUTES = {"00": 5 / 3}            # per exercise, lesson by lesson; every other lesson: 15 / 4
+DEFAULT_EXERCISE_MINUTES = 15 / 4
+CHECK_CALL = re.compile(r"""\bcheck\(\s*["'](\d\d\.\d+)["']""")
+LABEL = re.compile(r"about (\d+)(?:\s*[–-]\s*(\d+))? min(?:utes?)?\s*·\s*★")
+LESSONS_MARK = "<!-- the lessons: written by tools/build_site.py -->"
+LAUNCH_MARK = "<!-- how to launch: written by tools/build_site.py -->"
+
+
+def lesson_facts(path: Path) -> dict:
+    """What the front page says of a lesson: its title (its first heading), the words of its text, its
+    code cells and exercises (each `check("NN.k", ...)` call), and its time in minutes (rounded to 5)."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    markdown = [_source(c) for c in cells if c["cell_type"] == "markdown"]
+    code = [_source(c) for c in cells if c["cell_type"] == "code"]
+    title = next((m.group(1).strip() for text in markdown for m in [re.search(r"^# (.+)$", text, re.M)] if m),
+                 None)
+    if title is None:
+        raise SystemExit(f"{path.name}: no '# ' title in its markdown cells")
+    words = sum(len(text.split()) for text in markdown)
+    exercises = sorted({ex for text in code for ex in CHECK_CALL.findall(text)})
+    labels = [m.groups() for text in markdown for m in LABEL.finditer(text)]
+    if exercises and len(labels) == len(exercises):
+        exercise_minutes, labelled = sum((int(a) + int(b or a)) / 2 for a, b in labels), True
+    else:
+        number = path.name[:2]
+        exercise_minutes = len(exercises) * EXERCISE_MINUTES.get(number, DEFAULT_EXERCISE_MINUTES)
+        labelled = False
+    total = words / READING_WPM + MINUTES_PER_CODE_CELL * len(code) + exercise_minutes
+    return {"file": path.relative_to(ROOT).as_posix(), "title": title, "words": words,
+            "code_cells": len(code), "exercises": len(exercises), "labelled": labelled,
+            "exercise_minutes": exercise_minutes, "minutes": max(5, 5 * int(total / 5 + 0.5))}
+
+
+def setup_command() -> str:
+    """The README's command that installs the collection and opens it in JupyterLab (its first bash
+    block under 'Set up and run')."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"^## Set up and run.*?^```bash\n(.+?)\n```", readme, re.S | re.M)
+    if found is None:
+        raise SystemExit("README.md: no ```bash block under '## Set up and run' (the front page shows it)")
+    return found.group(1).strip()
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", r"\|")
+
+
+def lessons_table(facts: list[dict], repo: str | None, hub: str | None, branch: str) -> str:
+    """The front page's lessons: one row each, in order, with its time and (given an address) its links."""
+    head = ["| Lesson | Time |", "|---|---|"]
+    if repo:
+        head = ["| Lesson | Time | Open it on |", "|---|---|---|"]
+    rows = []
+    for f in facts:
+        row = f"| [{_cell(f['title'])}]({f['file']}) | about {f['minutes']} min |"
+        if repo:
+            links = lesson_links(repo, hub, branch, Path(f["file"]).name)
+            # raw HTML: MyST writes a markdown link's `&` as `&amp;amp;` (MyST-Parser issue 760), which
+            # would break the hub link's query
+            row += " " + " · ".join(f'<a href="{html.escape(url)}">{name}</a>' for name, url in links.items())
+            row += " |"
+        rows.append(row)
+    hours = sum(f["minutes"] for f in facts) / 60
+    labelled = [f for f in facts if f["labelled"]]
+    if len(labelled) == len(facts):
+        exercises = "its exercises, each for the time its label gives"
+    else:
+        own = [f"lesson {f['title'][:2]}'s {f['exercises']} questions: about {f['exercise_minutes']:.0f} "
+               "minutes in all" for f in facts if f["title"][:2] in EXERCISE_MINUTES and not f["labelled"]]
+        exercises = (f"its exercises, about {DEFAULT_EXERCISE_MINUTES:.0f} minutes each"
+                     + (f" ({'; '.join(own)})" if own else ""))
+        if labelled:
+            exercises += ", or the time each exercise's label gives where a lesson labels them"
+    per_cell = "a minute" if MINUTES_PER_CODE_CELL == 1 else f"{MINUTES_PER_CODE_CELL} minutes"
+    note = (f"A time is for working through the lesson on your own: reading its text at about "
+            f"{READING_WPM} words a minute, {per_cell} for each code cell (read it, run it, read what it "
+            f"prints), and {exercises}. All {len(facts)} lessons: about "
+            f"{hours:.0f} hours.")
+    return "\n".join([*head, *rows, "", note])
+
+
+def launch_section(repo: str | None, hub: str | None, command: str) -> str:
+    """How to start: in the browser (Binder, a JupyterHub) where the build was given an address, and on
+    one's own computer always."""
+    parts = ["The pages of this site show each lesson with what it printed when it was last run; its "
+             "sliders move, and your own code runs, once you open the lesson in JupyterLab."]
+    if repo:
+        where = "on Binder"
+        if hub:
+            where += " or on your class's JupyterHub"
+        parts.append(
+            f"**In your browser, with nothing to install.** Open a lesson {where}: its links are in the "
+            "table above and behind the rocket button at the top of every lesson page. JupyterLab opens the "
+            "lesson with everything installed; run its cells with *Run › Run All Cells*, or one at a time "
+            "with Shift+Enter. A Binder session is deleted when you leave it or leave it idle for some "
+            "minutes, so download what you want to keep (*File › Download*)."
+            + (" On the JupyterHub your copy and your edits stay." if hub else ""))
+        web = launch_links.web_url(repo)
+        fetch = f"git clone {web}\ncd {web.rstrip('/').rsplit('/', 1)[1]}\n"
+        mine = "**On your own computer** (Python 3.10 or newer), in a terminal:"
+    else:
+        parts.append("**In your browser:** your teacher gives you the Binder or JupyterHub link that opens "
+                     "the lessons in JupyterLab, with everything installed.")
+        fetch = ""
+        mine = ("**On your own computer** (Python 3.10 or newer): get a copy of the collection (your teacher "
+                "says where), open a terminal in its folder and run:")
+    parts += [mine, f"```bash\n{fetch}{command}\n```",
+              "On Windows, write `.venv\\Scripts\\` where the command says `.venv/bin/`. JupyterLab opens "
+              "lesson 00; the others are in the `notebooks` folder beside it. Lessons 08 and 09 fetch a "
+              "98 MB language model file the first time they run."]
+    return "\n\n".join(parts)
+
+
+def front_page(repo: str | None, hub: str | None, branch: str) -> str:
+    """site/index.md with the lessons and the ways to launch them written in."""
+    text = (SITE / FRONT).read_text(encoding="utf-8")
+    for mark in (LESSONS_MARK, LAUNCH_MARK):
+        if text.count(mark) != 1:
+            raise SystemExit(f"site/{FRONT} must hold the line {mark!r} once")
+    facts = [lesson_facts(p) for p in lessons()]
+    return (text.replace(LESSONS_MARK, lessons_table(facts, repo, hub, branch))
+            .replace(LAUNCH_MARK, launch_section(repo, hub, setup_command())))
+
+
+# -- the two books: staged, then built ------------------------------------------------------------------
+
+def _common(dest: Path, mathjax: Path, config: dict) -> None:
+    """What both books need: MathJax's copy, the site's stylesheet, the favicon, the configuration."""
     import yaml
-    shutil.rmtree(dest, ignore_errors=True)
-    dest.mkdir(parents=True)
-    web = launch_links.web_url(repo) if repo else None
-    lesson_files = [p.relative_to(ROOT).as_posix() for p in lessons()]
-    pages = {*PAGES, *lesson_files}
-    for page in PAGES:
-        text = rewrite_links((ROOT / page).read_text(encoding="utf-8"), page, pages, web, branch, dest)
-        (dest / page).parent.mkdir(parents=True, exist_ok=True)
-        (dest / page).write_text(text, encoding="utf-8")
-    for rel in lesson_files:
-        stage_lesson(ROOT / rel, dest / rel, pages, web, branch, dest)
     for part in MATHJAX_PARTS:
         src, to = mathjax / part, dest / STATIC / "mathjax" / Path(part).relative_to("es5")
         to.parent.mkdir(parents=True, exist_ok=True)
         (shutil.copytree if src.is_dir() else shutil.copy2)(src, to)
+    shutil.copy2(SITE / "site.css", dest / STATIC / "site.css")
+    shutil.copy2(SITE / "favicon.svg", dest / "favicon.svg")
+    (dest / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+
+
+def _config(repo: str | None, hub: str | None, branch: str) -> dict:
+    import yaml
     config = yaml.safe_load((SITE / "_config.yml").read_text(encoding="utf-8"))
     config["sphinx"]["config"].update(launch_repo=repo or "", launch_hub=hub or "", launch_branch=branch)
-    (dest / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    for name in ("_toc.yml", "favicon.svg"):
-        shutil.copy2(SITE / name, dest / name)
+    return config
 
 
-def build(out: Path = OUT, repo: str | None = None, hub: str | None = None, branch: str = "main") -> Path:
-    """Stage the pages next to `out` (as <out>-src/) and build the site into `out`; returns `out`.
-    Raises MissingTool where jupyter-book or MathJax is missing, SystemExit on a build warning."""
-    reason = missing_reason()
-    if reason:
-        raise MissingTool(reason)
+def stage(dest: Path, repo: str | None, hub: str | None, branch: str, mathjax: Path) -> None:
+    """The students' book: the front page, every lesson under its repository path, MathJax."""
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    web = launch_links.web_url(repo) if repo else None
+    lesson_files = [p.relative_to(ROOT).as_posix() for p in lessons()]
+    pages = {FRONT, *lesson_files}
+    (dest / FRONT).write_text(front_page(repo, hub, branch), encoding="utf-8")
+    for rel in lesson_files:
+        stage_lesson(ROOT / rel, dest / rel, pages, web, branch, dest)
+    _common(dest, mathjax, _config(repo, hub, branch))
+    shutil.copy2(SITE / "_toc.yml", dest / "_toc.yml")
+
+
+def stage_teachers(dest: Path, repo: str | None, branch: str, mathjax: Path) -> None:
+    """The teachers' book: the teaching guide alone (its own menu and search), no launch buttons."""
+    import yaml
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    web = launch_links.web_url(repo) if repo else None
+    text = rewrite_links((ROOT / GUIDE).read_text(encoding="utf-8"), GUIDE, {GUIDE}, web, branch, dest)
+    title, rest = text.split("\n", 1)
+    back = "/".join([".."] * (GUIDE.count("/") + 1)) + "/index.html"   # from teachers/docs/ to the site
+    text = (f"{title}\n\n*For teachers: no page of the students' site links here. The students' site starts "
+            f'at <a href="{back}">its front page</a>.*\n{rest}')
+    (dest / GUIDE).parent.mkdir(parents=True, exist_ok=True)
+    (dest / GUIDE).write_text(text, encoding="utf-8")
+    config = _config(None, None, branch)
+    config["title"] = f"{config['title']}: for teachers"
+    _common(dest, mathjax, config)
+    toc = {"format": "jb-book", "root": GUIDE.removesuffix(".md")}
+    (dest / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False), encoding="utf-8")
+
+
+def _sphinx(src: Path, out: Path) -> None:
     from jupyter_book.sphinx import build_sphinx
-    src = out.parent / f"{out.name}-src"
-    stage(src, repo, hub, branch, mathjax_folder())
     html = src / "_build" / "html"
     status = build_sphinx(src, html, noconfig=True, path_config=str(src / "_config.yml"),
                           confoverrides={"external_toc_path": (src / "_toc.yml").as_posix(),
                                          "latex_individualpages": False},
                           builder="html", freshenv=True, warningiserror=True, keep_going=True, quiet=True)
     if status != 0:
-        raise SystemExit("the site was not built: Sphinx reported the warnings above")
+        raise SystemExit(f"the site was not built from {src}: Sphinx reported the warnings above")
     shutil.rmtree(out, ignore_errors=True)
     shutil.copytree(html, out)
+
+
+def build(out: Path = OUT, repo: str | None = None, hub: str | None = None, branch: str = "main") -> Path:
+    """Stage the two books next to `out` (as <out>-src/ and <out>-teachers-src/) and build the students'
+    site into `out`, the teachers' page into `out`/teachers/; returns `out`.
+    Raises MissingTool where jupyter-book or MathJax is missing, SystemExit on a build warning."""
+    reason = missing_reason()
+    if reason:
+        raise MissingTool(reason)
+    mathjax = mathjax_folder()
+    students, teachers = out.parent / f"{out.name}-src", out.parent / f"{out.name}-{TEACHERS}-src"
+    stage(students, repo, hub, branch, mathjax)
+    stage_teachers(teachers, repo, branch, mathjax)
+    _sphinx(students, out)
+    _sphinx(teachers, out / TEACHERS)
     return out
 
 
@@ -278,7 +464,9 @@ def main(argv=None) -> int:
     if not usable(repo):
         repo = None
         print("no launch buttons: this clone has no 'origin' remote with a web address; add them with "
-              "--repo https://github.com/OWNER/REPO (and --hub https://YOUR-HUB)")
+              "--repo https://github.com/OWNER/REPO (and --hub https://YOUR-HUB). Without them the front "
+              "page says how to run the lessons on one's own computer, and the lesson pages have no launch "
+              "menu")
     elif not args.hub:
         print("no JupyterHub button: add one with --hub https://YOUR-HUB (the Binder button is there)")
     start = time.perf_counter()
@@ -288,6 +476,7 @@ def main(argv=None) -> int:
         print(f"cannot build the site: {exc}", file=sys.stderr)
         return 1
     print(f"built the site in {time.perf_counter() - start:.1f} s: {out}/ (open {out / 'index.html'})")
+    print(f"the teaching guide, linked from no student page: {out / TEACHERS / 'index.html'}")
     return 0
 
 
