@@ -378,6 +378,56 @@ def test_training_steps_are_adam_by_hand():
     assert np.array_equal(run.params["W_u"], p2["W_u"]) and run.params["W_u"] is not p2["W_u"]
 
 
+def same_run(a, b) -> list[str]:
+    """What differs between two InductionRuns in any bit: a loss curve, a kept step, a snapshot, a final
+    weight."""
+    differ = [name for name in ("losses", "second_losses", "first_losses")
+              if not np.array_equal(getattr(a, name), getattr(b, name))]
+    differ += ["snapshot_steps"] * (a.snapshot_steps != b.snapshot_steps)
+    for t, x, y in zip(a.snapshot_steps, a.snapshot_params, b.snapshot_params):
+        differ += [f"step {t}: {k}" for k in x if not np.array_equal(x[k], y[k])]
+    return differ + [k for k in a.params if not np.array_equal(a.params[k], b.params[k])]
+
+
+@pytest.mark.parametrize("cfg", [al.InductionConfig(), CONFIGS[1], CONFIGS[3]],
+                         ids=lambda c: f"h{c.n_heads}-L{c.n_layers}")
+def test_seeds_trained_side_by_side_are_each_seed_trained_alone(cfg):
+    """train_induction_seeds carries a leading seed axis through the forward pass, the backward pass and
+    Adam; each seed's run is the one train_induction trains with that seed alone (checked step by step
+    against Adam by hand above), to the last bit: every loss curve, every snapshot, the final weights
+    (np.array_equal). The seeds in any order, one of them twice; the runs share no memory."""
+    seeds = [4, 0, 9, 0]
+    runs = al.train_induction_seeds(cfg, seeds, steps=25, batch=6, lr=0.02, snapshots=[0, 1, 7, 25])
+    assert len(runs) == 4
+    for seed, run in zip(seeds, runs):
+        alone = al.train_induction(cfg, steps=25, batch=6, lr=0.02, seed=seed, snapshots=[0, 1, 7, 25])
+        assert run.snapshot_steps == [0, 1, 7, 25] and not same_run(run, alone), (seed, same_run(run, alone))
+    assert not np.array_equal(runs[0].losses, runs[1].losses)               # different seeds, different runs
+    assert not any(np.shares_memory(runs[0].params[k], runs[1].params[k]) for k in cfg.names())
+
+
+@pytest.mark.parametrize("call, exc, message", [
+    (lambda: al.train_induction_seeds(al.InductionConfig(), 3, steps=2), TypeError,
+     r"seeds is 3 of type int: expected a list of seeds \(whole numbers >= 0\), e.g. \[0, 1, 2\]"),
+    (lambda: al.train_induction_seeds(al.InductionConfig(), {0, 1}, steps=2), TypeError, r"of type set"),
+    (lambda: al.train_induction_seeds(al.InductionConfig(), [], steps=2), ValueError,
+     r"seeds is empty: expected at least one seed"),
+    (lambda: al.train_induction_seeds(al.InductionConfig(), [0, -1], steps=2), ValueError,
+     r"a seed in seeds is -1: expected a whole number >= 0"),
+    (lambda: al.train_induction_seeds(al.InductionConfig(), [0, 1.0], steps=2), TypeError,
+     r"a seed in seeds is 1.0 of type float: expected a whole number"),
+    (lambda: al.train_induction_seeds(al.ModelConfig(), [0], steps=2), TypeError, r"an al.InductionConfig"),
+    (lambda: al.train_induction_seeds(al.InductionConfig(), [0], steps=2, lr=2), ValueError, r"lr = 2"),
+    (lambda: al.train_induction(al.InductionConfig(), steps=2, seed=-1), ValueError,
+     r"seed is -1: expected a whole number >= 0"),
+    (lambda: al.train_induction(al.InductionConfig(), steps=2, seed="0"), TypeError,
+     r"seed is '0' of type str"),
+])
+def test_bad_seeds_are_refused(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
 def test_gradients_with_layer_2_parts_reading_x0():
     """The ablations' models (layer 2's keys, queries or values from X0) have their own paths; their
     backward pass is checked too."""

@@ -54,7 +54,8 @@ SKIP_MODULES = {"checks", "judging", "answer_keys", "exercises", "records", "bla
                 "explorers", "heatmaps", "plots", "training_plots"}
 SKIP_FUNCTIONS = {"check", "cache_folder", "how_to_get_it", "fetch_model", "find_model", "load_model",
                   "train", "train_induction", "scaling_experiment", "saturation_experiment", "time_forms",
-                  "head_explorer", "plot_head_scores", "plot_heads", "adam_step", "keep_snapshot"}
+                  "head_explorer", "plot_head_scores", "plot_heads", "adam_step", "keep_snapshots",
+                  "train_seeds", "train_induction_seeds"}
 
 
 def package_functions() -> dict[str, Callable]:

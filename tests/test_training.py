@@ -196,6 +196,57 @@ def test_train_from_given_weights():
         al.train(cfg, steps=1, start=start | {"W_q": np.zeros((32, 16))})
 
 
+def differences(a, b) -> list[str]:
+    """What differs between two Runs in any bit: the loss curve, a kept step, a snapshot, a final weight."""
+    differ = ["losses"] * (not np.array_equal(a.losses, b.losses))
+    differ += ["snapshot_steps"] * (a.snapshot_steps != b.snapshot_steps)
+    for t, x, y in zip(a.snapshot_steps, a.snapshot_params, b.snapshot_params):
+        differ += [f"step {t}: {k}" for k in x if not np.array_equal(x[k], y[k])]
+    return differ + [k for k in a.params if not np.array_equal(a.params[k], b.params[k])]
+
+
+@pytest.mark.parametrize("cfg", [al.ModelConfig(), al.ModelConfig(task="largest", n_heads=4),
+                                 al.ModelConfig(positions=False, scaled=False),
+                                 al.ModelConfig(attention=False)],
+                         ids=["reverse", "largest-h4", "no-positions-unscaled", "no-attention"])
+def test_seeds_trained_side_by_side_are_each_seed_trained_alone(cfg):
+    """train_seeds carries a leading seed axis through the forward pass, the backward pass and Adam; each
+    seed's run is the one train() trains with that seed alone, to the last bit: the loss curve, every
+    snapshot, the final weights (np.array_equal). Seeds in any order, one twice; with `starts`, one start
+    per seed, as train's `start`; the starts are not changed, the runs share no memory."""
+    seeds = [5, 0, 2, 0]
+    runs = al.train_seeds(cfg, seeds, steps=20, batch=8, snapshots=[0, 1, 6, 20])
+    for seed, run in zip(seeds, runs):
+        alone = al.train(cfg, steps=20, batch=8, seed=seed, snapshots=[0, 1, 6, 20])
+        assert run.snapshot_steps == [0, 1, 6, 20]
+        assert not differences(run, alone), (seed, differences(run, alone))
+    assert not np.array_equal(runs[0].losses, runs[1].losses)
+    assert not any(np.shares_memory(runs[0].params[k], runs[1].params[k]) for k in al.PARAMS)
+    starts = [random_params(cfg, seed) for seed in seeds]
+    before = [{k: w.copy() for k, w in start.items()} for start in starts]
+    runs = al.train_seeds(cfg, seeds, steps=5, batch=8, starts=starts)
+    for seed, start, run in zip(seeds, starts, runs):
+        assert not differences(run, al.train(cfg, steps=5, batch=8, seed=seed, start=start))
+    assert all(np.array_equal(s[k], b[k]) for s, b in zip(starts, before) for k in s)
+
+
+@pytest.mark.parametrize("call, exc, message", [
+    (lambda: al.train_seeds(al.ModelConfig(), range(3), steps=1, starts=al.init_params(al.ModelConfig())),
+     TypeError, r"starts is a dict: expected a list with one entry per seed \(3 seeds: \[0, 1, 2\]\)"),
+    (lambda: al.train_seeds(al.ModelConfig(), [0, 1], steps=1, starts=[al.init_params(al.ModelConfig())]),
+     ValueError, r"starts has 1 entries for 2 seeds \[0, 1\]: expected one per seed"),
+    (lambda: al.train_seeds(al.ModelConfig(), "01", steps=1), TypeError, r"seeds is '01' of type str"),
+    (lambda: al.train_seeds(al.ModelConfig(), np.array([[0, 1]]), steps=1), TypeError, r"of type ndarray"),
+    (lambda: al.train_seeds(al.ModelConfig(), (), steps=1), ValueError, r"seeds is empty"),
+    (lambda: al.train_seeds(al.ModelConfig(), [True], steps=1), TypeError, r"a seed in seeds is True"),
+    (lambda: al.train(al.ModelConfig(), steps=1, seed=-2), ValueError,
+     r"seed is -2: expected a whole number >= 0"),
+])
+def test_bad_seeds_and_starts_are_refused(call, exc, message):
+    with pytest.raises(exc, match=message):
+        call()
+
+
 def test_saturation_experiment_starts_as_it_says():
     """Shrinking W_q and W_k by 32^(1/4) each gives the scaled model's step-0 weights without the
     scale (and enlarging them the unscaled model's): checked on predict() directly. The score gradient

@@ -2,6 +2,8 @@
 to the goal (lesson 06: held-out accuracy; lesson 07: the end of the phase change).
 
     python tools/benchmark_training.py [--lesson 06|07|both] [--repeats 7] [--seeds 5] [--profile]
+    python tools/benchmark_training.py --mode seeds [--lesson 06|07|both] [--batched 8] [--rounds 5]
+        [--steps N]
 
 Lesson 06's model (ModelConfig(): 10 digits, n = 8, d = 32, one head, batches of 64) and lesson 07's
 (InductionConfig(): 24 tokens, n = 16, d = 32, one head per layer, two layers, batches of 32):
@@ -12,7 +14,16 @@ Lesson 06's model (ModelConfig(): 10 digits, n = 8, d = 32, one head, batches of
   steps); lesson 07, the steps over which the smoothed loss on the second copy falls from 80 % to 20 %
   of the way down (al.phase_change), and the seconds of training until its end; over several seeds.
 Medians are printed, with the ratio step / forward. --profile prints where a lesson-06 step's time goes
-(cProfile, 200 steps). Nothing here asserts on time.
+(cProfile, 200 steps).
+
+--mode seeds: the time per seed of training --batched seeds one after another (train, train_induction)
+against all of them in one batched run (train_seeds, train_induction_seeds: a leading seed axis), in
+alternating rounds (odd rounds start with the batched run); medians over the rounds of the CPU time
+(this process's, what a shared machine's load disturbs least) and of the wall time, and a check that the
+batched runs are the one-seed runs to the last bit.
+
+The numerical path is the one the tests and the stored lessons use (tools/one_kernel.py: one OpenBLAS
+kernel, NumPy's AVX2 loops), on one BLAS thread as the lessons train. Nothing here asserts on time.
 """
 
 from __future__ import annotations
@@ -21,12 +32,19 @@ import argparse
 import cProfile
 import pstats
 import statistics
+import sys
 import time
+from pathlib import Path
 
-import numpy as np
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import one_kernel  # before NumPy loads: the tests' numerical path
 
-import attention_lab as al
-from attention_lab import induction, training
+one_kernel.pin()
+
+import numpy as np  # noqa: E402
+
+import attention_lab as al  # noqa: E402
+from attention_lab import induction, training  # noqa: E402
 
 TARGET = 0.99
 PHASE_STEPS = 1200                  # lesson 07's run
@@ -109,13 +127,67 @@ def lesson_07(args) -> None:
           f"{statistics.median(seconds):.2f} s")
 
 
+def same_runs(a, b) -> bool:
+    """Two runs alike to the last bit: every loss curve, every snapshot and the final weights."""
+    curves = [name for name in ("losses", "second_losses", "first_losses") if hasattr(a, name)]
+    return (all(np.array_equal(getattr(a, name), getattr(b, name)) for name in curves)
+            and a.snapshot_steps == b.snapshot_steps
+            and all(np.array_equal(x[k], y[k]) for x, y in zip([a.params, *a.snapshot_params],
+                                                               [b.params, *b.snapshot_params]) for k in x))
+
+
+def one_seed_vs_batched(label: str, one, batched, seeds: list[int], rounds: int) -> None:
+    """Print the medians of the time per seed: each seed trained alone, one after another, against all
+    seeds in one batched run (alternating rounds)."""
+    cpu: dict[str, list[float]] = {"one seed at a time": [], "batched": []}
+    wall: dict[str, list[float]] = {kind: [] for kind in cpu}
+    runs: dict[str, list] = {}
+    for r in range(rounds):
+        for kind in (list(cpu) if r % 2 == 0 else list(cpu)[::-1]):
+            start_wall, start_cpu = time.perf_counter(), time.process_time()
+            runs[kind] = [one(seed) for seed in seeds] if kind == "one seed at a time" else batched(seeds)
+            cpu[kind].append((time.process_time() - start_cpu) / len(seeds))
+            wall[kind].append((time.perf_counter() - start_wall) / len(seeds))
+    same = all(same_runs(a, b) for a, b in zip(*runs.values()))
+    print(f"model: {label}; {len(seeds)} seeds, medians of {rounds} alternating rounds, time per seed")
+    for kind in cpu:
+        print(f"  {kind:<19}: CPU {statistics.median(cpu[kind]):7.3f} s   wall "
+              f"{statistics.median(wall[kind]):7.3f} s")
+    ratio = statistics.median(cpu["batched"]) / statistics.median(cpu["one seed at a time"])
+    print(f"  batched / one seed : {ratio:.2f} (CPU)   every run the same to the last bit: {same}")
+
+
+def seeds_mode(args) -> None:
+    seeds = list(range(args.batched))
+    if args.lesson in ("06", "both"):
+        cfg, steps = al.ModelConfig(), args.steps or 300
+        one_seed_vs_batched(f"lesson 06, {cfg}, batch 64, {steps} steps",
+                            lambda seed: al.train(cfg, steps=steps, seed=seed),
+                            lambda seeds: al.train_seeds(cfg, seeds, steps=steps), seeds, args.rounds)
+    if args.lesson in ("07", "both"):
+        cfg, steps = al.InductionConfig(), args.steps or 300
+        one_seed_vs_batched(f"lesson 07, {cfg}, batch 32, {steps} steps",
+                            lambda seed: al.train_induction(cfg, steps=steps, seed=seed),
+                            lambda seeds: al.train_induction_seeds(cfg, seeds, steps=steps), seeds,
+                            args.rounds)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lesson", choices=("06", "07", "both"), default="both")
     parser.add_argument("--repeats", type=int, default=7, help="timing repeats (default 7)")
     parser.add_argument("--seeds", type=int, default=5, help="training runs to the goal (default 5)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of 200 lesson-06 steps")
+    parser.add_argument("--mode", choices=("steps", "seeds"), default="steps",
+                        help="steps: a step against the forward pass, and the time to the goal (default); "
+                             "seeds: one seed at a time against a batched run of several")
+    parser.add_argument("--batched", type=int, default=8, help="seeds in the batched run (default 8)")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds, --mode seeds (default 5)")
+    parser.add_argument("--steps", type=int, default=0, help="steps per run in --mode seeds (default 300)")
     args = parser.parse_args(argv)
+    if args.mode == "seeds":
+        seeds_mode(args)
+        return 0
     if args.lesson in ("06", "both"):
         print("== lesson 06: one attention layer, reversal")
         lesson_06(args)

@@ -50,6 +50,7 @@ from .induction import (
     phase_change,
     repeated_batch,
     train_induction,
+    train_induction_seeds,
 )
 from .loop import attend_one
 from .masks import DecoderStep, causal_mask, cross_attention, decoder_step, padding_mask
@@ -87,6 +88,7 @@ from .training import (
     relative_error,
     task_batch,
     train,
+    train_seeds,
 )
 
 __version__ = "0.2.0"
@@ -229,6 +231,8 @@ __all__ = [
     "token_explorer",
     "train",
     "train_induction",
+    "train_induction_seeds",
+    "train_seeds",
     "training_explorer",
     "transformer_block",
     "translation",

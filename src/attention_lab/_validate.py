@@ -171,6 +171,27 @@ def as_count(value, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
+def as_seeds(seeds, name: str = "seeds") -> list[int]:
+    """Random seeds in order: a non-empty list, tuple, range or 1-D array of whole numbers >= 0."""
+    if not (isinstance(seeds, (list, tuple, range)) or (isinstance(seeds, np.ndarray) and seeds.ndim == 1)):
+        raise TypeError(f"{name} is {seeds!r} of type {type(seeds).__name__}: expected a list of seeds "
+                        "(whole numbers >= 0), e.g. [0, 1, 2]")
+    if len(seeds) == 0:
+        raise ValueError(f"{name} is empty: expected at least one seed, e.g. [0, 1, 2]")
+    return [as_count(seed, f"a seed in {name}", minimum=0) for seed in seeds]
+
+
+def one_per_seed(values, seeds: list[int], name: str) -> list:
+    """A list or tuple with one entry per seed of `seeds`."""
+    if not isinstance(values, (list, tuple)):
+        raise TypeError(f"{name} is a {type(values).__name__}: expected a list with one entry per seed "
+                        f"({len(seeds)} seeds: {seeds})")
+    if len(values) != len(seeds):
+        raise ValueError(f"{name} has {len(values)} entries for {len(seeds)} seeds {seeds}: expected one "
+                         "per seed")
+    return list(values)
+
+
 def as_index(i, n: int) -> int:
     """A token index in 0..n-1 (Python counts from 0: y_2 in the math is index 1)."""
     if isinstance(i, (bool, np.bool_)) or not isinstance(i, numbers.Integral):

@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike
 
 from ._validate import (
     as_count,
+    as_seeds,
     batch_ids,
     knocked_heads,
     whole_ids,
@@ -41,9 +42,11 @@ from .training import (
     adam_step,
     as_rng,
     config_sizes,
+    embed,
     enough_snapshots,
-    keep_snapshot,
+    keep_snapshots,
     learning_rate,
+    per_seed,
     snapshot_steps,
     weight_dict,
 )
@@ -152,77 +155,89 @@ def init_induction(cfg: InductionConfig, seed: int = 0) -> dict[str, np.ndarray]
 def forward_unchecked(p, ids, cfg, knock=(), from_x0=""):
     """Logits (B, n, vocab) and the cache of every layer. `knock`: (layer, head) pairs whose output is
     zeroed; `from_x0`: which of "q", "k", "v" the layers above 1 compute from X0 instead of the stream
-    (what layer 1 wrote is then unseen on that path: an ablation)."""
-    n, h = ids.shape[1], cfg.n_heads
-    X0 = p["E"][ids] + p["P"][:n]                                     # (B, n, d)
+    (what layer 1 wrote is then unseen on that path: an ablation). The weights may carry a leading seed axis
+    (S, rows, cols), and the ids then (S, B, n): S models, each on its own batch (shapes below without it)."""
+    n, h = ids.shape[-1], cfg.n_heads
+    X0 = embed(p["E"], ids) + per_seed(p["P"][..., :n, :])           # (B, n, d)
     mask = causal_mask_unchecked(n)                                   # (n, n) True: may attend
     X, layers = X0, []
     for layer in range(1, cfg.n_layers + 1):
         Xq, Xk, Xv = (X0 if layer > 1 and part in from_x0 else X for part in "qkv")
-        Q = split_heads_unchecked(Xq @ p[f"W_q{layer}"], h)           # (B, h, n, d_k)
-        K = split_heads_unchecked(Xk @ p[f"W_k{layer}"], h)           # (B, h, n, d_k)
-        V = split_heads_unchecked(Xv @ p[f"W_v{layer}"], h)           # (B, h, n, d_k)
+        Q = split_heads_unchecked(Xq @ per_seed(p[f"W_q{layer}"]), h)  # (B, h, n, d_k)
+        K = split_heads_unchecked(Xk @ per_seed(p[f"W_k{layer}"]), h)  # (B, h, n, d_k)
+        V = split_heads_unchecked(Xv @ per_seed(p[f"W_v{layer}"]), h)  # (B, h, n, d_k)
         Y, A = attention_unchecked(Q, K, V, mask, cfg.scale)          # (B, h, n, d_k), (B, h, n, n)
         for kl, kh in knock:
             if kl == layer:
-                Y[:, kh] = 0.0
+                Y[..., kh, :, :] = 0.0
         C = concat_heads_unchecked(Y)                                 # (B, n, d)
         layers.append({"X": X, "Xq": Xq, "Xk": Xk, "Xv": Xv, "Q": Q, "K": K, "V": V, "A": A, "C": C})
-        X = X + C @ p[f"W_O{layer}"]                                  # (B, n, d) the residual stream
-    return X @ p["W_u"], {"ids": ids, "layers": layers, "X_out": X}
+        X = X + C @ per_seed(p[f"W_O{layer}"])                        # (B, n, d) the residual stream
+    return X @ per_seed(p["W_u"]), {"ids": ids, "layers": layers, "X_out": X}
 
 
 def next_token_loss_unchecked(logits, ids):
     """Mean cross-entropy of predicting token i + 1 at place i (places 0..n-2), per place (B, n-1),
-    and dL/dlogits (zero at the last place)."""
-    logp = log_softmax_unchecked(logits[:, :-1])                    # (B, n-1, vocab)
-    targets = ids[:, 1:]
+    and dL/dlogits (zero at the last place); with a leading seed axis (S, B, n), each seed's mean is over
+    its own batch."""
+    logp = log_softmax_unchecked(logits[..., :-1, :])               # (B, n-1, vocab)
+    targets = ids[..., 1:]
     per_place = -np.take_along_axis(logp, targets[..., None], axis=-1)[..., 0]    # (B, n-1)
     grad = np.exp(logp)
     np.put_along_axis(grad, targets[..., None], np.take_along_axis(grad, targets[..., None], -1) - 1, -1)
     dlogits = np.zeros_like(logits)
-    dlogits[:, :-1] = grad / targets.size
+    dlogits[..., :-1, :] = grad / (targets.shape[-2] * targets.shape[-1])
     return per_place, dlogits
 
 
 def _wgrad(X, dZ):
     """Xᵀ dZ summed over the batch, as B small products: one large product would start OpenBLAS's
-    threads, which on a busy machine made a step up to 20 times slower (measured)."""
-    return (np.swapaxes(X, -1, -2) @ dZ).sum(axis=0)                 # (d_in, d_out)
+    threads, which on a busy machine made a step up to 20 times slower (measured), and would add up the
+    batch in another order. With a leading seed axis, seed by seed: the same products and sums as one seed
+    alone, and B products of one seed at a time stay in the core's cache (all seeds' (S, B, d, d) at once
+    would not)."""
+    if X.ndim == 3:
+        return (_t(X) @ dZ).sum(axis=0)                               # (d_in, d_out)
+    return np.stack([(_t(x) @ dz).sum(axis=0) for x, dz in zip(X, dZ)])   # (S, d_in, d_out)
+
+
+def _t(M):
+    return np.swapaxes(M, -1, -2)                                     # every matrix of a stack transposed
 
 
 def backward_unchecked(p, c, dlogits, cfg):
     """Every gradient by hand. Each layer adds to the stream, so dX of a layer's input is the sum of
-    the gradient arriving straight through the residual and the gradient through the layer's Q, K, V."""
+    the gradient arriving straight through the residual and the gradient through the layer's Q, K, V.
+    With a leading seed axis, one set of gradients per seed."""
     g = {"W_u": _wgrad(c["X_out"], dlogits)}                 # (d, vocab)
-    dX = dlogits @ p["W_u"].T                                         # (B, n, d) at the top of the stream
+    dX = dlogits @ per_seed(_t(p["W_u"]))                             # (B, n, d) at the top of the stream
     dX0_cut = 0.0                                                     # what parts read from X0 directly
     for layer in range(cfg.n_layers, 0, -1):
         L = c["layers"][layer - 1]
         g[f"W_O{layer}"] = _wgrad(L["C"], dX)                # (d, d)
-        dY = split_heads_unchecked(dX @ p[f"W_O{layer}"].T, cfg.n_heads)  # (B, h, n, d_k)
+        dY = split_heads_unchecked(dX @ per_seed(_t(p[f"W_O{layer}"])), cfg.n_heads)  # (B, h, n, d_k)
         A = L["A"]
-        dA = dY @ np.swapaxes(L["V"], -1, -2)                         # (B, h, n, n)
-        dV = np.swapaxes(A, -1, -2) @ dY                              # (B, h, n, d_k)
+        dA = dY @ _t(L["V"])                                          # (B, h, n, n)
+        dV = _t(A) @ dY                                               # (B, h, n, d_k)
         # dL/dS through the softmax (masked places: A = 0), then the scale: dL/dR, R = Q Kᵀ unscaled
         dR = cfg.scale * A * (dA - (A * dA).sum(axis=-1, keepdims=True))   # (B, h, n, n)
         dQ = concat_heads_unchecked(dR @ L["K"])                      # (B, n, d)
-        dK = concat_heads_unchecked(np.swapaxes(dR, -1, -2) @ L["Q"])  # (B, n, d)
+        dK = concat_heads_unchecked(_t(dR) @ L["Q"])                  # (B, n, d)
         dV = concat_heads_unchecked(dV)
         dX_in = dX                                                    # the straight path
         for part, dZ in (("q", dQ), ("v", dV), ("k", dK)):           # and the paths through the head
             W = f"W_{part}{layer}"
             g[W] = _wgrad(L[f"X{part}"], dZ)
             if L[f"X{part}"] is L["X"]:
-                dX_in = dX_in + dZ @ p[W].T
+                dX_in = dX_in + dZ @ per_seed(_t(p[W]))
             else:                                                     # this part read X0 (an ablation)
-                dX0_cut = dX0_cut + dZ @ p[W].T
+                dX0_cut = dX0_cut + dZ @ per_seed(_t(p[W]))
         dX = dX_in
     dX = dX + dX0_cut
-    one_hot = np.eye(len(p["E"]))[c["ids"]]                           # (B, n, vocab)
+    one_hot = np.eye(p["E"].shape[-2])[c["ids"]]                      # (B, n, vocab)
     g["E"] = _wgrad(one_hot, dX)                                      # a token's row: sum over its places
     g["P"] = np.zeros_like(p["P"])
-    g["P"][: dX.shape[1]] = dX.sum(axis=0)
+    g["P"][..., : dX.shape[-2], :] = dX.sum(axis=-3)
     return g
 
 
@@ -309,27 +324,45 @@ class InductionRun:
 def train_induction(cfg: InductionConfig, steps: int = 600, batch: int = 32, lr: float = 0.01,
                     seed: int = 0, snapshots: Sequence[int] = ()) -> InductionRun:
     """Adam (β₁ = 0.9, β₂ = 0.999, ε = 1e-8) on fresh batches of repeated-segment sequences;
-    a copy of the weights before each step in `snapshots` (step 0 = untrained, `steps` = the end)."""
+    a copy of the weights before each step in `snapshots` (step 0 = untrained, `steps` = the end).
+    The run of train_induction_seeds with this one seed."""
+    seed = as_count(seed, "seed", minimum=0)
+    return train_induction_seeds(cfg, [seed], steps, batch, lr, snapshots)[0]
+
+
+@on_one_blas_thread
+def train_induction_seeds(cfg: InductionConfig, seeds: Sequence[int], steps: int = 600, batch: int = 32,
+                          lr: float = 0.01, snapshots: Sequence[int] = ()) -> list[InductionRun]:
+    """train_induction(cfg, seed=s, ...) for every seed s in `seeds`, trained side by side: every weight
+    carries a leading seed axis, and each step runs the forward pass, the backward pass and Adam once for
+    all seeds (each seed on its own batches, from its own data stream). Each run is the one
+    train_induction returns with that seed, to the last bit."""
     cfg = _config(cfg)
+    seeds = as_seeds(seeds)
     steps, batch = as_count(steps, "steps"), as_count(batch, "batch")
     lr, keep = learning_rate(lr, "0.01"), snapshot_steps(snapshots, steps)
-    p = init_induction(cfg, seed)
-    rng = np.random.default_rng(seed + 1)
+    inits = [init_induction(cfg, seed) for seed in seeds]
+    p = {k: np.stack([w[k] for w in inits]) for k in cfg.names()}     # (S, rows, cols) each
+    rngs = [np.random.default_rng(seed + 1) for seed in seeds]        # the data, apart from the weights
     state = {k: (np.zeros_like(w), np.zeros_like(w)) for k, w in p.items()}   # Adam's moments
-    run = InductionRun(cfg, p, np.zeros(steps), np.zeros(steps), np.zeros(steps))
+    runs = [InductionRun(cfg, {}, np.zeros(steps), np.zeros(steps), np.zeros(steps)) for _ in seeds]
     for t in range(steps + 1):
-        keep_snapshot(run, keep, t, p)
+        keep_snapshots(runs, keep, t, p)
         if t == steps:
             break
-        ids, first, second = repeated_batch(rng, batch, cfg)
-        logits, c = forward_unchecked(p, ids, cfg)
-        per_place, dlogits = next_token_loss_unchecked(logits, ids)
-        run.losses[t] = per_place.mean()
-        run.second_losses[t] = per_place[second].mean()
-        run.first_losses[t] = per_place[first].mean()
+        drawn = zip(*(repeated_batch(rng, batch, cfg) for rng in rngs))  # each seed's batch, from its stream
+        ids, first, second = (np.stack(part) for part in drawn)         # (S, B, n), (S, B, n-1) twice
+        logits, c = forward_unchecked(p, ids, cfg)                      # every seed at once
+        per_place, dlogits = next_token_loss_unchecked(logits, ids)     # (S, B, n-1)
+        for i, run in enumerate(runs):                                  # each seed's means over its own batch
+            run.losses[t] = per_place[i].mean()
+            run.second_losses[t] = per_place[i][second[i]].mean()
+            run.first_losses[t] = per_place[i][first[i]].mean()
         g = backward_unchecked(p, c, dlogits, cfg)
         adam_step(p, g, state, t + 1, lr)                      # Adam, as lesson 06
-    return run
+    for i, run in enumerate(runs):
+        run.params = {k: w[i].copy() for k, w in p.items()}
+    return runs
 
 
 # ------------------------------------------------------------------ reading the heads

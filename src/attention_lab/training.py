@@ -24,8 +24,10 @@ from ._validate import (
     as_array,
     as_count,
     as_matrix,
+    as_seeds,
     attention_inputs,
     batch_ids,
+    one_per_seed,
     whole_ids,
     wrong_record,
 )
@@ -338,59 +340,81 @@ def init_params(cfg: ModelConfig, seed: int = 0) -> dict[str, np.ndarray]:
     return p
 
 
+def per_seed(M):
+    """A weight matrix (rows, cols) as it is; a stack (S, rows, cols), one per seed, as (S, 1, rows, cols), so
+    that np.matmul multiplies every sequence of seed s's batch by seed s's own matrix (one small product per
+    sequence, as without the seed axis). Shared by lessons 06 and 07."""
+    return M if M.ndim == 2 else M[:, None]
+
+
+def embed(E, ids):
+    """The rows E[ids] (..., B, n, d): with a leading seed axis (E (S, vocab, d), ids (S, B, n)) each seed's
+    tokens read its own table. Shared by lessons 06 and 07."""
+    return E[ids] if E.ndim == 2 else E[np.arange(len(E))[:, None, None], ids]
+
+
 def forward_unchecked(p, ids, cfg):
-    """Logits (B, n, vocab) and everything the backward pass needs."""
-    X = p["E"][ids]                                                 # (B, n, d)
+    """Logits (..., B, n, vocab) and everything the backward pass needs. The weights may carry a leading
+    seed axis (S, rows, cols), and the ids then (S, B, n): S models, each on its own batch."""
+    X = embed(p["E"], ids)                                          # (..., B, n, d)
     if cfg.positions:
-        X = X + p["P"][: ids.shape[1]]                              # without positions P is unused
+        X = X + per_seed(p["P"][..., : ids.shape[-1], :])           # without positions P is unused
     c = {"X": X, "ids": ids}
     H = X
     if cfg.attention:
         h = cfg.n_heads
-        Q = split_heads_unchecked(X @ p["W_q"], h)                  # (B, h, n, d_k)
-        K = split_heads_unchecked(X @ p["W_k"], h)                  # (B, h, n, d_k)
-        V = split_heads_unchecked(X @ p["W_v"], h)                  # (B, h, n, d_k)
-        Y, A = attention_unchecked(Q, K, V, None, cfg.scale)        # (B, h, n, d_k), (B, h, n, n)
-        C = concat_heads_unchecked(Y)                               # (B, n, d)
-        H = X + C @ p["W_O"]                                        # (B, n, d) residual
+        Q = split_heads_unchecked(X @ per_seed(p["W_q"]), h)        # (..., B, h, n, d_k)
+        K = split_heads_unchecked(X @ per_seed(p["W_k"]), h)        # (..., B, h, n, d_k)
+        V = split_heads_unchecked(X @ per_seed(p["W_v"]), h)        # (..., B, h, n, d_k)
+        Y, A = attention_unchecked(Q, K, V, None, cfg.scale)        # (..., B, h, n, d_k), (..., B, h, n, n)
+        C = concat_heads_unchecked(Y)                               # (..., B, n, d)
+        H = X + C @ per_seed(p["W_O"])                              # (..., B, n, d) residual
         c |= {"Q": Q, "K": K, "V": V, "A": A, "C": C}
     c["H"] = H
-    return H @ p["W_u"], c                                          # (B, n, vocab)
+    return H @ per_seed(p["W_u"]), c                                # (..., B, n, vocab)
 
 
 def cross_entropy_unchecked(logits, targets):
-    """Mean -log softmax(logits)[target] and its gradient dL/dlogits."""
-    logp = log_softmax_unchecked(logits)                           # (B, n, vocab)
-    picked = np.take_along_axis(logp, targets[..., None], axis=-1)
+    """Mean -log softmax(logits)[target] over a batch (B, n) and its gradient dL/dlogits; with a leading seed
+    axis (S, B, n), one mean per seed (S,), each over its own batch alone."""
+    logp = log_softmax_unchecked(logits)                           # (..., B, n, vocab)
+    picked = np.take_along_axis(logp, targets[..., None], axis=-1)  # (..., B, n, 1)
     grad = np.exp(logp)
     np.put_along_axis(grad, targets[..., None], np.take_along_axis(grad, targets[..., None], -1) - 1, -1)
-    return -picked.mean(), grad / targets.size                     # softmax - one_hot, averaged
+    loss = -picked.mean() if targets.ndim == 2 else -np.array([seed.mean() for seed in picked])
+    return loss, grad / (targets.shape[-2] * targets.shape[-1])    # softmax - one_hot, averaged per batch
 
 
 def _flat(M):
-    return M.reshape(-1, M.shape[-1])                               # (B*n, cols)
+    return M.reshape(*M.shape[:-3], -1, M.shape[-1])                # (..., B*n, cols)
+
+
+def _t(M):
+    return np.swapaxes(M, -1, -2)                                   # the transpose of every matrix in a stack
 
 
 def backward_unchecked(p, c, dlogits, cfg):
-    """Every gradient by hand, from dL/dlogits back to the embeddings."""
-    g = {"W_u": _flat(c["H"]).T @ _flat(dlogits)}                   # (d, vocab)
-    dH = dlogits @ p["W_u"].T                                       # (B, n, d)
+    """Every gradient by hand, from dL/dlogits back to the embeddings (one set per seed, if a seed axis
+    leads)."""
+    g = {"W_u": _t(_flat(c["H"])) @ _flat(dlogits)}                 # (..., d, vocab)
+    dH = dlogits @ per_seed(_t(p["W_u"]))                           # (..., B, n, d)
     dX = dH                                                         # the residual path
     for name in ("W_q", "W_k", "W_v", "W_O"):
         g[name] = np.zeros_like(p[name])
     if cfg.attention:
-        g["W_O"] = _flat(c["C"]).T @ _flat(dH)                      # (d, d)
-        dY = split_heads_unchecked(dH @ p["W_O"].T, cfg.n_heads)    # (B, h, n, d_k)
+        g["W_O"] = _t(_flat(c["C"])) @ _flat(dH)                    # (..., d, d)
+        dY = split_heads_unchecked(dH @ per_seed(_t(p["W_O"])), cfg.n_heads)    # (..., B, h, n, d_k)
         dQ, dK, dV = attention_backward_unchecked(c["Q"], c["K"], c["V"], c["A"], dY, cfg.scale)
-        dQ, dK, dV = (concat_heads_unchecked(M) for M in (dQ, dK, dV))   # (B, n, d) each
-        X = _flat(c["X"])
-        g["W_q"], g["W_k"], g["W_v"] = X.T @ _flat(dQ), X.T @ _flat(dK), X.T @ _flat(dV)
-        dX = dX + dQ @ p["W_q"].T + dK @ p["W_k"].T + dV @ p["W_v"].T
-    one_hot = np.eye(len(p["E"]))[c["ids"].ravel()]                 # (B*n, vocab)
-    g["E"] = one_hot.T @ _flat(dX)                                  # a digit's row: sum over its tokens
+        dQ, dK, dV = (concat_heads_unchecked(M) for M in (dQ, dK, dV))   # (..., B, n, d) each
+        X = _t(_flat(c["X"]))
+        g["W_q"], g["W_k"], g["W_v"] = X @ _flat(dQ), X @ _flat(dK), X @ _flat(dV)
+        dX = dX + dQ @ per_seed(_t(p["W_q"])) + dK @ per_seed(_t(p["W_k"])) + dV @ per_seed(_t(p["W_v"]))
+    ids = c["ids"]
+    one_hot = np.eye(p["E"].shape[-2])[ids.reshape(*ids.shape[:-2], -1)]   # (..., B*n, vocab)
+    g["E"] = _t(one_hot) @ _flat(dX)                                # a digit's row: sum over its tokens
     g["P"] = np.zeros_like(p["P"])
     if cfg.positions:
-        g["P"][: dX.shape[1]] = dX.sum(axis=0)                      # (n, d)
+        g["P"][..., : dX.shape[-2], :] = dX.sum(axis=-3)            # (..., n, d)
     return g
 
 
@@ -451,13 +475,14 @@ def adam_step(p: dict, g: dict, state: dict, t: int, lr: float, b1=0.9, b2=0.999
         p[k] -= lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps)
 
 
-def keep_snapshot(run, keep: list, t: int, p: dict) -> None:
-    """Before step t: if t is the next step in `keep` (sorted), copy the weights into the run's
-    snapshots. Shared by lessons 06 and 07."""
+def keep_snapshots(runs: list, keep: list, t: int, p: dict) -> None:
+    """Before step t: if t is the next step in `keep` (sorted), copy each seed's weights (p's matrices stacked
+    along a leading seed axis, one run per seed) into its run's snapshots. Shared by lessons 06 and 07."""
     if keep and t == keep[0]:
         keep.pop(0)
-        run.snapshot_steps.append(t)
-        run.snapshot_params.append({k: w.copy() for k, w in p.items()})
+        for i, run in enumerate(runs):
+            run.snapshot_steps.append(t)
+            run.snapshot_params.append({k: w[i].copy() for k, w in p.items()})
 
 
 @dataclass
@@ -475,27 +500,45 @@ def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003
           snapshots: Sequence[int] = (), start: dict | None = None) -> Run:
     """Adam on fresh random batches of the task; a copy of the weights before each step in `snapshots`
     (step 0 = untrained, step `steps` = the end). `start`: the weights to begin from (a copy is
-    trained; default init_params(cfg, seed))."""
+    trained; default init_params(cfg, seed)). The run of train_seeds with this one seed."""
+    seed = as_count(seed, "seed", minimum=0)
+    return train_seeds(cfg, [seed], steps, batch, lr, snapshots, None if start is None else [start])[0]
+
+
+@on_one_blas_thread
+def train_seeds(cfg: ModelConfig, seeds: Sequence[int], steps: int = 300, batch: int = 64, lr: float = 0.003,
+                snapshots: Sequence[int] = (), starts: Sequence[dict] | None = None) -> list[Run]:
+    """train(cfg, seed=s, ...) for every seed s in `seeds`, trained side by side: every weight carries a
+    leading seed axis, and each step runs the forward pass, the backward pass and Adam once for all seeds
+    (each seed on its own batches, from its own data stream). Each Run is the one train() returns with
+    that seed, to the last bit. `starts`: one start (as train's `start`) per seed."""
     cfg = checked_config(cfg)
+    seeds = as_seeds(seeds)
     steps, batch = as_count(steps, "steps"), as_count(batch, "batch")
     lr, keep = learning_rate(lr, "0.003"), snapshot_steps(snapshots, steps)
-    if start is None:
-        p = init_params(cfg, seed)
+    if starts is None:
+        inits = [init_params(cfg, seed) for seed in seeds]
     else:
-        p = batch_inputs(cfg, start, np.zeros((1, 1), int), None)[1]      # checked float copies
-    rng = np.random.default_rng(seed + 1)                  # the data stream, apart from the weights
+        starts = one_per_seed(starts, seeds, "starts")
+        inits = [batch_inputs(cfg, start, np.zeros((1, 1), int), None)[1] for start in starts]   # copies
+    p = {k: np.stack([w[k] for w in inits]) for k in PARAMS}          # (S, rows, cols) each
+    rngs = [np.random.default_rng(seed + 1) for seed in seeds]       # the data, apart from the weights
     state = {k: (np.zeros_like(p[k]), np.zeros_like(p[k])) for k in PARAMS}
-    run = Run(cfg, p, np.zeros(steps))
+    runs = [Run(cfg, {}, np.zeros(steps)) for _ in seeds]
     for t in range(steps + 1):
-        keep_snapshot(run, keep, t, p)
+        keep_snapshots(runs, keep, t, p)
         if t == steps:
             break
-        ids, targets = task_batch(rng, batch, cfg)
-        logits, c = forward_unchecked(p, ids, cfg)             # forward
-        run.losses[t], dlogits = cross_entropy_unchecked(logits, targets)
+        ids, targets = (np.stack(part) for part in zip(*(task_batch(rng, batch, cfg) for rng in rngs)))
+        logits, c = forward_unchecked(p, ids, cfg)             # forward, every seed at once
+        losses, dlogits = cross_entropy_unchecked(logits, targets)
+        for run, loss in zip(runs, losses):
+            run.losses[t] = loss
         g = backward_unchecked(p, c, dlogits, cfg)             # backward, by hand
         adam_step(p, g, state, t + 1, lr)                      # update
-    return run
+    for i, run in enumerate(runs):
+        run.params = {k: w[i].copy() for k, w in p.items()}
+    return runs
 
 
 def accuracy(p: dict, ids: ArrayLike, targets: ArrayLike, cfg: ModelConfig) -> float:
