@@ -271,11 +271,10 @@ def answer_09_4():
 
 
 def answer_09_5():
-    X = np.array([[2, -1, 0, 1], [0, 1, -2, 1], [0, -1, -2, -1]], float)
-    g = np.array([1, 2, 1, 0.5])
-    E = np.array([[1, 0, 0, 1], [0, -1, 1, 0], [1, 1, 0, 0], [0, 0, 1, 2], [-1, 0, 0, 1]], float)
-    logits = X / np.sqrt((X ** 2).mean(axis=1, keepdims=True)) * g @ E.T     # final RMSNorm, tied head
-    return 1 + (logits > logits[:, [1]]).sum(axis=1)                           # Paris is token 1: [2, 5, 1]
+    def lens_ranks(X, g, E, token):
+        logits = X / np.sqrt((X ** 2).mean(axis=1, keepdims=True)) * g @ E.T     # final RMSNorm, tied head
+        return 1 + (logits > logits[:, [token]]).sum(axis=1)                     # the toy's Paris: [2, 5, 1]
+    return lens_ranks
 
 
 def answer_09_6():

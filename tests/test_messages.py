@@ -9,7 +9,7 @@ import attention_lab as al
 from attention_lab.answer_keys import answer_key
 from attention_lab.checks import Exercise, in_words, read_numbers
 
-COMPUTE = sorted(k for k, e in al.EXERCISES.items() if e.kind == "compute")
+COMPUTE = sorted(k for k, e in al.EXERCISES.items() if isinstance(e, Exercise))   # answered with numbers
 
 # The compute exercises whose computation has a softmax, read off their questions (not off the code):
 # weights (01.1), an output of attention (01.5, 02.4, 03.4, 04.4, 10.3), a gradient through one (06.4).

@@ -43,6 +43,7 @@ from attention_lab import (
     exercises_10,
 )
 from attention_lab.answer_keys import answer_key
+from attention_lab.checks import Exercise
 
 I2, I3, I4 = np.eye(2), np.eye(3), np.eye(4)
 
@@ -225,15 +226,6 @@ def inputs_09_3():
             "h": [1, 3], "axis": [0, 1, -1]}, [outs, W_O]
 
 
-def inputs_09_5():
-    X, g, E = exercises_09.X95, exercises_09.G95, exercises_09.E95
-    # not the lens logits themselves: computing them (the final norm, the gain, the tied head) is the
-    # exercise, and a student who has them may read the ranks with hw.lens_rank
-    return {"X": [N("X", X), N("X * g", X * g), N("E", E), N("X @ E.T", X @ E.T)],
-            "W": [N("g", g), N("E", E), N("E.T", E.T)], "i": [1], "n": [1, 3, 5],
-            "scale": [1.0], "axis": [-1, 0]}, []
-
-
 def inputs_10_3():
     s4 = _s4()
     printed = np.asarray(s4.printed["self_weights"], dtype=float)
@@ -289,7 +281,6 @@ INPUTS: dict[str, Callable[[], tuple[dict, list]]] = {
                      [exercises_10.q102, exercises_10.k102]),
     "10.3": inputs_10_3,
     "09.3": inputs_09_3,
-    "09.5": inputs_09_5,
 }
 
 
@@ -344,6 +335,15 @@ def plumb_08_3(Q, K, V):
 
 
 rng = np.random.default_rng(0)
+def plumb_09_5(X, g, E, token):
+    # 09.5 computes on fresh data with a function: the lens logits themselves are among the inputs here
+    # (a student who has them may read the ranks with hw.lens_rank, switched off while the check runs)
+    return {"X": [Named("X", X), Named("X * g", X * g), Named("E", E), Named("X @ E.T", X @ E.T),
+                  Named("(X * g) @ E.T", (X * g) @ E.T)],
+            "W": [Named("g", g), Named("E", E), Named("E.T", E.T)], "i": [token], "n": [1, 3, 5],
+            "scale": [1.0], "axis": [-1, 0]}
+
+
 DEBUG_INPUTS = {
     "01.4": (plumb_01_4, (rng.standard_normal(3), rng.standard_normal((5, 3)))),
     "02.3": (plumb_02_3, tuple(rng.standard_normal(s) for s in ((2, 3), (4, 3), (4, 2)))),
@@ -355,6 +355,7 @@ DEBUG_INPUTS = {
                           np.eye(4), rng.standard_normal((3, 3)), rng.standard_normal((3, 3)),
                           rng.standard_normal((4, 3)))),
     "08.3": (plumb_08_3, tuple(rng.standard_normal(s) for s in ((6, 4, 3), (2, 4, 3), (2, 4, 3)))),
+    "09.5": (plumb_09_5, (exercises_09.X95, exercises_09.G95, exercises_09.E95, exercises_09.PARIS95)),
 }
 DEBUG_INPUTS["04.3"][1][1][:, 0] = True      # every query may look at some key
 
@@ -448,7 +449,7 @@ def debug_candidates(key: str):
 
 def one_call_passes(key: str) -> list[str]:
     ex = al.EXERCISES[key]
-    found = compute_candidates(key) if ex.kind == "compute" else debug_candidates(key)
+    found = compute_candidates(key) if isinstance(ex, Exercise) else debug_candidates(key)
     passed, tried, verdicts = [], 0, {}
     for said, answer in found:
         tried += 1

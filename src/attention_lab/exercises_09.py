@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .checks import Choice, Exercise, Trial
+from .judging import SHORTCUTS, judge_fix
 from .matrix import softmax_unchecked
 
 KNOCKOUTS_09_1 = {"A": [(18, 6)],                                             # the strongest candidate
@@ -77,11 +78,15 @@ def _design_09_7(answer) -> tuple[int, int] | str:
             "first tokens kept, e.g. (48, 2)")
     if isinstance(answer, np.ndarray) and answer.shape == (2,) and answer.dtype.kind in "iu":
         answer = tuple(answer.tolist())                                  # np.array([112, 1]) too
+    if isinstance(answer, (int, float, np.integer, np.floating)) and not isinstance(answer, (bool, np.bool_)):
+        return "one number"                                              # a loss, or a window alone
     if not isinstance(answer, (tuple, list)) or len(answer) != 2:
         return form
     window, keep = answer
     if not all(isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)) for x in answer):
         return form
+    if (int(keep), int(window)) in LOSSES_09_7 and (int(window), int(keep)) not in LOSSES_09_7:
+        return "swapped"                                                 # (keep, window)
     if (int(window), int(keep)) not in LOSSES_09_7 and window + keep <= BUDGET_09_7:
         return form + f"; ({window}, {keep}) is not one of them"
     return int(window), int(keep)
@@ -91,7 +96,7 @@ def _judge_09_7(answer) -> str | None:
     """None if the cache fits the budget and comes within 0.1 nats of full attention; else the mistake."""
     design = _design_09_7(answer)
     if isinstance(design, str):
-        return design
+        return design                        # a named mistake ("one number", "swapped"), or the form
     window, keep = design
     if window + keep > BUDGET_09_7:
         return "over the budget"
@@ -108,16 +113,106 @@ def _judge_09_7(answer) -> str | None:
     return None
 
 
-def _ranks(logits: np.ndarray, token: int = PARIS95, above=np.greater) -> np.ndarray:
-    """1 + how many tokens each row scores above `token` (np.greater: strictly; np.less: from the bottom)."""
-    return 1 + above(logits, logits[:, [token]]).sum(axis=1)
+LOCKED_09_5 = (*SHORTCUTS, "rms_norm", "lens_rank", "logit_lens", "layer_norm")
+"""Package functions that would do 09.5 for the student (the final norm, the lens, its ranks): switched off
+while its judge runs the student's function (each with its twin `<name>_unchecked`)."""
 
 
-def _lens(X: np.ndarray, gain: np.ndarray | float = G95, centred: bool = False) -> np.ndarray:
-    """The lens logits (3, 5): each row over its root mean square (or, centred, its standard deviation
-    after subtracting its mean: a LayerNorm), times the gain, times E95 transposed."""
+def _fresh_09_5() -> list[tuple]:
+    """09.5's inputs, (X, g, E, token): the lesson's toy model (Paris, token 1), then two made up here, of
+    other sizes, with gains of their own and other tokens asked for."""
+    rng = np.random.default_rng(95)
+    made = [(rng.standard_normal((4, 6)), rng.uniform(0.3, 2.0, 6), rng.standard_normal((7, 6)), 3),
+            (rng.standard_normal((5, 3)) + 1.0, rng.uniform(0.3, 2.0, 3), rng.standard_normal((6, 3)), 0)]
+    return [(X95, G95, E95, PARIS95), *made]
+
+
+def _lens_logits(X, g, E, gain=True, centred=False, axis=1):
+    """The lens logits (blocks, vocab): each row over its root mean square (taken along `axis`; centred
+    first, as a LayerNorm does), times the gain, times E transposed."""
+    X = np.asarray(X, dtype=float)
     Z = X - X.mean(axis=1, keepdims=True) if centred else X
-    return Z / np.sqrt((Z * Z).mean(axis=1, keepdims=True)) * gain @ E95.T
+    Z = Z / np.sqrt((Z * Z).mean(axis=axis, keepdims=True))
+    return (Z * g if gain else Z) @ np.asarray(E, dtype=float).T
+
+
+def _rank_of(logits, token, how="above"):
+    """The token's rank in each row: 1 + how many logits are above it (or, wrongly: how many are above, 1 +
+    how many are below, 1 + how many are at or above it, or the argsort's entry read at the token)."""
+    mine = logits[:, [token]]
+    if how == "argsort":
+        return np.argsort(-logits, axis=1, kind="stable")[:, token] + 1
+    return {"above": 1 + (logits > mine).sum(axis=1), "from 0": (logits > mine).sum(axis=1),
+            "below": 1 + (logits < mine).sum(axis=1), "itself": (logits >= mine).sum(axis=1) + 1}[how]
+
+
+def _lens_ranks(gain=True, centred=False, axis=1, how="above", paris_only=False):
+    """A version of lens_ranks(X, g, E, token) (paris_only: the toy's Paris whatever the token asked)."""
+    def lens_ranks(X, g, E, token):
+        return _rank_of(_lens_logits(X, g, E, gain, centred, axis), PARIS95 if paris_only else token, how)
+    return lens_ranks
+
+
+def _lens_probabilities(X, g, E, token):
+    """The token's probability after each block (a softmax of each row of lens logits), not its rank."""
+    return softmax_unchecked(_lens_logits(X, g, E))[:, token]
+
+
+WRONG_09_5 = {
+    "no gain": _lens_ranks(gain=False), "LayerNorm": _lens_ranks(centred=True),
+    "LayerNorm, no gain": _lens_ranks(gain=False, centred=True), "counted from 0": _lens_ranks(how="from 0"),
+    "from the bottom": _lens_ranks(how="below"), "counted itself": _lens_ranks(how="itself"),
+    "argsort read at the token": _lens_ranks(how="argsort"), "norm over the blocks": _lens_ranks(axis=0),
+    "Paris only": _lens_ranks(paris_only=True), "probabilities": _lens_probabilities}
+"""09.5's wrong versions of lens_ranks, by name: the judge names the one a student's function agrees with."""
+
+HINTS_09_5 = {
+    "numbers": "hand in your function itself, lens_ranks without brackets: the check runs it on the toy "
+               "model and on two fresh ones it makes up (with the package's norm and lens switched off), so "
+               "a list of ranks, however it was computed, is not the answer.",
+    "no gain": "you left out the final RMSNorm's gain g: the lens applies the whole final norm, each row "
+               "over its root mean square and then times g, number by number, before E's transpose. Leaving "
+               "out the division alone would not change a rank (it scales a row by one positive number); "
+               "leaving out g does.",
+    "LayerNorm": "you subtracted each row's mean first, as a LayerNorm does: SmolLM2's final norm is an "
+                 "RMSNorm, which only divides by the root mean square (lesson 08).",
+    "LayerNorm, no gain": "you subtracted each row's mean (a LayerNorm) and left out the gain g: SmolLM2's "
+                          "final norm is an RMSNorm, each row over its root mean square only, and then times "
+                          "g, number by number.",
+    "counted from 0": "you counted the tokens above the token: its rank is one more (1 = top).",
+    "from the bottom": "you ranked from the lowest logit up: rank 1 is the token with the largest logit, the "
+                       "lens's top guess.",
+    "counted itself": "you counted the logits at or above the token's, which counts the token itself: its "
+                      "rank is 1 + the number of logits strictly larger than its own (> rather than >=), so "
+                      "the top guess has rank 1.",
+    "argsort read at the token": "you read np.argsort's result at the token's index: argsort lists token "
+                                 "ids, largest logit first, so its entry `token` is the id of the token in "
+                                 "that place, not the token's place. The rank is where the token's id sits "
+                                 "in that list, plus 1 (or count the logits above it).",
+    "norm over the blocks": "you took the root mean square down each column of X, over the blocks: the final "
+                            "norm works on one stream at a time, so each row (one block's stream, d numbers) "
+                            "is divided by its own root mean square (axis=1, keepdims=True).",
+    "Paris only": "your function gives the rank of token 1 (Paris in the toy) whatever token it is asked "
+                  "for: the check asks for other tokens of other vocabularies too. Read the logit of "
+                  "`token`, the argument.",
+    "probabilities": "your function returns the token's probabilities after each block: the question asks "
+                     "for its rank, 1 + the number of tokens whose logit is larger.",
+}
+"""09.5's hints, by mistake."""
+
+
+def _judge_09_5():
+    """09.5's judge: the student's lens_ranks on the toy model and on two fresh ones, with the package's
+    norm and lens switched off; a list of numbers (a value computed elsewhere) is refused."""
+    fixed = judge_fix(_lens_ranks(), WRONG_09_5, _fresh_09_5(),
+                      "one whole number per row of X, the rank (1 = top) of the token after that block",
+                      locked=LOCKED_09_5)
+
+    def judge(answer):
+        if callable(answer) and not isinstance(answer, type):
+            return fixed(answer)
+        return "numbers"
+    return judge
 
 
 def _block_output(outs: np.ndarray, W_O: np.ndarray = W_O93) -> np.ndarray:
@@ -129,6 +224,25 @@ def _replaced(head: int, value) -> np.ndarray:
     """O93 with one head's output replaced by `value` (broadcast over its tokens)."""
     outs = O93.copy()
     outs[head] = value
+    return outs
+
+
+def _compute_09_5() -> Trial:
+    """09.5: the logit lens by hand, as a function judged on fresh toy models (a list of ranks is refused:
+    no value computed elsewhere passes)."""
+    wrong = {"numbers": [2, 5, 1], **WRONG_09_5}
+    return Trial("09.5", "The logit lens by hand, as a function: lens_ranks(X, g, E, token) gives the rank "
+                         "(1 = top) of `token` after each block, from the last token's stream after each "
+                         "block X, the final RMSNorm's gain g and the tied embedding E (eps = 0); judged on "
+                         "the toy model (Paris, token 1) and on fresh ones.", "compute",
+                 lambda: _lens_ranks(), _judge_09_5(),
+                 {name: (lambda w=wrong[name]: w, hint) for name, hint in HINTS_09_5.items()})
+
+
+def _token_1_replaced() -> np.ndarray:
+    """O93 with token 1's row of every head replaced by that row's mean over the heads (outs[:, 1])."""
+    outs = O93.copy()
+    outs[:, 1] = O93[:, 1].mean(axis=0)
     return outs
 
 
@@ -201,6 +315,24 @@ def lesson09() -> list:
                                         "that is only head 1's part of the output (its mean row times its 2 "
                                         "rows of W_O): the block's output adds the parts of heads 0 and 2, "
                                         "which keep working."),
+                "sum, not mean": (lambda: _block_output(_replaced(1, O93[1].sum(axis=0))),
+                                  "you replaced head 1's output by the sum of its 3 rows: mean-ablation uses "
+                                  "their mean, the sum divided by the 3 tokens (outs[1].mean(axis=0))."),
+                "mean subtracted": (lambda: _block_output(_replaced(1, O93[1] - O93[1].mean(axis=0))),
+                                    "you subtracted head 1's mean from its rows, which keeps what depends on "
+                                    "the tokens and removes the average: mean-ablation does the opposite, "
+                                    "every row of head 1 becomes the mean itself."),
+                "token 1, not head 1": (lambda: _block_output(_token_1_replaced()),
+                                        "you replaced token 1's row in every head (outs[:, 1]) by its mean "
+                                        "over the heads: head 1 is outs[1], its 3 rows are the tokens, and "
+                                        "each becomes their mean over the tokens."),
+                "no W_O": (lambda: np.concatenate(list(_replaced(1, O93[1].mean(axis=0))), axis=1),
+                           "those are the heads' outputs side by side, (3, 6), with head 1 mean-ablated: the "
+                           "block's output is that times W_O, (3, 6) @ (6, 2), one row of 2 per token."),
+                "heads not combined": (lambda: _replaced(1, O93[1].mean(axis=0)),
+                                       "that is outs with head 1 mean-ablated, (3 heads, 3 tokens, 2): put "
+                                       "each token's rows from heads 0, 1 and 2 side by side (a 3 × 6 array) "
+                                       "and multiply by W_O, for the block's output (3 × 2)."),
                 "reshaped, not concatenated": (
                     lambda: _replaced(1, O93[1].mean(axis=0)).reshape(3, 6) @ W_O93,
                     "you reshaped the (3, 3, 2) array to (3, 6) directly, which lays head 0's three tokens "
@@ -222,38 +354,7 @@ def lesson09() -> list:
                         "park their weight (the sink, lesson 08). Losing it costs more "
                         "than 96 recent tokens are worth: the two caches are more than 0.1 nats apart, "
                         "and the one with the first token is ahead."}),
-        Exercise(
-            "09.5", "The logit lens on a toy model (d = 4, five tokens): the rank of Paris (1 = top) after "
-                    "blocks 0, 1 and 2, from the streams X (3 × 4), the final gain g and the tied "
-                    "embedding E (5 × 4), eps = 0.",
-            lambda: _ranks(_lens(X95)), {
-                "no gain": (lambda: _ranks(_lens(X95, gain=1.0)),
-                            "you left out the final RMSNorm's gain g: the lens applies the whole final norm, "
-                            "each row over its root mean square and then times g, number by number, before "
-                            "E's transpose. Leaving out the division alone would not change a rank (it "
-                            "scales a row by one positive number); leaving out g does."),
-                "LayerNorm": (lambda: _ranks(_lens(X95, centred=True)),
-                              "you subtracted each row's mean first, as a LayerNorm does: SmolLM2's final "
-                              "norm is an RMSNorm, which only divides by the root mean square (lesson 08)."),
-                "LayerNorm, no gain": (lambda: _ranks(_lens(X95, gain=1.0, centred=True)),
-                                       "you subtracted each row's mean (a LayerNorm) and left out the gain "
-                                       "g: SmolLM2's final norm is an RMSNorm, each row over its root mean "
-                                       "square only, and then times g, number by number."),
-                "row 2": (lambda: _ranks(_lens(X95), token=2),
-                          "that is the rank of E's row 2, 'the': rows count from 0, so Paris is row 1 (the "
-                          "second row)."),
-                "counted from 0": (lambda: _ranks(_lens(X95)) - 1,
-                                   "you counted the tokens above Paris: its rank is one more (1 = top)."),
-                "from the bottom": (lambda: _ranks(_lens(X95), above=np.less),
-                                    "you ranked from the lowest logit up: rank 1 is the token with the "
-                                    "largest logit, the lens's top guess."),
-                "probabilities": (lambda: softmax_unchecked(_lens(X95))[:, PARIS95],
-                                  "those look like Paris's probabilities after each block: the question asks "
-                                  "for its rank, 1 + the number of tokens whose logit is larger."),
-            }, expects="three whole numbers, the rank of Paris after blocks 0, 1 and 2 (1 = top)",
-            fallback="Not right yet. For each row x of X: x / sqrt(mean(x²)) * g is the normed stream, and "
-                     "times E's transpose it gives 5 logits (one per token: Rome, Paris, the, city, sea); "
-                     "Paris's rank is 1 + the number of logits larger than Paris's."),
+        _compute_09_5(),
         Choice("09.6", "For 'The capital of Australia is', greedy says ' Sydney' and a draw at τ = 1 gives "
                        "' Canberra' with probability 0.34. At τ = 0.5, a draw gives ' Canberra' (a) more "
                        "often; (b) less often, τ below 1 moving towards greedy; (c) never, any τ below 1 "
@@ -281,6 +382,14 @@ def lesson09() -> list:
                                       "0.5 nats of full attention: every head that parks its weight on "
                                       "token 0 must put it elsewhere once the window leaves it behind "
                                       "(section 2). Keep at least one first token."),
+                   "one number": (lambda: 3.5159,
+                                  "you handed in one number: the answer is the design itself, two "
+                                  "whole numbers (window, keep), e.g. (48, 2), not the loss it gives "
+                                  "(the check looks the loss up) nor the window alone."),
+                   "swapped": (lambda: (1, 112),
+                               "your pair reads as (keep, window): the window comes first, then the "
+                               "number of first tokens kept, e.g. (112, 1) for a window of 112 tokens "
+                               "and the first token."),
                    "window too short": (lambda: (64, 8),
                                         "you kept the first tokens, but the window is too short: each query "
                                         "still loses the text between the first tokens and its window, and "

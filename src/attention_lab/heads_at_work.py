@@ -402,6 +402,18 @@ def percentile_of(value: float, others: ArrayLike) -> float:
     return float(100.0 * (others < float(value)).mean())
 
 
+def chance_at_least(below: int, sets: int) -> float:
+    """The base rate of a random control: the chance that one more set, drawn as the `sets` random sets were,
+    costs more than at least `below` of them, when every order of the sets + 1 losses is equally likely
+    (no ties): (sets - below + 1) / (sets + 1). Beside 'more than 50 of 50', it says how often chance alone
+    gives that (1 in 51)."""
+    sets = as_count(sets, "sets")
+    below = as_count(below, "below", minimum=0)
+    if below > sets:
+        raise ValueError(f"below is {below}: expected 0..{sets}, how many of the {sets} sets cost less")
+    return (sets - below + 1) / (sets + 1)
+
+
 def plot_knockouts(table: dict[str, tuple[float, float]], others: dict[str, Sequence[float]] | None = None,
                    first_copy: float | None = None, title: str = ""):
     """knockout_table's rows as bars (second-copy loss, candidates' prefix score); others: losses as dots,
@@ -626,11 +638,9 @@ def text_explorer(model: RealModel, text: str = "The capital of France is", laye
     """A text box drives every head's weights over your text (the model view, picks framed), the head the
     layer and head sliders open (framed in red), and the next token's `bars` most likely tokens after
     temperature τ and top-k, with how often each came in 100 draws (the sample-seed slider starts at
-    `seed`, 0 to 99)."""
+    `seed`, any whole number from 0 up; it runs 0 to 99, or to `seed` if that is larger)."""
     model = as_real_model(model)
     seed = as_count(seed, "seed", minimum=0)
-    if seed > 99:
-        raise ValueError(f"seed is {seed}: expected a sample seed 0..99, the slider's range")
     L, h = model.n_layers, model.n_heads
     layer, head = as_count(layer, "layer", minimum=0), as_count(head, "head", minimum=0)
     if layer >= L or head >= h:
@@ -651,7 +661,7 @@ def text_explorer(model: RealModel, text: str = "The capital of France is", laye
     run(text)
     controls = [Control("tau", "τ (temp.)", 1.0, 0.0, 3.0, 0.05),
                 Control("top_k", "top-k", 0, options=TOP_K_OPTIONS),
-                Control("seed", "sample seed", seed, 0, 99, 1, integer=True),
+                Control("seed", "sample seed", seed, 0, max(99, seed), 1, integer=True),
                 Control("layer", "layer", layer, 0, L - 1, 1, integer=True),
                 Control("head", "head", head, 0, h - 1, 1, integer=True),
                 Control("text", "your text", text, text=True)]

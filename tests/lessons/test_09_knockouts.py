@@ -137,12 +137,26 @@ def test_the_cells_name_the_heads_of_section_5(knockouts, real_model):
     assert ns["candidates"] == [(17, 3), (17, 4), (17, 5), (18, 6), (18, 7), (20, 6), (23, 2)]
     assert ns["prev"] == (16, 0)
     assert ns["randoms"] == hw.random_head_sets(real_model, 7, 50, 0) and len(ns["control"]) == 50
+    # round six, item 1: (16, 0) by name, and the strongest other previous-token pattern beside it
+    pt = ns["scores"]["previous token"]
+    others = sorted(((float(pt[i, j]), (i, j)) for i in range(30) for j in range(9) if (i, j) != (16, 0)),
+                    reverse=True)
+    assert ns["rival"] == others[0][1] == (11, 1)
+    assert list(ns["sets"].values()) == [[], ns["candidates"], [(16, 0)], [(11, 1)], [(1, 5)]]
+
+
+def test_the_random_sets_are_as_large_as_the_candidates_set():
+    """Round six, item 2: the control's sets have len(candidates) heads, whatever the draw (a draw with 4
+    candidates runs in test_09_seeds.py); no other size is written in the cell."""
+    code = cell("r09-knock-random")
+    assert "size = len(candidates)" in code and "hw.random_control(model, short, size, 50" in code
+    assert ", 7," not in code and "of 7 " not in code
 
 
 def test_seed_0_as_the_prose_says_it(knockouts, real_model):
     ns = knockouts[0]
     rows, chosen, control = ns["rows"], ns["chosen"], ns["control"]
-    none, cands, alone, early = rows.values()
+    none, cands, alone, rival, early = rows.values()
     assert cands["second copy, zero"] > np.log(len(real_model.embedding))   # "worse than a uniform guess"
     # an early head with no previous-token pattern costs as much zeroed, half as much mean-ablated
     assert early["second copy, zero"] > alone["second copy, zero"]
@@ -153,24 +167,59 @@ def test_seed_0_as_the_prose_says_it(knockouts, real_model):
     assert (control < short[1]["second copy, zero"]).sum() == 50 and (control < short[2]["second copy, zero"]
                                                                       ).sum() == 49
     assert (0, 8) in ns["top"] and (2, 6) in ns["top"]                   # "holds early heads, (0, 8), (2, 6)"
+    # round six, item 5: mean-ablated, the candidates lower the first copy's loss (the control moves)
+    assert cands["first copy, mean"] < none["first copy, zero"] < cands["first copy, zero"]
+    # round six, item 1: (11, 1)'s pattern is nearly (16, 0)'s, its knockout costs a tenth of a nat
+    pt = ns["scores"]["previous token"]
+    assert 0.8 < pt[11, 1] < pt[16, 0] and rival["second copy, zero"] - none["second copy, zero"] < 0.2
+    assert abs(rival["prefix score, zero"] - none["prefix score, zero"]) < 0.01
     text = said(cell("r09-knock-read"))
     for words in ("from 1.79 to 11.70 nats (on this draw, worse than a uniform guess, 10.8)",
                   "prefix score 0.66 → 0.57", "Mean-ablated: 10.46, so the two methods agree",
-                  "hardly moves (14.22 → 14.25)", "(16, 0) alone raises the loss to 7.89 (mean-ablated 7.95)",
+                  "almost where it was (14.22 → 14.25)", "mean-ablated, they *lower* the first copy's loss "
+                  "(13.70 < 14.22)", "(16, 0) alone raises the loss to 7.89 (mean-ablated 7.95)",
                   "first copy almost where it was (14.38)", "falls from 0.66 to 0.14",
+                  "(0.83 against 0.89), yet knocked out it costs almost nothing (1.79 → 1.89) and the "
+                  "candidates keep their prefix score (0.66)", "knocks out (16, 0) by name",
+                  "50 random sets of 7 heads, as many as the candidates",
                   "The candidates cost more than all 50 sets, (16, 0) alone more than 49",
+                  "by chance 1 time in 51 (0.02), more than 49 of them 2 times in 51 (0.04)",
                   "previous token (score 0.16)", "it costs 11.34 on this draw", "prefix score falls to 0.22",
                   "(14.22 → 15.66)", "Mean-ablated, it costs 5.78, half as much, and the prefix score stays "
-                  "at 0.54"):
+                  "at 0.54", "both Elhage et al., 2021's names"):
         assert words in text, words
     screen = shown("r09-knock") + shown("r09-knock-random")
     for line in ("the 7 candidates     11.70  10.46     14.25  13.70      0.57 0.59",
                  "(16, 0) alone         7.89   7.95     14.38  14.27      0.14 0.14",
+                 "(11, 1) alone         1.89   1.76     14.33  14.29      0.66 0.66",
                  "(1, 5) alone         11.34   5.78     15.66  14.78      0.22 0.54",
-                 "previous-token score of (1, 5): 0.16; of (16, 0): 0.89",
-                 "the 7 candidates    10.10 nats: more than 50 of the 50 random sets",
-                 "(16, 0) alone        6.58 nats: more than 49 of the 50 random sets"):
+                 "previous-token score of (16, 0): 0.89; of (11, 1): 0.83; of (1, 5): 0.16",
+                 "the 7 candidates    10.10 nats: more than 50 of the 50 random sets (by chance: 0.02)",
+                 "(16, 0) alone        6.58 nats: more than 49 of the 50 random sets (by chance: 0.04)",
+                 "above at least 95 % of the 50 (48 sets): 0.06; at least 90 % (45 sets): 0.12"):
         assert line in screen, line
+
+
+def chance_by_shuffling(below: int, sets: int, trials: int = 20_000) -> float:
+    """The share of random orders of sets + 1 distinct losses in which the last one is above at least
+    `below` of the others: the base rate counted, not computed by formula."""
+    ranks = np.random.default_rng(9).random((trials, sets + 1)).argsort(axis=1).argsort(axis=1)[:, -1]
+    return float((ranks >= below).mean())                              # its rank = how many it is above
+
+
+@pytest.mark.parametrize("below, sets", [(50, 50), (49, 50), (48, 50), (45, 50), (0, 50), (3, 7)])
+def test_chance_at_least_is_the_share_of_random_orders(below, sets):
+    """Round six, item 8: the base rate printed beside 'more than k of the 50 random sets'."""
+    assert hw.chance_at_least(below, sets) == pytest.approx(chance_by_shuffling(below, sets), abs=0.01)
+    assert hw.chance_at_least(50, 50) == pytest.approx(1 / 51) and hw.chance_at_least(0, 50) == 1.0
+
+
+@pytest.mark.parametrize("below, sets, error, words", [
+    (51, 50, ValueError, "below is 51: expected 0..50"), (-1, 50, ValueError, "below is -1"),
+    (2.0, 50, TypeError, "below is 2.0 of type float"), (1, 0, ValueError, "sets is 0")])
+def test_chance_at_least_refuses_bad_input_by_name(below, sets, error, words):
+    with pytest.raises(error, match=words):
+        hw.chance_at_least(below, sets)
 
 
 def test_every_seed_as_the_prose_says_it(knockouts):
@@ -181,7 +230,7 @@ def test_every_seed_as_the_prose_says_it(knockouts):
     a nat on seeds 1 and 3 to 7."""
     early_costs, above_prev = [], []
     for seed, ns in knockouts.items():
-        none, cands, alone, early = ns["rows"].values()
+        none, cands, alone, _, early = ns["rows"].values()
         base2 = none["second copy, zero"]
         assert base2 == ns["second"], seed
         assert alone["prefix score, zero"] < none["prefix score, zero"] / 4, seed
@@ -352,6 +401,13 @@ def test_09_3_by_hand():
     (block([[[1, 2 / 3]] * 3, [[2, 1]] * 3, [[1, 1]] * 3]), "every head mean-ablated"),
     ([[2 * 1 + 1 * 2, 2 * 1 + 1 * 0]] * 3, "head 1's part alone"),   # mean row (2, 1) times W_O rows 2, 3
     ([list(block(O).mean(axis=0))] * 3, "every head mean-ablated"),  # linear: the same as all heads' means
+    # round six, item 7: five more slips, each written out here
+    (block([O[0], [[6, 3]] * 3, O[2]]), "sum, not mean"),            # head 1's column sums: 3+0+3, 1+2+0
+    (block([O[0], [[1, 0], [-2, 1], [1, -1]], O[2]]), "mean subtracted"),   # head 1's rows minus (2, 1)
+    (block([[O[0][0], [2 / 3, 1], O[0][2]], [O[1][0], [2 / 3, 1], O[1][2]], [O[2][0], [2 / 3, 1], O[2][2]]]),
+     "token 1, not head 1"),                                          # outs[:, 1]: (0+0+2)/3, (1+2+0)/3
+    ([[1, 0, 2, 1, 1, 1], [0, 1, 2, 1, 2, 0], [2, 1, 2, 1, 0, 2]], "no W_O"),   # the rows side by side
+    ([O[0].tolist(), [[2, 1]] * 3, O[2].tolist()], "heads not combined"),       # (3, 3, 2), head 1 replaced
 ])
 def test_09_3_wrong_answers_get_their_hint(answer, mistake):
     result = al.EXERCISES["09.3"].evaluate(np.asarray(answer, float))

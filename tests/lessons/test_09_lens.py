@@ -120,58 +120,105 @@ def test_the_claims_as_worded(read):
 
 
 # ------------------------------------------------------------------------------------------- 09.5
-def by_hand(X, g, E, centred=False, gain=True):
-    """Paris's rank (1 = top) after each block, with loops."""
+def by_hand(X, g, E, token=1, centred=False, gain=True, over_blocks=False, rank="above"):
+    """The token's rank (1 = top) after each block, with loops, as a student writes lens_ranks (and its
+    slips: a LayerNorm, no gain, the norm taken down the columns, other ways of counting)."""
+    X, g, E = [list(map(float, x)) for x in X], list(map(float, g)), [list(map(float, e)) for e in E]
+    cols = [(sum(x[j] ** 2 for x in X) / len(X)) ** 0.5 for j in range(len(g))]
     out = []
     for x in X:
         if centred:
             x = [v - sum(x) / len(x) for v in x]
         r = (sum(v * v for v in x) / len(x)) ** 0.5
-        z = [v / r * (gi if gain else 1.0) for v, gi in zip(x, g)]
+        z = [v / (cols[j] if over_blocks else r) * (g[j] if gain else 1.0) for j, v in enumerate(x)]
         logits = [sum(a * b for a, b in zip(z, row)) for row in E]
-        out.append(1 + sum(1 for v in logits if v > logits[1]))
+        mine = logits[token]
+        if rank == "above":
+            out.append(1 + sum(1 for v in logits if v > mine))
+        elif rank == "from 0":
+            out.append(sum(1 for v in logits if v > mine))
+        elif rank == "below":
+            out.append(1 + sum(1 for v in logits if v < mine))
+        elif rank == "itself":
+            out.append(1 + sum(1 for v in logits if v >= mine))
+        elif rank == "argsort":                                       # the id in place `token`, plus 1
+            out.append(sorted(range(len(logits)), key=lambda t: -logits[t])[token] + 1)
+        else:                                                         # the token's probability
+            top = max(logits)
+            out.append(2.718281828459045 ** (mine - top) / sum(2.718281828459045 ** (v - top)
+                                                               for v in logits))
     return out
+
+
+def student(**slip):
+    """A student's lens_ranks(X, g, E, token) with the given slip (none: the right one)."""
+    paris_only = slip.pop("paris_only", False)
+    return lambda X, g, E, token: by_hand(X, g, E, 1 if paris_only else token, **slip)
 
 
 def test_09_5_the_numbers_the_cell_shows_are_the_exercises():
     ns = {"np": np}
     exec(source("ex-09-5-code").split("answer_09_5")[0], ns)
     assert np.array_equal(ns["X"], X95) and np.array_equal(ns["g"], G95) and np.array_equal(ns["E"], E95)
+    assert ns["lens_ranks"](X95, G95, E95, 1) is None                  # the student's to write
     assert "(Rome, Paris, the, city, sea, in the order of E's rows)" in cell("ex-09-5")
+    assert "`lens_ranks(X, g, E, 1)` gives Paris's three ranks" in cell("ex-09-5")
 
 
 def test_09_5_by_hand():
     right = by_hand(X95.tolist(), G95.tolist(), E95.tolist())
     assert right == [2, 5, 1]
     assert X95[2].tolist() == [0.0, -1.0, -2.0, -1.0]
-    assert answer_key("09.5").tolist() == right
-    assert al.EXERCISES["09.5"].evaluate(right).status == "correct"
-    assert al.EXERCISES["09.5"].evaluate(np.array(right)).status == "correct"
+    assert answer_key("09.5")(X95, G95, E95, 1).tolist() == right
+    assert al.EXERCISES["09.5"].evaluate(student()).status == "correct"
     # leaving out the division by the root mean square alone changes no rank (one positive number a row)
     scaled = (X95 * G95) @ E95.T
     assert (1 + (scaled > scaled[:, [1]]).sum(axis=1)).tolist() == right
 
 
-@pytest.mark.parametrize("answer, mistake", [
-    (by_hand(X95.tolist(), G95.tolist(), E95.tolist(), gain=False), "no gain"),            # [3, 5, 1]
-    (by_hand(X95.tolist(), G95.tolist(), E95.tolist(), centred=True), "LayerNorm"),        # [1, 5, 3]
-    (by_hand(X95.tolist(), G95.tolist(), E95.tolist(), centred=True, gain=False), "LayerNorm, no gain"),
-    ([1, 4, 0], "counted from 0"),
-    ([4, 1, 5], "from the bottom"),                    # the lowest logit as rank 1: Paris's rows read upward
-    ([4, 1, 4], "row 2"),                              # E's rows counted from 1: the rank of 'the'
-    ([0.313, 0.004, 0.383], "probabilities"),          # softmax of each row, Paris's entry
+@pytest.mark.parametrize("slip, mistake", [
+    ({"gain": False}, "no gain"),
+    ({"centred": True}, "LayerNorm"),
+    ({"centred": True, "gain": False}, "LayerNorm, no gain"),
+    ({"rank": "from 0"}, "counted from 0"),
+    ({"rank": "below"}, "from the bottom"),                 # the lowest logit as rank 1
+    ({"rank": "itself"}, "counted itself"),                 # round six, item 6: >= counts the token itself
+    ({"rank": "argsort"}, "argsort read at the token"),     # the id in the token's place, not its place
+    ({"over_blocks": True}, "norm over the blocks"),        # the root mean square down X's columns
+    ({"paris_only": True}, "Paris only"),                   # token 1 whatever the token asked
+    ({"rank": "probability"}, "probabilities"),             # softmax of each row, the token's entry
 ])
-def test_09_5_wrong_answers_get_their_hint(answer, mistake):
+def test_09_5_wrong_functions_get_their_hint(slip, mistake):
     assert by_hand(X95.tolist(), G95.tolist(), E95.tolist(), centred=True) == [1, 5, 3]
-    assert by_hand(X95.tolist(), G95.tolist(), E95.tolist(), centred=True, gain=False) == [2, 5, 3]
-    result = al.EXERCISES["09.5"].evaluate(answer)
+    result = al.EXERCISES["09.5"].evaluate(student(**slip))
     assert result.status == "mistake" and result.mistake == mistake, result.message
 
 
+def test_09_5_no_value_computed_elsewhere_passes():
+    """Round five's item 7, round six's item 6: the review's shortcut (two package calls) is switched off
+    while the check runs the function; the right ranks as numbers, or a function that returns them
+    whatever it is given, do not pass."""
+    from attention_lab import heads_at_work as hw_
+    from attention_lab import real_model as rm_
+
+    def shortcut(X, g, E, token):
+        return hw_.lens_rank(rm_.rms_norm(X, g, 0) @ E.T, token)[0]
+    assert shortcut(X95, G95, E95, 1).tolist() == [2, 5, 1]              # it works outside the check
+    result = al.EXERCISES["09.5"].evaluate(shortcut)
+    assert result.status == "wrong" and "is switched off in this exercise" in result.message
+    for numbers in ([2, 5, 1], np.array([2, 5, 1]), (2, 5, 1)):
+        result = al.EXERCISES["09.5"].evaluate(numbers)
+        assert result.status == "mistake" and result.mistake == "numbers", result.message
+        assert "hand in your function itself" in result.message
+    result = al.EXERCISES["09.5"].evaluate(lambda X, g, E, token: [2, 5, 1])
+    assert result.status != "correct"
+
+
 def test_09_5_other_answers_are_told_what_is_wrong():
-    result = al.EXERCISES["09.5"].evaluate([2, 4, 1])
-    assert result.status == "wrong" and "1 + the number of logits larger than Paris's" in result.message
-    assert "three whole numbers" in al.EXERCISES["09.5"].evaluate(np.zeros((3, 5))).message
+    result = al.EXERCISES["09.5"].evaluate(lambda X, g, E, token: [1] * len(X))
+    assert result.status == "wrong" and "the rank (1 = top) of the token after that block" in result.message
+    result = al.EXERCISES["09.5"].evaluate(lambda X, g, E, token: None)
+    assert result.status == "wrong" and "returns None" in result.message
 
 
 # ------------------------------------------------------------------------------- the lesson as a whole

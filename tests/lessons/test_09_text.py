@@ -43,7 +43,8 @@ def explorer(real_model):
 # ------------------------------------------------------------------------------- the explorer, driven
 def test_the_start_is_the_lessons_static_copy(explorer):
     assert shown("r09-text-static").startswith(explorer.summary() + "\n")
-    assert 'hw.text_explorer(model, picks=picks, seed=SAMPLE_SEED)' in source("r09-text")
+    assert "hw.text_explorer(model, layer=layer, head=head, picks=picks, seed=SAMPLE_SEED)" in \
+        source("r09-text")
     assert "\nSAMPLE_SEED = 0 " in "\n" + source("r09-text")
     assert f"framed in the model view: {PICKS}" in shown("r09-text-static")
 
@@ -248,6 +249,41 @@ def test_the_picks_are_lesson_08s():
                         ("candidate induction", "induction (prefix matching)")]:
         layer, head = PICKS[name]
         assert f"{score}: strongest layer {layer}, head {head} " in printed
+
+
+def test_the_picks_follow_the_draw(real_model):
+    """Round six, item 9: the cells open the heads the draw's scores pick, not heads written in: with the
+    scores of another draw, the explorer starts on that draw's previous-token head and the repeat opens on
+    its strongest candidate."""
+    from contextlib import redirect_stdout
+    from io import StringIO
+
+    import matplotlib.pyplot as plt
+    names = ("first token", "previous token", "induction (prefix matching)")
+    scores = {name: np.zeros((30, 9)) for name in names}
+    scores["first token"][18, 8] = scores["previous token"][11, 1] = 1.0
+    scores["induction (prefix matching)"][17, 4] = 1.0
+    ns = {"np": np, "rm": rm, "hw": hw, "model": real_model, "scores": scores}
+    out = StringIO()
+    with redirect_stdout(out):
+        exec(compile(source("r09-text"), "r09-text", "exec"), ns)
+        assert ns["text_ex"].summary().startswith("5 tokens; open: layer 11, head 1")
+        exec(compile(source("r09-text-static"), "r09-text-static", "exec"), ns)
+    plt.close("all")
+    said = out.getvalue()
+    assert "open: layer 11, head 1" in said and "a repeat, opened on (17, 4):" in said
+    assert "framed in the model view: {'sink head': (18, 8), 'previous token': (11, 1), " \
+           "'candidate induction': (17, 4)}" in said
+    for cid in ("r09-text", "r09-text-static"):
+        assert "layer=1" not in source(cid) and "head=6" not in source(cid) and "head=0" not in source(cid)
+
+
+def test_any_sample_seed_from_0_up_runs(real_model):
+    """A student may set SAMPLE_SEED to any whole number from 0 up (2024, say): the slider reaches it."""
+    ex = hw.text_explorer(real_model, seed=2024)
+    assert "100 draws, seed 2024:" in ex.summary()
+    logits = last_logits(real_model, FRANCE)
+    assert ex.result["first"] == hw.sample_token(logits, 1.0, seed=2024)
 
 
 def test_bad_arguments_are_named(real_model):

@@ -250,14 +250,21 @@ def test_09_7_every_design_within_the_goal_passes(design):
     ((128, 1), "over the budget", "more than 120 entries"),
     ((333, 0), "over the budget", "more than 120 entries"),               # full attention
     ((112, 9), "over the budget", "more than 120 entries"),
+    # round six, item 7: a pair written the other way round, and one number handed in for the design
+    ((1, 112), "swapped", "the window comes first"),                  # (keep, window) of the answer key
+    ([4, 96], "swapped", "the window comes first"),
+    ((8, 80), "swapped", "(keep, window)"),
+    (3.5159, "one number", "not the loss it gives"),                  # the loss of (112, 1), typed
+    (np.float64(3.5383), "one number", "two whole numbers (window, keep)"),
+    (112, "one number", "nor the window alone"),
 ])
 def test_09_7_wrong_designs_get_their_hint(answer, mistake, words):
     result = al.EXERCISES["09.7"].evaluate(answer)
     assert result.status == "mistake" and result.mistake == mistake and words in result.message
 
 
-@pytest.mark.parametrize("answer", [(100, 4), (48, 9), (112.0, 1), (True, 1), (112,), "112, 1", 112,
-                                    (np.float64(112), 1), (-16, 8), [112, None]])
+@pytest.mark.parametrize("answer", [(100, 4), (48, 9), (112.0, 1), (True, 1), (112,), "112, 1", True,
+                                    (np.float64(112), 1), (-16, 8), [112, None], (4, 100)])
 def test_09_7_answers_off_the_grid_are_told_the_form(answer):
     """Off the grid: the form of the answer, whatever the numbers."""
     result = al.EXERCISES["09.7"].evaluate(answer)
