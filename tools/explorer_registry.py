@@ -48,10 +48,14 @@ def lesson_07_run(seed: int = 0) -> al.InductionRun:
 
 
 def _induction_explorer():
-    """Lesson 07's explorer: the lesson's 1200-step run and probe, snapshots as in the lesson."""
+    """Lesson 07's explorer: the lesson's 1200-step run and probe, snapshots as in the lesson, starting at the
+    kept step nearest the middle of the phase change."""
     cfg = al.InductionConfig()
-    probe = al.repeated_batch(np.random.default_rng(7), 1, cfg)[0][0]
-    return al.induction_explorer(lesson_07_run(0), probe, start=400)
+    probe_rng = np.random.default_rng(np.random.SeedSequence(984).spawn(1)[0])   # as the lesson draws it
+    probe = al.repeated_batch(probe_rng, 1, cfg)[0][0]
+    run = lesson_07_run(0)
+    start, end = al.phase_change(run)
+    return al.induction_explorer(run, probe, start=20 * round((start + end) / 40))
 
 
 def model_explorers() -> dict:

@@ -1,7 +1,7 @@
 """Held-out evidence for a lesson's claims about a random draw: each claim checked on seeds you name.
 
-    python tools/seed_sweep.py 07 --seeds 16-31            # a table: each claim, on how many seeds it holds
-    python tools/seed_sweep.py 07 --seeds 16-31 --markdown > docs/held-out/07.md
+    python tools/seed_sweep.py 07 --seeds 32-47            # a table: each claim, on how many seeds it holds
+    python tools/seed_sweep.py 07 --seeds 32-47 --markdown > docs/held-out/07.md
 
 A claim about a draw is worded from the seeds the lesson shows, then checked here on at least 16 other
 seeds that played no part in choosing the words; the lesson words it with the count ("on 16 of 16 further

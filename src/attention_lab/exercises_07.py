@@ -150,6 +150,12 @@ def _stream_backward(skip1=True, skip2=True, transpose_A=(True, True), transpose
             return g + through(1, A1, W1, g) + dOut
         if layer1_reads == "nothing":                               # stopped at dL/dH1
             return dH1
+        if layer1_reads == "dOut only":                             # no path through a layer at all
+            return dOut
+        if layer1_reads == "side by side":                          # each layer sent dOut, not in a row
+            return through(1, A1, W1, dOut) + through(2, A2, W2, dOut)
+        if layer1_reads == "straight from dOut":                    # X's straight path carries dOut
+            return dOut + through(1, A1, W1, dH1)
         dX = (dH1 if skip1 else 0) + through(1, A1, W1, dH1)
         return dX + dOut if layer1_reads == "dOut again" else dX    # the straight path counted twice
     return backward
@@ -178,7 +184,11 @@ def _debug_07():
              "layer 1 gets dOut": _stream_backward(layer1_reads="dOut"),
              "dOut added last": _stream_backward(layer1_reads="layer 2 only"),
              "layer 1 forgotten": _stream_backward(layer1_reads="nothing"),
-             "straight path twice": _stream_backward(layer1_reads="dOut again")}
+             "straight path twice": _stream_backward(layer1_reads="dOut again"),
+             "straight path only": _stream_backward(layer1_reads="dOut only"),
+             "no straight paths": _stream_backward(skip1=False, skip2=False),
+             "layers side by side": _stream_backward(layer1_reads="side by side"),
+             "straight path from dOut": _stream_backward(layer1_reads="straight from dOut")}
     judge = judge_fix(_stream_backward(), wrong, inputs,
                       "expected dL/dX (shape of X) for L = sum(H2 * dOut), the sum over every path.",
                       locked=(*SHORTCUTS, "induction_loss_and_grads"))
@@ -211,6 +221,18 @@ def _debug_07():
         "dOut added last": "adding dOut at the end counts the straight path X → H1 → H2, but misses "
                            "the path that goes straight past layer 2 and *through* layer 1: add dOut "
                            "into dH1 first, then send dH1 back through layer 1.",
+        "straight path only": "dOut alone is the straight path X → H1 → H2 only; three more paths go "
+                              "through a layer: dH1 = dOut + (back through layer 2), then dX = dH1 + "
+                              "(back through layer 1).",
+        "no straight paths": "you follow only the path through both layers. Each layer adds its output to "
+                             "its input, so the gradient also goes straight past it: dH1 = dOut + (back "
+                             "through layer 2), dX = dH1 + (back through layer 1).",
+        "layers side by side": "you send dOut back through each layer on its own, as if the two layers sat "
+                               "side by side. They are in a row: layer 1's output reaches the loss through "
+                               "H1, so compute dH1 = dOut + A2ᵀ dOut W2ᵀ first and send dH1 through layer 1.",
+        "straight path from dOut": "layer 1's part is right, but X's straight path carries dL/dH1, not dOut: "
+                                   "dX = dH1 + (back through layer 1). With dOut you drop the path through "
+                                   "layer 2 and then straight past layer 1.",
     }
     return Trial("07.3", "Fix stream_backward: the gradient must follow every path.", "debug",
                  _stream_backward, judge,
@@ -245,8 +267,8 @@ def lesson07() -> list:
             "b": "the induction head still fires: it finds the earlier copy of the current token and "
                  "bets about a third of its probability on the token that followed it, which is now the "
                  "wrong one. That costs: measured, the reversed copy's loss comes out above the first "
-                 "copy's (3.33 in the lesson), by 0.24 in the lesson's run (seed 0), and by 0.05 to 0.3 "
-                 "on 14 of 16 further runs.",
+                 "copy's, `loss_first` on your screen (3.32 in the lesson's run, seed 0), by 0.25 in that "
+                 "run and by 0.05 to 0.3 on 15 of 16 further runs (seeds 32–47).",
             "d": "nothing here can reach zero: even on true repeats the loss stays above zero."}),
         _design_07(),
         _debug_07(),
@@ -292,6 +314,17 @@ def lesson07() -> list:
             "the total only": (lambda: (h1 + w2_74 * (A2_74 @ h1))[3],
                                "that is the last token's whole output, the sum of the four paths: "
                                "split it into the four parts, in the order given."),
+            "no weights": (lambda: _paths_74(w_both=1.0) / np.array([1.0, w1_74, w2_74, 1.0]),
+                           "your numbers leave out the heads' weights: head 1's path is scaled by w1, "
+                           "head 2's by w2, and the path through both by w1 · w2."),
+            "running totals": (lambda: np.cumsum(_paths_74()),
+                               "each of your numbers is the sum of the paths so far (your last is the "
+                               "whole output): give each path on its own, in the order given."),
+            "composed path as a product": (lambda: _paths_74(composed=False) + np.array(
+                [0.0, 0.0, 0.0, w1_74 * (A1_74 @ x74)[3] * w2_74 * (A2_74 @ x74)[3]]),
+                "your fourth number is head 1's number times head 2's. The composed path is not a "
+                "product of the two: head 2 reads what head 1 wrote at every token, so it is "
+                "w1 · w2 · (A2 A1 x), at the last token."),
             "head 2 on the stream": (lambda: np.array([x74[3], w1_74 * (A1_74 @ x74)[3],
                                                        w2_74 * (A2_74 @ h1)[3], 0.0]),
                                      "your third number is head 2's whole output, which already "

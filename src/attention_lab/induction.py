@@ -371,9 +371,12 @@ def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) 
     previous-token (mean weight from place i to i - 1 on random tokens), prefix-matching (mean weight,
     on a half of distinct random tokens repeated once, from a token in the second half to the token after
     its first occurrence)
-    and copying (fraction of tokens whose own logit is the largest in their row of E W_v W_O W_u)."""
+    and copying (fraction of tokens whose own logit is the largest in their row of E W_v W_O W_u).
+    The sequences come from a child stream of SeedSequence(seed), which no training run draws
+    (train_induction(seed=s) draws default_rng(s) and default_rng(s + 1)): the scores of a model trained
+    with any seed are measured on sequences it never trained on."""
     cfg, p, _ = _inputs(cfg, p, np.zeros((1, 2), dtype=int))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(np.random.SeedSequence(as_count(seed, "seed", minimum=0)).spawn(1)[0])
     half = cfg.n // 2
     rand = rng.integers(0, cfg.vocab_size, size=(batch, cfg.n))
     A = induction_attention(p, rand, cfg)                            # (L, B, h, n, n)

@@ -1,11 +1,14 @@
 """Lesson 07's claims about its training runs (TRAINING_SEED), each measured with the package on one seed.
 
 The lesson shows training seed 0; the numbers its claims are worded with (the bounds below) were fitted on
-training seeds 0-15, so those are held in SHOWN and never used as held-out seeds. The lesson names two
-held-out runs where claims fail (seed 18: Q-composition; seed 28: a content model that finds a 9 but
-never an 8): they were found by this sweep, not used to choose any bound.
+training seeds 0-15. Seeds 16-31 were the held-out seeds of review round 5, whose table was published
+(the lesson names two of them, seed 18: Q-composition; seed 28: a content model that finds a 9 but never
+an 8), so they are no longer held out either: SHOWN holds 0-31, and the held-out seeds are 32-47.
 
-    python tools/seed_sweep.py 07 --seeds 16-31 --markdown > docs/held-out/07.md
+Every fixed data set is the lesson's, drawn from a child stream of SeedSequence(N) (FIXED below), a stream
+no training seed draws (a run with seed s draws default_rng(s) and default_rng(s + 1)).
+
+    python tools/seed_sweep.py 07 --seeds 32-47 --jobs 2 --markdown > docs/held-out/07.md
 """
 
 import numpy as np
@@ -13,7 +16,7 @@ import numpy as np
 import attention_lab as al
 
 SEED_NAMES = ("TRAINING_SEED",)
-SHOWN = tuple(range(16))
+SHOWN = tuple(range(32))      # 0-15 fitted on, 16-31 published in round 5
 LN24 = np.log(24)
 
 CLAIMS = {
@@ -56,7 +59,7 @@ CLAIMS = {
         "places 11-15",
     "together":
         "section 7: both slider numbers below 0.5 before the printed phase change, above 0.6 after it; "
-        "each passes 0.5 inside it, within 100 steps of the other",
+        "each passes 0.5 inside it, within 150 steps of the other",
     "copying-first":
         "section 7: both copying scores pass 0.5 at an earlier kept step than either pattern score "
         "reaches 0.3; layer 1 stops copying by step 1200 (< 0.1)",
@@ -75,12 +78,24 @@ CLAIMS = {
         "the first copy (and than ln 24) at random distances",
     "fixed-no-prefix":
         "section 8: the fixed-distance model's largest prefix-matching score is below 0.1",
+    "07.1-answer":
+        "07.1: the trained model's loss on the reversed second copy is above its loss on the first copy "
+        "(answer (c))",
     "07.1-gap":
         "07.1 hint: the reversed copy costs 0.05 to 0.3 more than the first copy",
     "07.1-bet":
         "07.1 hint: the model bets about a third (0.25 to 0.42) of its probability on the token that "
         "followed the earlier copy",
 }
+
+
+def fixed(n: int) -> np.random.Generator:
+    """The lesson's fixed data stream N: the first child of SeedSequence(N), which no training seed draws."""
+    return np.random.default_rng(np.random.SeedSequence(n).spawn(1)[0])
+
+
+FIXED = {"content held-out": 6, "content counting": 7, "held-out": 100, "probe": 984, "random tokens": 12,
+         "fixed distance": 100}   # the N of each of the lesson's fixed data sets
 
 
 def smoothed(curve):
@@ -91,11 +106,11 @@ def smoothed(curve):
 def content(seed: int) -> dict[str, bool]:
     """Section 1 with training seed `seed`."""
     cfg = al.ModelConfig(task="largest")
-    held_ids, held_max = al.task_batch(np.random.default_rng(6), 500, cfg)
+    held_ids, held_max = al.task_batch(fixed(FIXED["content held-out"]), 500, cfg)
     run = al.train(cfg, steps=400, batch=32, seed=seed)
     blind = al.ModelConfig(task="largest", attention=False)
     acc_blind = al.accuracy(al.train(blind, steps=400, batch=32, seed=seed).params, held_ids, held_max, blind)
-    train_ids, train_max = al.task_batch(np.random.default_rng(7), 5000, cfg)
+    train_ids, train_max = al.task_batch(fixed(FIXED["content counting"]), 5000, cfg)
     bound = al.counting_baseline(train_ids, train_max, held_ids, held_max)
     E, P, W = run.params["E"], run.params["P"], run.params
     s = np.sqrt(32)
@@ -122,7 +137,7 @@ def content(seed: int) -> dict[str, bool]:
 def induction(seed: int) -> dict[str, bool]:
     """Sections 4-8 and exercise 07.1 with training seed `seed`."""
     cfg = al.InductionConfig()
-    held, first, second = al.repeated_batch(np.random.default_rng(100), 500, cfg)
+    held, first, second = al.repeated_batch(fixed(FIXED["held-out"]), 500, cfg)
     run = al.train_induction(cfg, steps=1200, batch=32, lr=0.01, seed=seed, snapshots=range(0, 1201, 20))
     out = {}
     start, end = al.phase_change(run)
@@ -140,10 +155,10 @@ def induction(seed: int) -> dict[str, bool]:
     prev, prefix, copy = sc["previous-token"], sc["prefix-matching"], sc["copying"]
     out["two-heads"] = bool(prev[0] > 0.4 and prev[1] < 0.3 and prefix[1] > 0.6 and prefix[0] < 0.3
                             and copy[1] == 1.0 and copy[0] < 0.5)
-    probe = al.repeated_batch(np.random.default_rng(7), 1, cfg)[0][0]
+    probe = al.repeated_batch(fixed(FIXED["probe"]), 1, cfg)[0][0]
     A_probe = al.induction_attention(run.params, probe, cfg)[:, 0, 0]
     out["probe-layer-2"] = bool((A_probe[1, 9:13].argmax(axis=1) == np.arange(2, 6)).all())
-    rand = np.random.default_rng(12).integers(0, 24, size=(200, 16))
+    rand = fixed(FIXED["random tokens"]).integers(0, 24, size=(200, 16))
     A1 = al.induction_attention(run.params, rand, cfg)[0, :, 0]
     back = A1[:, np.arange(1, 16), np.arange(15)].mean(axis=0)
     out["layer-1-places"] = back[:9].mean() > 0.8 and back[10:].mean() < 0.3
@@ -159,7 +174,7 @@ def induction(seed: int) -> dict[str, bool]:
     passes = [min((t for t, v in slider.items() if v[i] >= 0.5), default=10 ** 6) for i in (0, 1)]
     out["together"] = (all(v < 0.5 for t, p in slider.items() if t < low for v in p)
                        and all(v > 0.6 for t, p in slider.items() if t >= high for v in p)
-                       and abs(passes[0] - passes[1]) <= 100 and all(low <= t < high for t in passes))
+                       and abs(passes[0] - passes[1]) <= 150 and all(low <= t < high for t in passes))
     copies = min((t for t, r in table.items() if min(r[:2]) > 0.5), default=10 ** 6)
     shows = min((t for t, r in table.items() if max(r[2:]) >= 0.3), default=10 ** 6)
     out["copying-first"] = copies < shows and table[1200][0] < 0.1 and table[1200][1] == 1.0
@@ -180,14 +195,15 @@ def induction(seed: int) -> dict[str, bool]:
             for M in (query @ (E @ W["W_v1"] @ W["W_O1"] @ W["W_k2"]).T, query @ (E @ W["W_k2"]).T)]
     out["circuit-diagonal"] = diag[0] == 1.0
     out["direct-below-third"] = diag[1] < 1 / 3
-    fixed = al.InductionConfig(fixed_offset=True)
-    run_f = al.train_induction(fixed, steps=1200, batch=32, lr=0.01, seed=seed)
-    ids_f, _, second_f = al.repeated_batch(np.random.default_rng(100), 500, fixed)
-    on_fixed = al.induction_loss(run_f.params, ids_f, fixed)[second_f].mean()
-    on_random = al.induction_loss(run_f.params, held, fixed)[second].mean()
+    fixed_cfg = al.InductionConfig(fixed_offset=True)
+    run_f = al.train_induction(fixed_cfg, steps=1200, batch=32, lr=0.01, seed=seed)
+    ids_f, _, second_f = al.repeated_batch(fixed(FIXED["fixed distance"]), 500, fixed_cfg)
+    on_fixed = al.induction_loss(run_f.params, ids_f, fixed_cfg)[second_f].mean()
+    on_random = al.induction_loss(run_f.params, held, fixed_cfg)[second].mean()
     out["fixed-distance"] = on_fixed < ls and on_random > lf and on_random > LN24
-    out["fixed-no-prefix"] = al.head_scores(run_f.params, fixed, seed=11)["prefix-matching"].max() < 0.1
+    out["fixed-no-prefix"] = al.head_scores(run_f.params, fixed_cfg, seed=11)["prefix-matching"].max() < 0.1
     gap, bet = reversed_copy(run.params, cfg, held, first, second)
+    out["07.1-answer"] = gap > lf
     out["07.1-gap"] = 0.05 <= gap - lf <= 0.3
     out["07.1-bet"] = 0.25 <= bet <= 0.42
     return {k: bool(v) for k, v in out.items()}
