@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 import pytest
+from lesson_helpers import grads_by_differences
 
 import attention_lab as al
 from attention_lab.answer_keys import answer_key, mistakes_of
@@ -219,24 +220,6 @@ def grads_of(fix=True, scaled=True, dK_T=True, masked=True, ds=None):
         dR = s * dS if scaled else dS                  # dL/dR, R = Q Kᵀ before the scale
         return dR @ K, (dR.T if dK_T else dR) @ Q, A.T @ dY
     return causal_attention_grads
-
-
-def grads_by_differences(Q, K, V, dY, eps=1e-5):
-    """Finite differences in place of a backward pass, in plain NumPy."""
-    def loss(Q_, K_, V_):
-        return float((causal_sm(Q_ @ K_.T / np.sqrt(K_.shape[1])) @ V_ * dY).sum())
-    grads = []
-    for i in range(3):
-        args = [np.array(a, dtype=float) for a in (Q, K, V)]
-        g = np.zeros_like(args[i])
-        for idx in np.ndindex(g.shape):
-            args[i][idx] += eps
-            up = loss(*args)
-            args[i][idx] -= 2 * eps
-            g[idx] = (up - loss(*args)) / (2 * eps)
-            args[i][idx] += eps
-        grads.append(g)
-    return tuple(grads)
 
 
 def grads_with_the_package(Q, K, V, dY):

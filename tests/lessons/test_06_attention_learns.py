@@ -29,6 +29,7 @@ from lesson_helpers import (
     causal_grads,
     cell_text,
     explorer,
+    grads_by_differences,
     hand_softmax,
     lesson_cells,
     move,
@@ -819,23 +820,8 @@ def test_06_3_a_float32_computation_is_not_called_finite_differences(cast):
 
 def test_06_3_finite_differences_written_here_keep_their_hint():
     """Item 5's other side: central differences (here at 1e-4, in float64) are still named as such."""
-    def loss(Q, K, V, dY):
-        mask = np.tril(np.ones((len(Q), len(K)), dtype=bool))
-        return float((sm(np.where(mask, Q @ K.T / np.sqrt(K.shape[1]), -np.inf)) @ V * dY).sum())
-
-    def by_differences(Q, K, V, dY, eps=1e-4):
-        out = []
-        for i in range(3):
-            args = [np.array(a, dtype=float) for a in (Q, K, V)]
-            g = np.zeros_like(args[i])
-            for idx in np.ndindex(g.shape):
-                args[i][idx] += eps
-                up = loss(*args, dY)
-                args[i][idx] -= 2 * eps
-                g[idx] = (up - loss(*args, dY)) / (2 * eps)
-                args[i][idx] += eps
-            out.append(g)
-        return tuple(out)
+    def by_differences(Q, K, V, dY):
+        return grads_by_differences(Q, K, V, dY, eps=1e-4)
     result = al.EXERCISES["06.3"].evaluate(by_differences)
     assert result.mistake == "finite differences" and "not exact" in result.message, result.message
 
