@@ -7,8 +7,9 @@ decimal. Two things pick code by CPU:
   fixed-distance run, 800 steps, printed 0.49 with Haswell kernels and 0.46 with Sandybridge on one
   machine. OPENBLAS_CORETYPE=Sandybridge (AVX, no FMA) is the one the stored outputs were made with.
 - NumPy's own loops (exp, log, sums) have AVX-512 versions that round differently from the AVX2 ones: on
-  an AVX-512 machine, 07's run of 1200 steps printed 0.49 and 3.79 where the stored lesson, made on an
-  AVX2 machine, prints 0.47 and 3.85. NPY_DISABLE_CPU_FEATURES switches the AVX-512 versions off.
+  an AVX-512 machine, 07's run of 1200 steps printed 0.49 and 3.79 where the pinned path (AVX2 loops)
+  printed 0.47 and 3.85, on the fixed-distance data of that time. NPY_DISABLE_CPU_FEATURES switches the
+  AVX-512 versions off.
 """
 
 from __future__ import annotations
