@@ -77,3 +77,9 @@ def test_07_training_seed_37_routes_the_lookup_through_the_queries():
     cut = {part: al.induction_loss(p, held, cfg, **{f"{part}_from_tokens": True})[second].mean() - intact
            for part in ("queries", "keys")}
     assert gain > 2 and cut["queries"] > 0.5 * gain and cut["keys"] < 0.5 * cut["queries"]
+    # '... though its layer 1 is not the duplicate-token head that seed 18 grows': from a token of the second
+    # copy, layer 1's weight on the same token in the first copy (seed 18's lesson run prints over 0.8)
+    A1 = al.induction_attention(p, held, cfg)[0, :, 0]                        # (B, n, n): layer 1
+    a, b = first.argmax(axis=1), second.argmax(axis=1)                        # where each copy starts
+    on_copy = [A1[r, t, t - (b[r] - a[r])] for r in range(len(held)) for t in range(b[r], b[r] + cfg.segment)]
+    assert np.mean(on_copy) < 0.2

@@ -435,3 +435,14 @@ def test_07_held_out_table_is_on_seeds_not_yet_published():
     said = words() + " " + " ".join(guide_lesson_07().split()) + al.EXERCISES["07.1"].evaluate("b").message
     assert "16–31" not in said and "16-31" not in said
     assert said.count("32–47") >= 4
+
+
+def test_07_ablation_limits_and_seed_37_as_measured():
+    """Round seven: mean-ablation reduces the shift zero-ablation makes (it does not avoid it), and the path
+    cuts replace an input too; seed 37 uses Q-composition without seed 18's duplicate-token head (measured in
+    test_07_any_seed.py); the duplicate-token head is Wang et al. 2022's name."""
+    said = " ".join(words().split())
+    assert "average output in its place, reduces;" in said and "avoids" not in said
+    assert "the path's input replaced, the same caveat" in said
+    assert "its layer 1 is not the duplicate-token head that seed 18 grows" in said
+    assert "*duplicate-token* head (Wang et al., 2022's name)" in said
