@@ -28,6 +28,12 @@ if "ATTENTION_LAB_PROGRESS" not in os.environ:
     _records = tempfile.mkdtemp(prefix="attention-lab-progress-")
     atexit.register(shutil.rmtree, _records, True)
     os.environ["ATTENTION_LAB_PROGRESS"] = os.path.join(_records, "progress.json")
+# Expensive results (training runs, the real model's forward passes) are computed once per run and shared by
+# its workers and kernels (attention_lab/run_memo.py): a fresh folder for each run, never an old one.
+if "PYTEST_XDIST_WORKER" not in os.environ:
+    _memo = tempfile.mkdtemp(prefix="attention-lab-run-memo-")
+    atexit.register(shutil.rmtree, _memo, True)
+    os.environ["ATTENTION_LAB_RUN_MEMO"] = _memo
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
 import one_kernel
 

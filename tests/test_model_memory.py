@@ -120,7 +120,9 @@ def test_a_disk_that_fills_up_part_way_leaves_nothing_behind(tiny):
     assert copies(cache) == []                      # no .part file, no half copy
 
 
-def test_release_lets_go_of_the_weight_pages(real_model):
+def test_release_lets_go_of_the_weight_pages(real_model, monkeypatch):
+    monkeypatch.delenv("ATTENTION_LAB_RUN_MEMO", raising=False)   # every forward computed here, pages touched
+
     def resident_mb():
         line = next(x for x in Path("/proc/self/status").read_text().splitlines() if x.startswith("VmRSS"))
         return int(line.split()[1]) / 1024

@@ -45,10 +45,12 @@ from .real_model import (
     prefix_matching_scores,
     release_pages,
     rms_norm,
+    shared_key,
     swiglu,
     token_losses,
     token_strings,
 )
+from .run_memo import once
 
 ABLATIONS = ("zero", "mean")
 
@@ -261,6 +263,20 @@ def knocked_blocks(model: RealModel, ids: np.ndarray, tables: list[dict[int, lis
     (those blocks are the clean run's); from there the tables' streams go through each block together,
     stacked into one (tables * n, d) array, so that each weight matrix is read once per block. Every row is
     computed as forward_unchecked computes it: the results are the same to the last bit."""
+    key = shared_key(model)
+    if key is None:
+        return knocked_blocks_computed(model, ids, tables, ablation, keep_weights, clean)
+    tables_key = [sorted((int(k), sorted(int(h) for h in v)) for k, v in table.items()) for table in tables]
+    return once("knocked_blocks", (key, np.asarray(ids, np.int64).tobytes(), tables_key, ablation,
+                                   bool(keep_weights), clean is None),         # once per test run
+                lambda: knocked_blocks_computed(model, ids, tables, ablation, keep_weights, clean))
+
+
+def knocked_blocks_computed(model: RealModel, ids: np.ndarray, tables: list[dict[int, list[int]]],
+                            ablation: str, keep_weights: bool,
+                            clean: tuple[list[np.ndarray], list] | None = None
+                            ) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
+    """knocked_blocks, computed in this process."""
     n, L, h, d_k = len(ids), model.n_layers, model.n_heads, model.head_width
     streams, clean_w = clean if clean is not None else clean_run(model, ids, keep_weights)
     before = [model.embedding[ids], *streams]                            # before[i]: the stream into block i

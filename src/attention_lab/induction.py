@@ -38,6 +38,7 @@ from .explorer_kit import Control, Explorer, Panel
 from .heads import concat_heads_unchecked, split_heads_unchecked
 from .masks import causal_mask_unchecked
 from .matrix import attention_unchecked, default_scale, log_softmax_unchecked
+from .run_memo import once
 from .training import (
     adam_step,
     as_rng,
@@ -327,7 +328,8 @@ def train_induction(cfg: InductionConfig, steps: int = 600, batch: int = 32, lr:
     a copy of the weights before each step in `snapshots` (step 0 = untrained, `steps` = the end).
     The run of train_induction_seeds with this one seed."""
     seed = as_count(seed, "seed", minimum=0)
-    return train_induction_seeds(cfg, [seed], steps, batch, lr, snapshots)[0]
+    return once("train_induction", (cfg, seed, steps, batch, lr, snapshots),     # once per test run
+                lambda: train_induction_seeds(cfg, [seed], steps, batch, lr, snapshots)[0])
 
 
 @on_one_blas_thread

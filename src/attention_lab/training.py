@@ -34,6 +34,7 @@ from ._validate import (
 from .blas import on_one_blas_thread
 from .heads import concat_heads_unchecked, split_heads_unchecked
 from .matrix import attention_unchecked, default_scale, log_softmax_unchecked
+from .run_memo import once
 
 PARAMS = ("E", "P", "W_q", "W_k", "W_v", "W_O", "W_u")
 
@@ -502,7 +503,10 @@ def train(cfg: ModelConfig, steps: int = 300, batch: int = 64, lr: float = 0.003
     (step 0 = untrained, step `steps` = the end). `start`: the weights to begin from (a copy is
     trained; default init_params(cfg, seed)). The run of train_seeds with this one seed."""
     seed = as_count(seed, "seed", minimum=0)
-    return train_seeds(cfg, [seed], steps, batch, lr, snapshots, None if start is None else [start])[0]
+    if start is not None:
+        return train_seeds(cfg, [seed], steps, batch, lr, snapshots, [start])[0]
+    return once("train", (cfg, seed, steps, batch, lr, snapshots),                # once per test run
+                lambda: train_seeds(cfg, [seed], steps, batch, lr, snapshots)[0])
 
 
 @on_one_blas_thread

@@ -1,0 +1,89 @@
+"""Results computed once per test run and shared by all of its processes (the suite's, never a student's).
+
+The test suite (conftest.py) makes a fresh, empty folder for each run, names it in the environment variable
+ATTENTION_LAB_RUN_MEMO, and deletes it when the run ends. Its workers, and the kernels that nbval and the
+browser test start, inherit the name. Then an expensive, deterministic result (a training run, a forward pass
+of the real model) is computed by the first process that asks for it, under a lock, and read back by every
+later one: lesson 09's forward passes run once per test run, not once in nbval's kernel, once in the
+browser's and once more in each test file. Results never outlive the run, so a stale one cannot pass a test.
+
+Without the variable (a student's kernel, a hub) `once` just computes. It also computes, and keeps nothing,
+when any function of the package has been swapped in this process (a test's monkeypatch, an injected bug):
+a result is only shared when the package's own code made it. A copy of the package elsewhere (or a file
+changed during the run) and each of mutmut's mutants have results of their own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sys
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+ENV = "ATTENTION_LAB_RUN_MEMO"
+T = TypeVar("T")
+
+
+def folder() -> Path | None:
+    """This run's folder of shared results, or None outside a test run."""
+    where = os.environ.get(ENV)
+    return Path(where) if where and Path(where).is_dir() else None
+
+
+def package_untouched() -> bool:
+    """Is every function in the namespaces of the package's loaded modules the package's own, in its place?"""
+    for module_name, module in list(sys.modules.items()):
+        if not module_name.startswith("attention_lab.") or module is None:
+            continue
+        for name, value in list(vars(module).items()):
+            if not isinstance(value, types.FunctionType):
+                continue
+            home = value.__module__ or ""
+            if not home.startswith("attention_lab"):
+                if home.startswith(("numpy", "matplotlib", "seaborn", "functools", "typing")) or \
+                        home in ("builtins", "dataclasses", "numbers", "math", "itertools", "contextlib"):
+                    continue          # imported from a library, e.g. `from numpy.typing import ...`
+                return False          # a function from elsewhere: a test's stand-in
+            found = sys.modules.get(home)
+            for part in value.__qualname__.split("."):
+                found = getattr(found, part, None)
+            if found is not value:    # not the function its own module defines under that name
+                return False
+            if home == module_name and name != value.__name__ and "<" not in value.__qualname__:
+                return False          # one of the module's functions put under another's name
+    return True
+
+
+def package_files() -> tuple:
+    """The package's source files as this process loaded them: (path, size, time) of each."""
+    here = Path(__file__).resolve().parent
+    return tuple((str(f), (s := f.stat()).st_size, s.st_mtime_ns) for f in sorted(here.glob("*.py")))
+
+
+def once(name: str, key: tuple, compute: Callable[[], T]) -> T:
+    """compute() for this name and key: run once per test run and shared (see the module's docstring)."""
+    where = folder()
+    if where is None or not package_untouched():
+        return compute()
+    try:
+        blob = pickle.dumps((name, key, package_files(), os.environ.get("MUTANT_UNDER_TEST")), protocol=5)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return compute()              # a key that cannot be written down is not shared
+    import fcntl  # POSIX: the test run's platform (a student never gets here)
+
+    path = where / f"{name}-{hashlib.sha256(blob).hexdigest()[:40]}.pickle"
+    with open(path.with_suffix(".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)                # the second asker waits for the first's result
+        if path.exists():
+            with open(path, "rb") as f:
+                return pickle.load(f)
+        result = compute()
+        part = path.with_suffix(f".{os.getpid()}.part")
+        with open(part, "wb") as f:
+            pickle.dump(result, f, protocol=5)
+        part.replace(path)
+        return result
