@@ -1,14 +1,29 @@
-"""The teaching guide's "Where students work alone" says exactly what is true of the exercises: how many
-each lesson has and of which kinds, and which two promises the tests keep (the tests themselves are
-tests/test_exercises_on_screen.py and tests/test_one_call.py; here: that the guide's words and their
-scope match them)."""
+"""The teaching guide's promises about the exercises and its class plans.
 
+"Where students work alone" says exactly what is true of the exercises: how many each lesson has and of
+which kinds, and which two promises the tests keep (the tests themselves are
+tests/test_exercises_on_screen.py and tests/test_one_call.py; here: that the guide's words and their
+scope match them). Each exercise carries a time and difficulty label in its lesson, and the guide's table
+of them is the lessons' labels. The 90- and 45-minute plans add up, keep students hands-on, give each
+exercise its minutes, and mention nothing that a section they skip teaches.
+"""
+
+import itertools
+import json
+import re
+import sys
+from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 import attention_lab as al
 from attention_lab import judging
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import build_site  # noqa: E402
+
 GUIDE = " ".join((ROOT / "docs" / "teaching-guide.md").read_text(encoding="utf-8").split())
 KINDS = {"compute", "predict", "design", "debug"}
 
@@ -47,3 +62,330 @@ def test_the_switched_off_functions_the_guide_names_are_switched_off():
     assert "the package functions that would do the exercise in one call (`al.decode_with_cache`, " \
            "`al.numerical_gradient`, …) are switched off" in GUIDE
     assert {"decode_with_cache", "numerical_gradient"} <= set(judging.SHORTCUTS)
+
+
+# ------------------------------------------------------------------------------ the exercises' labels
+# Each exercise's markdown carries one label right after its heading: "**01.2 · Predict, then run.**
+# (about 4 minutes · ★★)", ★ easy, ★★ medium, ★★★ hard. The course site's front page adds them up
+# (tools/build_site.py), and the guide collects them in one table.
+
+RAW_GUIDE = (ROOT / "docs" / "teaching-guide.md").read_text(encoding="utf-8")
+LESSON_FILES = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+LABEL = re.compile(r"\(about (\d+) minutes · (★{1,3})\)")
+ANY_LABEL = re.compile(r"about \d+\s*(?:[–-]\s*\d+\s*)?min")        # label-like words in any format
+HEADING = re.compile(r"^\*\*((?:0\d|10)\.\d+)\b[^*\n]*\*\*", re.M)   # "**01.2 · Predict, then run.**"
+
+
+def markdown_of(path: Path) -> list[str]:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+
+
+def exercise_texts(path: Path) -> dict[str, str]:
+    """Each exercise's words in its lesson: from its bold heading to the end of its markdown cell."""
+    return {found.group(1): text[found.start():] for text in markdown_of(path)
+            for found in HEADING.finditer(text)}
+
+
+def label_of(text: str):
+    """The label right after an exercise's heading (one space between), or None."""
+    return LABEL.match(text, HEADING.match(text).end() + 1)
+
+
+def lesson_labels() -> dict[str, tuple[int, str]]:
+    """Every exercise's label, read from the lessons: '01.2' -> (4, '★★')."""
+    return {key: (int(found.group(1)), found.group(2)) for path in LESSON_FILES
+            for key, text in exercise_texts(path).items() if (found := label_of(text))}
+
+
+def guide_part(title: str) -> str:
+    found = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", RAW_GUIDE, re.S | re.M)
+    assert found, f"the guide has no section '## {title}'"
+    return found.group(1)
+
+
+def table_rows(body: str) -> list[dict[str, str]]:
+    """The rows of the first markdown table in `body`, as {column heading: cell}."""
+    lines = []
+    for line in body.splitlines():
+        if line.startswith("|"):
+            lines.append(line)
+        elif lines:
+            break
+    cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
+    return [dict(zip(cells[0], row)) for row in cells[2:]]
+
+
+def test_every_exercise_has_one_label_in_its_lesson():
+    problems = []
+    for path in LESSON_FILES:
+        keys = sorted(e.key for e in exercises_of(path.name[:2]))
+        texts = exercise_texts(path)
+        if sorted(texts) != keys:
+            problems.append(f"{path.name}: exercise headings {sorted(texts)}, the registry has {keys}")
+        unlabelled = sorted(k for k, text in texts.items() if not label_of(text))
+        if unlabelled:
+            problems.append(f"{path.name}: no label right after the heading of {unlabelled}")
+        found = sum(len(ANY_LABEL.findall(text)) for text in markdown_of(path))
+        if found != len(keys):
+            problems.append(f"{path.name}: {found} labels for {len(keys)} exercises")
+        elif not build_site.lesson_facts(path)["labelled"]:
+            problems.append(f"{path.name}: the site's front page does not read its labels")
+    assert not problems, "\n".join(problems)
+
+
+def test_a_design_exercise_is_never_labelled_quick_and_easy():
+    """Minutes from 2 to 15 (a longer exercise would be two); a design exercise (the student invents a
+    matrix, a mask, a cache) is at least ★★ and 5 minutes."""
+    labels = lesson_labels()
+    assert len(labels) == len(al.EXERCISES), sorted(set(al.EXERCISES) - set(labels))
+    assert all(2 <= minutes <= 15 for minutes, _ in labels.values()), labels
+    for key, (minutes, stars) in labels.items():
+        if al.EXERCISES[key].kind == "design":
+            assert len(stars) >= 2 and minutes >= 5, f"{key}: a design exercise labelled {minutes}, {stars}"
+
+
+def test_the_guide_collects_the_lessons_labels():
+    """The guide's table of exercise times is the lessons' labels, lesson by lesson, with their sums."""
+    collected, sums = {}, {}
+    for row in table_rows(guide_part("Exercise times")):
+        lesson = re.fullmatch(r"`(\d\d)`", row.get("lesson", ""))
+        assert lesson, row
+        for column, cell in row.items():
+            found = re.fullmatch(r"(\d+) (★{1,3})", cell)
+            if re.fullmatch(r"\.\d", column) and found:
+                collected[lesson.group(1) + column] = (int(found.group(1)), found.group(2))
+        sums[lesson.group(1)] = int(row.get("minutes in all", "0"))
+    labels = lesson_labels()
+    assert labels and collected == labels, set(collected.items()) ^ set(labels.items())
+    for lesson, total in sums.items():
+        assert total == sum(m for k, (m, _) in labels.items() if k.startswith(lesson + ".")), lesson
+
+
+# ---------------------------------------------------------------------------------------- the plans
+# A plan's table: | min | students | lesson and sections | what happens | exercises |. "students" is "log
+# in", "watch" or "hands-on"; "lesson and sections" says what the row teaches ("`01`, sections 1–4").
+
+PLANS = {90: "Plan for 90 minutes", 45: "Plan for 45 minutes"}
+MODES = ("log in", "watch", "hands-on")
+LONGEST_WATCH = 8        # minutes: below mybinder.org's 10 without activity, with room to spare
+KEY = re.compile(r"(?<![\d.])((?:0\d|10)\.\d)(?![\d.]*\d)")
+SPAN = re.compile(r"(\d+)[–-](\d+)")
+NUMBERS = r"\d+(?:\s*[–-]\s*\d+)?(?:(?:,\s*|\s+and\s+)\d+(?:\s*[–-]\s*\d+)?)*"     # "1–4, 6 and 11"
+SECTIONS = re.compile(rf"\bsections? ({NUMBERS})", re.I)
+SHAPE = re.compile(r"hands-on (\d+) minutes, watching (\d+), logging in (\d+); at most (\d+) minutes")
+
+# Words a plan may use only with the section that teaches them (lesson, section); each entry is checked
+# against that section's own words.
+TAUGHT_IN = {
+    r"\bmask(?:s|ed|ing)?\b": ("04", 1),
+    r"\bpadding\b|<pad>": ("04", 3),
+    r"\bcross-attention\b": ("04", 5),
+    r"\bsinusoid": ("05", 2),
+    r"\bRoPE\b|\brotary\b": ("05", 4),
+    r"\bKV cache\b": ("05", 7),
+    r"\bheads?\b": ("03", 2),
+    r"\bW_O\b": ("03", 6),
+    r"√d_k|\\sqrt\{d_k\}": ("02", 4),
+}
+
+
+def lesson_sections(lesson: str) -> dict[int, str]:
+    """A lesson's numbered sections ('## 3. Title'): heading and markdown, by number."""
+    path = next(p for p in LESSON_FILES if p.name.startswith(lesson + "-"))
+    sections: dict[int, str] = {}
+    current = None
+    for text in markdown_of(path):
+        for part in re.split(r"^(?=## )", text, flags=re.M):
+            if part.startswith("## "):
+                found = re.match(r"## (\d+)\. ", part)
+                current = int(found.group(1)) if found else None
+            if current is not None:
+                sections[current] = sections.get(current, "") + part
+    return sections
+
+
+def numbers_in(listed: str) -> set[int]:
+    """'1–4, 6 and 11' -> {1, 2, 3, 4, 6, 11}."""
+    numbers: set[int] = set()
+    for first, last in re.findall(r"(\d+)(?:\s*[–-]\s*(\d+))?", listed):
+        numbers |= set(range(int(first), int(last or first) + 1))
+    return numbers
+
+
+@dataclass
+class Plan:
+    length: int
+    body: str                        # the plan's part of the guide: its table and its prose
+    rows: list[dict[str, str]]
+
+    @classmethod
+    def of(cls, length: int) -> "Plan":
+        body = guide_part(PLANS[length])
+        return cls(length, body, table_rows(body))
+
+    def minutes(self, row) -> int:
+        start, end = SPAN.fullmatch(row["min"]).groups()
+        return int(end) - int(start)
+
+    def time(self) -> dict[str, int]:
+        return {mode: sum(self.minutes(r) for r in self.rows if r.get("students") == mode) for mode in MODES}
+
+    def longest_watch(self) -> int:
+        """The longest run of minutes in which students only watch (or wait for the log-in)."""
+        stretch = longest = 0
+        for row in self.rows:
+            stretch = 0 if row.get("students") == "hands-on" else stretch + self.minutes(row)
+            longest = max(longest, stretch)
+        return longest
+
+    def covered(self) -> dict[str, set[int]]:
+        """The sections its rows teach: {'01': {1, 2, 3, 4}}."""
+        covered: dict[str, set[int]] = {}
+        for row in self.rows:
+            cell = row.get("lesson and sections", "")
+            lesson, listed = re.match(r"`(\d\d)`", cell), SECTIONS.search(cell)
+            if lesson:
+                taught = numbers_in(listed.group(1)) if listed else set()
+                covered.setdefault(lesson.group(1), set()).update(taught)
+        return covered
+
+    def exercises(self, row) -> list[str]:
+        """The exercises a row names (in any column but its minutes)."""
+        return KEY.findall(" ".join(cell for column, cell in row.items() if column != "min"))
+
+
+def minute_problems(p: Plan) -> list[str]:
+    if not p.rows or not all(SPAN.fullmatch(r.get("min", "")) for r in p.rows):
+        return [f"rows without minutes 'a–b': {p.rows[:1]}"]
+    spans = [tuple(int(n) for n in SPAN.fullmatch(r["min"]).groups()) for r in p.rows]
+    problems = [f"{a[1]} then {b[0]}" for a, b in itertools.pairwise(spans) if a[1] != b[0]]
+    if spans[0][0] != 0 or spans[-1][1] != p.length:
+        problems.append(f"from {spans[0][0]} to {spans[-1][1]}, not 0 to {p.length}")
+    return problems
+
+
+def hands_on_problems(p: Plan) -> list[str]:
+    modes = [r.get("students") for r in p.rows]
+    if not set(modes) <= set(MODES):
+        return [f"students' column: {modes}, each one of {MODES}"]
+    problems = [] if modes[0] == "log in" else ["it does not start with the log-in"]
+    time, longest = p.time(), p.longest_watch()
+    if time["hands-on"] <= p.length / 2:
+        problems.append(f"hands-on {time['hands-on']} minutes of {p.length}")
+    if longest > LONGEST_WATCH:
+        problems.append(f"students only watch (or wait) for {longest} minutes at a stretch")
+    said = SHAPE.search(" ".join(p.body.split()))
+    told = [time["hands-on"], time["watch"], time["log in"], longest]
+    if not said or [int(n) for n in said.groups()] != told:
+        problems.append(f"its words say {said and said.groups()}; its table: hands-on, watching, logging in, "
+                        f"longest watch = {told}")
+    return problems
+
+
+def exercise_minutes_said(p: Plan) -> int | None:
+    """The minutes its words give the exercises in class ("… exercises in class take about 35 minutes")."""
+    said = re.search(r"exercises in class take about (\d+) minutes", " ".join(p.body.split()))
+    return int(said.group(1)) if said else None
+
+
+def exercise_problems(p: Plan, labels: dict) -> list[str]:
+    problems, given = [], []
+    for row in p.rows:
+        keys = p.exercises(row)
+        given += keys
+        if not keys:
+            continue
+        if row.get("students") != "hands-on":
+            problems.append(f"{keys} in a row where students {row.get('students')}")
+        if not all(k in labels for k in keys):
+            problems.append(f"{keys}: not every one has a label")
+        elif (need := sum(labels[k][0] for k in keys)) > p.minutes(row):
+            problems.append(f"{keys} take about {need} minutes; row {row['min']} gives {p.minutes(row)}")
+    if not given or len(given) != len(set(given)):
+        problems.append(f"exercises given: {given}")
+    return problems
+
+
+def skipped_sections(p: Plan, exercise_words: dict[str, str]) -> list[str]:
+    """Each section the plan names, in a question, an exercise's own words or a term such as 'mask', that
+    none of its rows teaches."""
+    covered, named = p.covered(), []             # named: (lesson, section, where)
+    for row in p.rows:
+        lesson = re.match(r"`(\d\d)`", row.get("lesson and sections", ""))
+        named += [(lesson.group(1) if lesson else "?", n, f"row {row.get('min')}: {cell[:60]}")
+                  for column, cell in row.items() if column != "lesson and sections"
+                  for listed in SECTIONS.findall(cell) for n in numbers_in(listed)]
+    prose = "\n".join(line for line in p.body.splitlines() if not line.startswith("|"))
+    named += [("?", n, f"the prose: section {listed}")
+              for listed in SECTIONS.findall(prose) for n in numbers_in(listed)]
+    given = [k for row in p.rows for k in p.exercises(row)]
+    for key in given:
+        words = exercise_words.get(key, "")
+        refs = re.findall(r"(?:lesson (\d\d), )?\b(?:sections?|steps?) (\d+)", words, re.I)
+        named += [(lesson or key[:2], int(n), f"exercise {key}") for lesson, n in refs]
+        named += [(other, 1, f"exercise {key} names lesson {other}")
+                  for other in re.findall(r"\blesson (\d\d)\b", words, re.I) if other not in covered]
+    words = "\n".join([p.body, *(c for row in p.rows for c in row.values()), *map(exercise_words.get, given)])
+    named += [(lesson, section, f"'{found.group(0)}' (taught in `{lesson}`, section {section})")
+              for pattern, (lesson, section) in TAUGHT_IN.items()
+              for found in re.finditer(pattern, words, re.I)]
+    return sorted({f"`{lesson}`, section {n}: {where}" for lesson, n, where in named
+                   if n not in covered.get(lesson, set())})
+
+
+@pytest.fixture(scope="module")
+def exercise_words():
+    return {key: text for path in LESSON_FILES for key, text in exercise_texts(path).items()}
+
+
+@pytest.mark.parametrize("length", sorted(PLANS))
+def test_a_plans_minutes_add_up(length):
+    assert not minute_problems(Plan.of(length))
+
+
+@pytest.mark.parametrize("length", sorted(PLANS))
+def test_a_plan_keeps_students_hands_on(length):
+    """It starts with the log-in, gives students more than half of the time hands-on, never has them only
+    watch for more than LONGEST_WATCH minutes at a stretch, and its words say so."""
+    assert not hands_on_problems(Plan.of(length))
+
+
+@pytest.mark.parametrize("length", sorted(PLANS))
+def test_a_plans_exercises_fit_its_hands_on_time(length):
+    p, labels = Plan.of(length), lesson_labels()
+    assert not exercise_problems(p, labels)
+    assert exercise_minutes_said(p) == sum(labels[k][0] for row in p.rows for k in p.exercises(row))
+
+
+@pytest.mark.parametrize("length", sorted(PLANS))
+def test_a_plan_names_no_section_it_skips(length, exercise_words):
+    skipped = skipped_sections(Plan.of(length), exercise_words)
+    assert not skipped, f"the {length}-minute plan names sections it skips:\n" + "\n".join(skipped)
+
+
+def test_each_word_is_taught_where_the_plans_test_says():
+    for pattern, (lesson, section) in TAUGHT_IN.items():
+        assert re.search(pattern, lesson_sections(lesson)[section], re.I), (pattern, lesson, section)
+
+
+def test_the_plan_checks_find_what_the_old_plan_did_wrong(exercise_words):
+    """The old 90-minute plan in short (86cce27): a question on masks after skipping the section that
+    teaches them, three exercises in 10 minutes, half an hour of watching, no log-in."""
+    old = Plan(90, "", [
+        {"min": "0–32", "students": "hands-on", "lesson and sections": "`01`, sections 2–9"},
+        {"min": "32–42", "students": "hands-on", "lesson and sections": "—", "exercises": "01.1, 01.2, 01.3"},
+        {"min": "42–55", "students": "watch", "lesson and sections": "`02`, sections 2–6"},
+        {"min": "55–80", "students": "watch", "lesson and sections": "`04`, sections 6 and 9",
+         "what happens": "switch each mask off and on"},
+        {"min": "80–85", "students": "watch", "lesson and sections": "—"}])
+    labels = {"01.1": (5, "★"), "01.2": (4, "★★"), "01.3": (12, "★★★")}
+    assert minute_problems(old) == ["from 0 to 85, not 0 to 90"]
+    assert hands_on_problems(old)[:3] == ["it does not start with the log-in", "hands-on 42 minutes of 90",
+                                          "students only watch (or wait) for 43 minutes at a stretch"]
+    assert exercise_problems(old, labels) == [
+        "['01.1', '01.2', '01.3'] take about 21 minutes; row 32–42 gives 10"]
+    assert skipped_sections(old, exercise_words) == [
+        "`04`, section 1: 'mask' (taught in `04`, section 1)"]
+    assert old.covered() == {"01": set(range(2, 10)), "02": set(range(2, 7)), "04": {6, 9}}
+    assert numbers_in("1–4, 6 and 11") == {1, 2, 3, 4, 6, 11}

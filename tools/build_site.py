@@ -200,9 +200,9 @@ def stage_lesson(path: Path, dest: Path, pages: set[str], web: str | None, branc
 # with formulas and numbers to check: slower than the 238 words a minute at which adults read non-fiction
 # silently, Brysbaert 2019's meta-analysis), a minute per code cell (read it, run it, read what it
 # prints), and its exercises. An exercise takes the minutes its label in the lesson gives ("about 5
-# minutes · ★★"), where every exercise of the lesson has one; otherwise the teaching guide's allowance:
-# "about 15 minutes per lesson's exercises (00 takes 5)", that is 15/4 minutes for each of a lesson's
-# four exercises, and 5/3 for each of lesson 00's three.
+# minutes · ★★"), where every exercise of the lesson has one (tests/test_guide_promises.py checks that
+# every lesson's do); otherwise the allowance the teaching guide gave before the labels, 15 minutes for
+# a lesson's four exercises and 5 for lesson 00's three: 15/4 and 5/3 minutes each.
 READING_WPM = 150
 MINUTES_PER_CODE_CELL = 1
 EXERCISE_MINUTES = {"00": 5 / 3}            # per exercise, lesson by lesson; every other lesson: 15 / 4
