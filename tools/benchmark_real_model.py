@@ -5,6 +5,13 @@ the model run and every view redrawn; a τ step), and the peak memory of the pro
 the issues' limits.
 
     python tools/benchmark_real_model.py [--repeats 3]
+    python tools/benchmark_real_model.py --map-vs-copy [--rounds 5]
+
+--map-vs-copy (issue 47) times the forward pass (12, 32, 80 and 256 tokens) and generation three ways, in
+alternating rounds: the weights as mapped from the float32 file, each forward letting go of the pages it
+touched (what the lessons do, so that a kernel at rest holds no weights); mapped, keeping the pages; and an
+anonymous copy of every weight (np.array(w, copy=True)) in this process's own memory. It prints the median
+of each and the ratios to the copy.
 
 Not a test: timings depend on the machine and on what else runs. The limits, on 2 cores (issue 24):
 load + dequantize <= 10 s, a 32-token prompt's forward <= 1 s, generation >= 10 tokens/s, peak <= 1 GB;
@@ -18,6 +25,7 @@ STREAM_TEXT, 333 tokens) is printed beside full attention on the same text, with
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import resource
 import statistics
@@ -39,11 +47,64 @@ def median_time(fn, repeats: int) -> float:
     return statistics.median(times)
 
 
+def anonymous_copy(model: rm.RealModel) -> rm.RealModel:
+    """The same model with every weight copied into this process's own (anonymous) memory."""
+    def copied(w):
+        return np.array(w, copy=True)
+    blocks = [rm.Block(*(copied(getattr(b, f.name)) for f in dataclasses.fields(b))) for b in model.blocks]
+    return dataclasses.replace(model, embedding=copied(model.embedding), blocks=blocks,
+                               final_norm=copied(model.final_norm), mapping=None, mapped_as=None)
+
+
+def map_vs_copy(rounds: int) -> int:
+    """Forward passes and generation: mapped and released, mapped and kept, an anonymous copy."""
+    model = rm.load_model()
+    copy = anonymous_copy(model)
+    ways = {"map, pages let go": (model, True), "map, pages kept": (model, False),
+            "anonymous copy": (copy, True)}
+    text = rm.encode(model, hw.STREAM_TEXT)
+    lengths = (12, 32, 80, 256)
+    times: dict = {(way, n): [] for way in ways for n in (*lengths, "generate")}
+    with rm.one_blas_thread():
+        for m, release in ways.values():                             # a warm-up of each way
+            rm.forward_computed(m, np.array(text[:12]), release=release)
+        for _ in range(rounds):
+            for n in lengths:
+                ids = np.array(text[:n])
+                for way, (m, release) in ways.items():               # alternating: drift hits all alike
+                    start = time.perf_counter()
+                    rm.forward_computed(m, ids, release=release)
+                    times[(way, n)].append(time.perf_counter() - start)
+            for way, (m, release) in ways.items():
+                cache, ids = rm.new_cache(m), np.array(text[:16])
+                start = time.perf_counter()
+                logits, _ = rm.forward_computed(m, ids, cache, release=False)
+                for _ in range(32):
+                    logits, _ = rm.forward_computed(m, np.array([int(np.argmax(logits[-1]))]), cache,
+                                                    release=False)
+                if release:
+                    rm.release_pages(m)
+                times[(way, "generate")].append(time.perf_counter() - start)
+    print(f"median of {rounds} alternating rounds; OPENBLAS_NUM_THREADS "
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', 'not set')}, {os.cpu_count()} cores seen")
+    print(f"{'':24s}" + "".join(f"{way:>22s}" for way in ways) + "   ratios to the copy")
+    for n in (*lengths, "generate"):
+        medians = {way: statistics.median(times[(way, n)]) for way in ways}
+        name = f"forward, {n} tokens (ms)" if n != "generate" else "16 + 32 generated (ms)"
+        ratios = " ".join(f"{medians[way] / medians['anonymous copy']:.2f}" for way in ways)
+        print(f"{name:24s}" + "".join(f"{medians[way] * 1000:22.0f}" for way in ways) + f"   {ratios}")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--map-vs-copy", action="store_true", help="issue 47: the mapped file against a copy")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of --map-vs-copy")
     args = parser.parse_args(argv)
     rm.find_model()                                   # fetch first (if needed), outside the timings
+    if args.map_vs_copy:
+        return map_vs_copy(args.rounds)
     held = {}
 
     def load():
