@@ -68,6 +68,13 @@ def test_an_error_is_not_kept(memo):
     assert calls == [1]
 
 
+def test_a_result_that_cannot_be_kept_is_still_returned(memo):
+    def unpicklable():
+        return lambda: 7                                    # pickle cannot write a lambda
+    assert run_memo.once("test", (5,), unpicklable)() == 7
+    assert not list(memo.glob("*.pickle")) and not list(memo.glob("*.part"))
+
+
 def test_a_patched_package_function_turns_sharing_off(memo, monkeypatch):
     calls, compute = counted()
     run_memo.once("test", (4,), compute)

@@ -83,7 +83,10 @@ def once(name: str, key: tuple, compute: Callable[[], T]) -> T:
                 return pickle.load(f)
         result = compute()
         part = path.with_suffix(f".{os.getpid()}.part")
-        with open(part, "wb") as f:
-            pickle.dump(result, f, protocol=5)
-        part.replace(path)
+        try:
+            with open(part, "wb") as f:
+                pickle.dump(result, f, protocol=5)
+            part.replace(path)
+        except (OSError, pickle.PicklingError, TypeError, AttributeError):   # a full disk, an odd result:
+            part.unlink(missing_ok=True)                                    # the next asker computes it
         return result
