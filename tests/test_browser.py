@@ -81,6 +81,20 @@ def test_lesson_in_jupyterlab(lab, name):
         assert m["reset_restored"], "Reset did not put the sliders back"
         page.locator(lab_session.EXPLORER).nth(i).screenshot(path=SHOTS / f"{name[:-6]}-explorer{i}.png")
         results[f"{name}#{i}"] = m
+    # under each live explorer, its static copy says what it is, in words a student sees above the picture
+    # (the last one is left in the middle of the window for the lesson's screenshot)
+    captions = page.locator(f".jp-Cell:has({lab_session.EXPLORER}) + .jp-Cell figcaption")
+    assert captions.count() == shown["explorers"], "an explorer's static copy has no caption"
+    for i in range(shown["explorers"]):
+        caption = captions.nth(i)
+        caption.evaluate("c => c.scrollIntoView({block: 'center'})")
+        words = " ".join(caption.inner_text().split())
+        assert caption.is_visible(), f"explorer {i}: its static copy's caption is not shown"
+        assert words.startswith("Static copy of the explorer above, at its start position") \
+            and "move the sliders above" in words, words
+        picture = caption.locator("xpath=following-sibling::img")
+        assert picture.get_attribute("alt") and picture.bounding_box()["y"] >= \
+            caption.bounding_box()["y"] + caption.bounding_box()["height"] - 1, "the caption is not above"
     page.screenshot(path=SHOTS / f"{name[:-6]}.png")
     assert (SHOTS / f"{name[:-6]}.png").stat().st_size > 10_000
     # for a screen reader, after the sliders moved: every figure has words, every slider a name

@@ -1,6 +1,8 @@
 """Headless sweeps: every slider across its whole range, with no exception, warning, NaN, error
 message or colour out of range."""
 
+import html
+import re
 import sys
 from pathlib import Path
 
@@ -9,6 +11,7 @@ import pytest
 from matplotlib.figure import Figure
 
 import attention_lab as al
+from attention_lab.alt_text import AltImage
 from attention_lab.explorer_kit import Control, Explorer, Panel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
@@ -79,6 +82,30 @@ def test_heatmap_text_follows_data_and_reset_restores():
     explorer.reset()
     assert explorer.summary() == start
     assert explorer.snapshot().data == start_png          # and comes back, pixel for pixel
+
+
+def test_snapshot_is_captioned_as_the_static_copy_of_the_explorer_above():
+    """The picture under a live explorer says what it is, above the picture, in every form a front end
+    shows: HTML (JupyterLab, the site) and plain text; its image and alt text are the explorer's own."""
+    from IPython.core.formatters import DisplayFormatter
+    explorer = lesson01_explorer()
+    shown, _ = DisplayFormatter().format(explorer.snapshot())
+    page = shown["text/html"]
+    caption = re.search(r'<figcaption class="al-still-caption"[^>]*>([^<]*)</figcaption>', page)
+    assert caption and page.index("<figcaption") < page.index("<img"), page[:300]
+    words = html.unescape(caption.group(1))
+    assert words.startswith("Static copy of the explorer above, at its start position:"), words
+    assert "To explore, move the sliders above." in words and shown["text/plain"] == words
+    assert html.unescape(re.search(r'alt="([^"]*)"', page).group(1)) == explorer.alt_text()
+    assert shown["image/png"] == explorer.image.value and len(words) < 200
+    explorer.set(verb=0.0)
+    moved = explorer.snapshot()
+    assert "start position" not in moved.caption and "as its sliders stood when this cell ran" in str(moved)
+    explorer.reset()
+    assert explorer.snapshot().caption == words
+    assert "<figcaption" not in AltImage(moved.data, "a heatmap")._repr_html_()    # no caption: none shown
+    with pytest.raises(ValueError, match="caption"):
+        AltImage(moved.data, "a heatmap", caption=" ")
 
 
 def test_lesson01_explorer_by_hand():

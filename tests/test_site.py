@@ -232,6 +232,26 @@ def test_every_explorer_cell_has_its_picture_after_it():
                 assert i + 1 < len(cells) and cells[i + 1]["cell_type"] == "code", f"{name}: cell {i}"
                 outputs = json.dumps(cells[i + 1].get("outputs", []))
                 assert "image/png" in outputs or "<img" in outputs, f"{name}: cell {i + 1} shows no picture"
+                shown = "".join("".join(o.get("data", {}).get("text/html", ""))
+                                for o in cells[i + 1]["outputs"])
+                assert '<figcaption class="al-still-caption"' in shown, f"{name}: cell {i + 1}: no caption"
+
+
+def test_the_still_picture_is_captioned_for_the_site(tmp_path):
+    """On the site no live explorer stands above the still picture: its caption says where the sliders
+    work instead, once, directly above the picture, and no output on the page says 'explorer above'."""
+    name = "03-many-heads.ipynb"
+    dest = tmp_path / "notebooks" / name
+    build_site.stage_lesson(ROOT / "notebooks" / name, dest, set(), None, "main", tmp_path)
+    cells = json.loads(dest.read_text(encoding="utf-8"))["cells"]
+    at = [i for i, c in enumerate(cells) if build_site.EXPLORER_TAG in c["metadata"].get("tags", [])]
+    assert len(at) == 1 and "remove-cell" in cells[at[0]]["metadata"]["tags"]
+    shown = [o["data"] for o in cells[at[0] + 1]["outputs"] if "text/html" in o.get("data", {})]
+    page = "".join(shown[0]["text/html"])
+    caption = re.search(r"<figcaption[^>]*>([^<]*)</figcaption>\s*<img ", page)
+    assert caption and html.unescape(caption.group(1)) == shown[0]["text/plain"] == \
+        "This is a still picture of the explorer: its sliders work in JupyterLab or on Binder."
+    assert "explorer above" not in json.dumps([c.get("outputs", []) for c in cells])
 
 
 # ---------------------------------------------------------------------------- the built site
@@ -592,15 +612,18 @@ def test_launch_buttons_are_the_links_of_launch_links(served):
 @pytest.mark.browser
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_explorers_are_replaced_by_their_pictures(served):
-    """No widget cell on the site; beside each explorer's still picture, the line that says where the
+    """No widget cell on the site; above each explorer's still picture, its caption says where the
     sliders work."""
     _, folder = served
     for name in LESSONS:
         cells = json.loads((ROOT / "notebooks" / name).read_text(encoding="utf-8"))["cells"]
         explorers = [c for c in cells if build_site.EXPLORER_TAG in c.get("metadata", {}).get("tags", [])]
         page = (folder / "site" / "notebooks" / f"{Path(name).stem}.html").read_text(encoding="utf-8")
-        note = build_site.STILL_NOTE.strip("*")
+        note = build_site.STILL_NOTE
         assert page.count(note) == len(explorers), name
+        assert len(re.findall(rf"<figcaption[^>]*>{re.escape(note)}</figcaption>\s*<img ", page)) \
+            == len(explorers), f"{name}: the note is not the caption right above each still picture"
+        assert re.findall(r"<figcaption[^>]*>([^<]*)</figcaption>", page) == [note] * len(explorers), name
         assert "widget-view" not in page and "Loading widget" not in page, name
         text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())
         for cell in explorers:                    # the explorer's code is not on the page either

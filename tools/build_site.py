@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from attention_lab.alt_text import CAPTION_CLASS
+
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = ROOT / "tools"
 SITE = ROOT / "site"                       # the committed configuration: _config.yml, _toc.yml, favicon
@@ -35,10 +37,14 @@ MATHJAX_PARTS = ("es5/tex-chtml.js", "es5/output/chtml/fonts/woff-v2", "es5/inpu
                  "es5/a11y", "es5/sre", "es5/input/mml.js", "es5/input/mml")
 STATIC = "_site_static"                     # html_static_path in site/_config.yml: copied to _static/
 EXPLORER_TAG = "nbval-ignore-output"        # only the cells that display a slider explorer carry it
-STILL_NOTE = "*This is a still picture of the explorer: its sliders work in JupyterLab or on Binder.*"
+# the caption of an explorer's still picture on the site, in place of the one JupyterLab shows (which points
+# to the live explorer above it: the site has none)
+STILL_NOTE = "This is a still picture of the explorer: its sliders work in JupyterLab or on Binder."
 
 sys.path.insert(0, str(TOOLS))
 import launch_links  # noqa: E402
+
+CAPTION = re.compile(rf'(<figcaption class="{CAPTION_CLASS}"[^>]*>)[^<]*(</figcaption>)')
 
 
 class MissingTool(RuntimeError):
@@ -170,9 +176,25 @@ def _shows_a_picture(cell: dict) -> bool:
     return False
 
 
+def recaption(cell: dict) -> bool:
+    """Put the site's words (STILL_NOTE) in place of the caption of the still picture the cell shows, in
+    its HTML and its plain text; False if the cell shows no captioned picture."""
+    found = False
+    for out in cell.get("outputs", []):
+        data = out.get("data", {})
+        page = data.get("text/html", "")
+        page = page if isinstance(page, str) else "".join(page)
+        if CAPTION.search(page):
+            data["text/html"] = CAPTION.sub(lambda m: m.group(1) + html.escape(STILL_NOTE) + m.group(2), page)
+            data["text/plain"] = STILL_NOTE
+            found = True
+    return found
+
+
 def stage_lesson(path: Path, dest: Path, pages: set[str], web: str | None, branch: str, stage: Path):
     """The lesson as the site shows it: each slider explorer's cell removed (a static page cannot run
-    it) and a line put above its still picture, the cell after it; links made to work on the site."""
+    it), and its still picture, in the cell after it, captioned with the site's words; links made to work
+    on the site."""
     nb = json.loads(path.read_text(encoding="utf-8"))
     source = path.relative_to(ROOT).as_posix()
     cells = []
@@ -186,9 +208,10 @@ def stage_lesson(path: Path, dest: Path, pages: set[str], web: str | None, branc
         if after is None or after["cell_type"] != "code" or not _shows_a_picture(after):
             raise SystemExit(f"{source}: the explorer in cell {i} has no still picture in the cell after it "
                              "(each explorer cell is followed by the cell that shows its snapshot)")
+        if not recaption(after):
+            raise SystemExit(f"{source}: the still picture after the explorer in cell {i} has no caption "
+                             "(show it with the explorer's snapshot(); re-run tools/run_notebooks.py)")
         cell["metadata"]["tags"] = [*cell["metadata"]["tags"], "remove-cell"]
-        cells.append({"cell_type": "markdown", "id": f"site-still-{i}", "metadata": {},
-                      "source": STILL_NOTE})
     nb["cells"] = cells
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")

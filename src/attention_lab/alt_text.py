@@ -369,18 +369,33 @@ def install(shell=None) -> bool:
     return True
 
 
-class AltImage:
-    """A PNG with alt text, shown as an <img> (HTML) or a plain PNG where HTML is not shown."""
+# the class of a caption above an AltImage (tools/build_site.py finds it by this class and rewords it)
+CAPTION_CLASS = "al-still-caption"
 
-    def __init__(self, png: bytes, alt: str):
+
+class AltImage:
+    """A PNG with alt text, shown as an <img> (HTML) or a plain PNG where HTML is not shown; with a
+    caption, as a figure whose caption stands above the image (and is its plain-text form)."""
+
+    def __init__(self, png: bytes, alt: str, caption: str | None = None):
         if not isinstance(png, bytes) or not png.startswith(b"\x89PNG"):
             raise TypeError("expected the bytes of a PNG image")
         if not isinstance(alt, str) or not alt.strip():
             raise ValueError("expected a non-empty alt text that says what the image shows")
-        self.data, self.alt = png, alt     # .data, as IPython's Image has it
+        if caption is not None and (not isinstance(caption, str) or not caption.strip()):
+            raise ValueError(f"expected a caption with words, or None; got {caption!r}")
+        self.data, self.alt, self.caption = png, alt, caption     # .data, as IPython's Image has it
 
     def _repr_png_(self) -> bytes:
         return self.data
 
     def _repr_html_(self) -> str:
-        return image_html(self.data, self.alt)
+        image = image_html(self.data, self.alt)
+        if self.caption is None:
+            return image
+        return (f'<figure style="margin:0"><figcaption class="{CAPTION_CLASS}" '
+                f'style="font-style:italic; margin:0.3em 0 0.5em">{html.escape(self.caption)}</figcaption>'
+                f"{image}</figure>")
+
+    def __repr__(self) -> str:
+        return self.caption if self.caption is not None else super().__repr__()

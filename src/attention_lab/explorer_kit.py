@@ -574,8 +574,16 @@ class Explorer:
 
     def snapshot(self) -> AltImage:
         """The figure as it is now, as a static image with its alt text (for the checked cell next to
-        an explorer)."""
-        return AltImage(bytes(self.image.value), self.alt_text())
+        an explorer), captioned so that a student sees why the same picture stands under the live one."""
+        return AltImage(bytes(self.image.value), self.alt_text(), caption=self.still_caption())
+
+    def still_caption(self) -> str:
+        """The caption of the snapshot: a static copy of the live explorer above it, and where its sliders
+        were (the start position, if they were all there)."""
+        start = {c.key: c.value for c in self.controls}
+        where = "at its start position" if self.values == start else "as its sliders stood when this cell ran"
+        return (f"Static copy of the explorer above, {where}: it stays as it is, so you can compare (the "
+                "course site and the tests use it too). To explore, move the sliders above.")
 
     def alt_text(self) -> str:
         """The picture in words, as a screen reader reads it: the heatmaps, then the numbers printed."""
