@@ -311,4 +311,11 @@ def test_01_4_as_handed_out_says_what_to_look_for_not_the_fix():
 
     assert "def weights_of(q, K):\n    scores = K @ q " in lesson_cells("01")["ex-01-4-code"]
     assert status("01.4", weights_of).message == stored.strip()
+    def weights_commented_out(q, K):          # the planted line kept as a comment, the division taken out
+        scores = K @ q
+        e = np.exp(scores - scores.max())
+        # return e / e.max()
+        return e
+
     assert status("01.4", weights_changed).mistake == "no division"
+    assert status("01.4", weights_commented_out).mistake == "no division"
