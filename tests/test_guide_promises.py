@@ -23,6 +23,7 @@ from attention_lab import judging
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import build_site  # noqa: E402
+import launch_links  # noqa: E402
 
 GUIDE = " ".join((ROOT / "docs" / "teaching-guide.md").read_text(encoding="utf-8").split())
 KINDS = {"compute", "predict", "design", "debug"}
@@ -389,3 +390,55 @@ def test_the_plan_checks_find_what_the_old_plan_did_wrong(exercise_words):
         "`04`, section 1: 'mask' (taught in `04`, section 1)"]
     assert old.covered() == {"01": set(range(2, 10)), "02": set(range(2, 7)), "04": {6, 9}}
     assert numbers_in("1–4, 6 and 11") == {1, 2, 3, 4, 6, 11}
+
+
+# ------------------------------------------------------------------ before the session, and the log-in
+
+def test_what_the_guide_says_of_run_all_times_is_its_own_measurement():
+    """Teacher's review, round 2, item 9: "Every lesson runs in a few seconds" was wrong: the guide's own
+    table (*Running a class*, from tools/benchmark_memory.py) gives 21 to 50 CPU-seconds for lessons 06-09.
+    Each lesson's Run All, as *Before the session* words it, agrees with that table: a few seconds is at
+    most 7 CPU-seconds, lesson 02's "about 15 seconds" at least its own, up to a minute at most 60."""
+    assert "Every lesson runs in a few seconds" not in GUIDE
+    said = re.search(r"\*Run All\* takes a few seconds for lessons (.*?), about (\d+) seconds for `(\d\d)` "
+                     r".*? and up to a minute for `(\d\d)`–`(\d\d)`", GUIDE)
+    assert said, "Before the session: no sentence on how long Run All takes"
+    few = {n for first, last in re.findall(r"`(\d\d)`(?:–`(\d\d)`)?", said.group(1))
+           for n in range(int(first), int(last or first) + 1)}
+    minute = set(range(int(said.group(4)), int(said.group(5)) + 1))
+    row = next(r for r in table_rows(guide_part("Running a class: memory and time per student"))
+               if r.get("") == "CPU-seconds for Run All")
+    cpu = {int(k): int(v) for k, v in row.items() if re.fullmatch(r"\d\d", k)}
+    assert sorted([*few, int(said.group(3)), *minute]) == sorted(cpu), "every lesson once"
+    assert all(cpu[n] <= 7 for n in few) and cpu[int(said.group(3))] <= int(said.group(2))
+    assert all(cpu[n] <= 60 for n in minute)
+    assert "a few seconds for `00` and `01`, about 15 for `02`" in GUIDE          # *Logging in* says the same
+    assert all(cpu[n] <= 7 for n in (0, 1))
+
+
+def test_the_binder_advice_is_what_the_links_and_the_lessons_do():
+    """Teacher's review, round 2, item 4: one launch by the teacher may warm one of mybinder.org's hubs
+    only, and a launch waits while the image is copied onto a machine. The guide says to warm each hub of
+    the federation, to give the class a branch of its own that nothing is pushed to (the command it prints
+    makes links to that branch), what the image carries that lessons 00-05 never use, and what a student
+    whose launch fails does."""
+    said = re.search(r"`git push origin main:(\S+)`, then "
+                     r"`python tools/launch_links\.py (\S+) --branch (\S+)`", GUIDE)
+    assert said and said.group(1) == said.group(3), "the branch pushed is the branch the links open"
+    repo, branch = said.group(2), said.group(3)
+    assert f"/v2/gh/OWNER/REPO/{branch}?" in launch_links.binder_link(repo, branch)
+    assert f"branch={branch}&" in launch_links.hub_link(repo, "https://hub.example", branch)
+    assert "https://mybinder.readthedocs.io/en/latest/about/federation.html" in GUIDE
+    assert "launch the class's link once on each hub listed there" in GUIDE
+    assert "636 MB that lessons `00`–`05` never use" in GUIDE
+    for path in LESSON_FILES:
+        if path.name[:2] <= "05":
+            assert "load_model" not in path.read_text(encoding="utf-8"), path.name
+    assert "A student whose launch fails or hangs works with a neighbour" in GUIDE
+
+
+def test_nbgitpuller_goes_where_the_students_servers_run():
+    """Teacher's review, round 2, item 12: nbgitpuller is an extension of each student's Jupyter server,
+    not of the hub."""
+    assert "nbgitpuller installed on the hub" not in GUIDE
+    assert "installed in the students' server environment" in GUIDE
