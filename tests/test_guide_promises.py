@@ -4,8 +4,12 @@
 which kinds, and which two promises the tests keep (the tests themselves are
 tests/test_exercises_on_screen.py and tests/test_one_call.py; here: that the guide's words and their
 scope match them). Each exercise carries a time and difficulty label in its lesson, and the guide's table
-of them is the lessons' labels. The 90- and 45-minute plans add up, keep students hands-on, give each
-exercise its minutes, and mention nothing that a section they skip teaches.
+of them is the lessons' labels. Every plan (90 or 45 minutes on lessons 00-02, and the sessions on lessons
+06, 07, 08 and 09) is a table checked the same way: it adds up, keeps students hands-on with time for
+questions, gives each exercise its minutes, mentions nothing that a section it skips teaches, and has
+students do things in an order that works (a prediction before the sliders, Run All before a row that
+starts mid-lesson, a download at the end). What Before the session and Logging in promise is checked
+against the guide's own measurements and the launch links.
 """
 
 import itertools
