@@ -10,6 +10,9 @@ fails. It
 2. makes the package importable from the course's `src/` folder: at once in the running kernel, and in
    every later one through a `.pth` file (a one-line pointer, which is what an editable install writes);
 3. says in plain words what it did. Without a network it says which command installs what is missing.
+   Where pip brought a JupyterLab extension (ipywidgets' sliders, on a hub whose JupyterLab lacks it), it
+   stops and asks for a page reload: a JupyterLab page loads its extensions when it opens, so the sliders
+   draw only in a page opened after the install.
 
 This file stands alone (standard library only): the package cannot help before it is installed.
 From a terminal: `python notebooks/install_here.py`.
@@ -115,6 +118,18 @@ def where_to_install() -> tuple[Path, bool]:
     return Path(site.getusersitepackages()), True
 
 
+def lab_extensions() -> set[str]:
+    """The JupyterLab extensions installed where pip puts them for this Python: its own
+    share/jupyter/labextensions, and the user's (pip --user). A JupyterLab server run by this Python
+    finds them there; a page already open does not load one added after it opened."""
+    found = set()
+    for base in (Path(sys.prefix), Path(site.getuserbase())):
+        folder = base / "share" / "jupyter" / "labextensions"
+        for pattern in ("*/package.json", "@*/*/package.json"):     # 'name' or '@scope/name'
+            found |= {str(p.parent.relative_to(folder).as_posix()) for p in folder.glob(pattern)}
+    return found
+
+
 def pip_command(requirements: list[str], user: bool) -> list[str]:
     return [sys.executable, "-m", "pip", "install", *(["--user"] if user else []), *requirements]
 
@@ -131,6 +146,7 @@ def install_attention_lab(root: Path = ROOT) -> None:
           f"the course's files, not its package). Installing it from {root}, once:")
     target, user = where_to_install()
     needed = missing(requirements(root))
+    extensions_before = lab_extensions()
     if needed:
         print(f"  - it needs {', '.join(needed)}, which this Python lacks: installing them with pip …",
               flush=True)
@@ -166,6 +182,15 @@ def install_attention_lab(root: Path = ROOT) -> None:
         print(f"\nThis kernel had already loaded an older {', '.join(stale)}. Restart it "
               "(Kernel › Restart Kernel) and run the lesson again.")
         stop(f"restart the kernel: an older {', '.join(stale)} is still loaded")
+    added = sorted(lab_extensions() - extensions_before)
+    if added:
+        print(f"\npip also installed the JupyterLab extension {', '.join(added)}, which draws the lessons' "
+              "sliders. This page opened before it existed, and a page loads its extensions only when it "
+              "opens: reload this browser page (F5), then run the lesson again (Run › Run All Cells). "
+              "If the sliders still do not show after the reload, your hub's JupyterLab runs in another "
+              "Python: ask whoever runs the hub to install ipywidgets where JupyterLab runs.")
+        stop("reload this browser page, then run the lesson again: the sliders' JupyterLab extension "
+             "was just installed")
     print("Done. The lesson goes on.")
 
 

@@ -41,6 +41,13 @@ def prose(prefix: str, cid: str) -> str:
     return " ".join(lesson_cells(prefix)[cid].split())
 
 
+def stored_output(prefix: str, cid: str) -> str:
+    """The text a lesson's cell is stored with (its printed output): what a student sees on opening it."""
+    (path,) = NOTEBOOKS.glob(f"{prefix}-*.ipynb")
+    cell = next(c for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c.get("id") == cid)
+    return "".join("".join(o.get("text", "")) for o in cell.get("outputs", []))
+
+
 def cell_text(lesson: str, index: int) -> str:
     path = next((ROOT / "notebooks").glob(f"{lesson}-*.ipynb"))
     return "".join(json.loads(path.read_text(encoding="utf-8"))["cells"][index]["source"])

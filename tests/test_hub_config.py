@@ -8,6 +8,7 @@ values.schema.yaml. Both files come unchanged from jupyterhub/zero-to-jupyterhub
 
 import copy
 import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -65,7 +66,8 @@ def test_it_says_what_the_guide_and_the_image_say():
     assert single["memory"] == {"guarantee": "1G", "limit": "2G"}            # mybinder.org's 2 GB
     assert single["defaultUrl"].endswith("/notebooks/00-start-here.ipynb")
     pull = " ".join(single["lifecycleHooks"]["postStart"]["exec"]["command"])
-    assert "gitpuller https://github.com/OWNER/REPO main REPO" in pull and pull.endswith("|| true")
+    assert 'cd "$HOME" && gitpuller https://github.com/OWNER/REPO main REPO' in pull
+    assert pull.endswith("|| true")
     assert single["extraEnv"]["OPENBLAS_NUM_THREADS"] == "1"
     # lesson 08's model where the image keeps it: repo2docker's environment, outside the home volume
     image_folder = "/srv/conda/envs/notebook/share/attention-lab"
@@ -76,6 +78,23 @@ def test_it_says_what_the_guide_and_the_image_say():
         assert "ATTENTION_LAB_CACHE=" in text and "print(sys.prefix)')/share/attention-lab" in text, script
     assert class_config()["cull"]["enabled"] is True
     assert "nbgitpuller" in (ROOT / "binder" / "requirements.txt").read_text()   # the hook's command
+
+
+def test_students_work_in_their_home_volume():
+    """Teacher's review, round 2, item 8. The image is built with repo2docker's --target-repo-dir, and
+    repo2docker's Dockerfile sets WORKDIR to that folder; KubeSpawner's working_dir "defaults to None so
+    the working directory will be the one defined in the Dockerfile"; Jupyter Server's root folder defaults
+    to the folder it starts in, and nbgitpuller clones into that root. So without working_dir the student's
+    copy would sit in the container, outside the home volume, and be lost when the server stops. The
+    servers start in the home volume, and the hook clones there too."""
+    config = class_config()
+    values, _ = chart()
+    home = deep_merge(values, config)["singleuser"]["storage"]["homeMountPath"]
+    built = re.search(r"--target-repo-dir (\S+)", CONFIG.read_text(encoding="utf-8")).group(1)
+    assert not built.startswith(home)                                   # the repository is outside the home
+    assert config["hub"]["config"]["KubeSpawner"]["working_dir"] == home
+    assert " ".join(config["singleuser"]["lifecycleHooks"]["postStart"]["exec"]["command"]).startswith(
+        'sh -c cd "$HOME" && ')
 
 
 @pytest.mark.parametrize("path, wrong", [

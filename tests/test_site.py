@@ -201,8 +201,9 @@ def _notebook(tmp_path, name: str, cells: list[tuple[str, str]]) -> Path:
 
 
 def test_a_lessons_time(tmp_path, monkeypatch):
-    """The time is reading (150 words a minute) + a minute per code cell + the exercises: the guide's
-    15 minutes for four (5 for lesson 00's three), or the lesson's own labels where every exercise has one."""
+    """The time is reading (150 words a minute) + a minute per code cell + the exercises: the lesson's own
+    labels where every exercise has one, else the allowance the teaching guide gave before the labels
+    (15 minutes for four exercises, 5 for lesson 00's three)."""
     monkeypatch.setattr(build_site, "ROOT", tmp_path)
     # 1500 words with the title's five ("#", "05", "·", "A", "lesson"): 10 minutes
     text = "# 05 · A lesson\n\n" + "word " * 1495

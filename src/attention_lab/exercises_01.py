@@ -6,7 +6,7 @@ import numpy as np
 
 from .checks import TOLERANCE, Choice, Exercise, Trial
 from .examples import cats_chase_mice
-from .judging import SHORTCUTS, as_numbers, judge_fix
+from .judging import SHORTCUTS, as_numbers, judge_fix, still_planted
 from .matrix import default_scale, softmax, softmax_unchecked
 
 # fresh sentences for 01.3 (features: noun, verb, animal, small): in each, the last word is the only
@@ -19,6 +19,7 @@ FRESH_013 = (
 )                                                                                  # no animal; cats is
 
 LOCKED_014 = (*SHORTCUTS, "softmax", "softmax_unchecked")   # 01.4's bug is in the softmax: write it out
+PLANTED_014 = "return e / e.max()"                          # the wrong line, as the lesson prints it
 
 
 def _design_01():
@@ -166,18 +167,34 @@ def _debug_01():
             e = np.exp(s - s.min())
             return e / e.sum()
 
-    judge = judge_fix(reference, {"planted": planted, "no exp": no_exp, "no max": no_max,
-                                  "by count": by_count, "by score sum": by_score_sum,
-                                  "min shift": min_shift},
-                       [(q, K), (big, K)], "expected 5 weights, positive and summing to 1 (a softmax "
-                       "of the scores K @ q), also for very large scores.", locked=LOCKED_014)
+    def no_division(q_, K_):                  # the planted line taken out: e.max() is 1, the same numbers
+        s = K_ @ q_
+        return np.exp(s - s.max())
+
+    by_numbers = judge_fix(reference, {"planted": planted, "no exp": no_exp, "no max": no_max,
+                                       "by count": by_count, "by score sum": by_score_sum,
+                                       "min shift": min_shift},
+                           [(q, K), (big, K)], "expected 5 weights, positive and summing to 1 (a softmax "
+                           "of the scores K @ q), also for very large scores.", locked=LOCKED_014)
+
+    def judge(fn):
+        """The planted numbers from the function as handed out get a hint that says what to look for;
+        from a changed function (the division taken out gives the same numbers), one that explains."""
+        verdict = by_numbers(fn)
+        if verdict == "planted" and not still_planted(fn, PLANTED_014):
+            return "no division"
+        return verdict
 
     return Trial("01.4", "Fix weights_of: one line is wrong.", "debug", lambda: reference, judge, {
         "planted": (lambda: planted,
-                    "your weights are the exps of the shifted scores, never divided by their sum: "
-                    "after subtracting the maximum, e.max() is always 1, so the planted e / e.max() "
-                    "and no division at all give the same numbers. Print weights_of(q, K) for a small "
-                    "q and K: what do the weights add up to, and what should they add up to?"),
+                    "still the planted bug: one line of weights_of is wrong. Print weights_of(q, K) "
+                    "for a small q and K: what do the weights add up to, and what should they add up "
+                    "to?"),
+        "no division": (lambda: no_division,
+                        "your weights are the exps of the shifted scores, never divided by their sum: "
+                        "after subtracting the maximum, e.max() is always 1, so the planted e / e.max() "
+                        "and no division at all give the same numbers. Print weights_of(q, K) for a small "
+                        "q and K: what do the weights add up to, and what should they add up to?"),
         "no max": (lambda: no_max,
                    "right on small scores, but scores near 1000 overflow exp and give nan: keep "
                    "subtracting the maximum score before exp."),

@@ -95,8 +95,8 @@ def _debug_02():
                       "(3, 2) for 3 queries and 3 keys, (4, 3) for 4 queries and 6 keys.")
 
     return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, hinted(wrong, {
-        "planted": "still the planted bug. Print the weights' sums along each axis: which sums are "
-                   "1, and which should be? Each query's row must sum to 1.",
+        "planted": "still the planted bug: one line is wrong. Print the weights' sums along each axis: "
+                   "which sums are 1, and which should be?",
         "no scaling": "the weights now sum to 1 per row, but you removed the division by √d_k.",
         "divided by d_k": "you divide by d_k; the formula divides by its square root, √d_k.",
         "K not transposed": "your scores are Q @ K: with 2 queries and 4 keys that fails, and with 3 "

@@ -3,6 +3,9 @@ package's shortcuts switched off, and name the wrong version a fixed function ag
 
 from __future__ import annotations
 
+import inspect
+import re
+
 import numpy as np
 
 from .checks import TOLERANCE, ShortcutLocked, differences, in_words, read_numbers, switched_off
@@ -127,6 +130,19 @@ def judge_fix(reference, wrong: dict, inputs: list[tuple], expected: str,
                         f"{what_differs(out, ref, close, atol)}: {expected}")
         return f"on fresh inputs your function does not agree with the reference: {expected}"
     return judge
+
+
+def still_planted(fn, line: str) -> bool:
+    """Whether `fn`'s own code still holds the planted `line` as the lesson printed it (spaces and comments
+    aside): the debug exercise's function, run as it was handed out. Its hint then says what to look for,
+    not the fix. False where the code cannot be read (a function made by exec), so that such a function
+    gets the hint written for a changed one."""
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
+    wanted = re.sub(r"\s+", "", line)
+    return any(re.sub(r"\s+", "", code.split("#", 1)[0]) == wanted for code in source.splitlines())
 
 
 def what_differs(out: np.ndarray, ref: np.ndarray, close, atol: float) -> str:

@@ -26,6 +26,7 @@ from lesson_helpers import (
     prose,
     sm,
     status,
+    stored_output,
 )
 
 import attention_lab as al
@@ -283,3 +284,38 @@ def test_r6_01_4_returning_the_exps_gets_a_hint_that_fits():
     assert result.status != "correct"
     assert "never divided by their sum" in result.message and "always 1" in result.message, result.message
     assert "still the planted bug" not in result.message
+
+
+# ---------- teacher's review, round 2, item 6: the planted bug as handed out gives nothing away -------------
+
+def test_01_4_as_handed_out_says_what_to_look_for_not_the_fix():
+    """The planted cell is stored with the check's verdict printed (a student sees it on opening the lesson
+    and after Run All). It named the fix ("never divided by their sum"), which made the debug exercise a
+    reading one. As handed out, the function gets 'not yet' and what to look for; the fix is explained
+    once the line has changed and still gives the planted numbers (the division taken out)."""
+    stored = stored_output("01", "ex-01-4-code")
+    assert stored.startswith("Exercise 01.4: not yet. Hint: still the planted bug"), stored
+    assert "add up to" in stored
+    for fix in ("sum", "divid", "e.max()"):
+        assert fix not in stored, fix
+
+    def weights_of(q, K):                     # the lesson's cell, as handed out
+        scores = K @ q                       # (n,) one score per key
+        e = np.exp(scores - scores.max())
+        return e / e.max()
+
+    def weights_changed(q, K):                # the planted line edited, the same numbers
+        scores = K @ q
+        e = np.exp(scores - scores.max())
+        return e / np.max(e)
+
+    assert "def weights_of(q, K):\n    scores = K @ q " in lesson_cells("01")["ex-01-4-code"]
+    assert status("01.4", weights_of).message == stored.strip()
+    def weights_commented_out(q, K):          # the planted line kept as a comment, the division taken out
+        scores = K @ q
+        e = np.exp(scores - scores.max())
+        # return e / e.max()
+        return e
+
+    assert status("01.4", weights_changed).mistake == "no division"
+    assert status("01.4", weights_commented_out).mistake == "no division"

@@ -30,6 +30,7 @@ from lesson_helpers import (
     sm,
     spread_from_quarter,
     status,
+    stored_output,
 )
 
 import attention_lab as al
@@ -633,3 +634,19 @@ def test_02_3_keys_times_queries_is_named(rows, expected):
         return sm(S, axis=-1 if rows else 0) @ V
     result = status("02.3", attention)
     assert result.mistake == expected and "K Qᵀ" in result.message, result.message
+
+
+def test_02_3_as_handed_out_says_what_to_look_for_not_the_fix():
+    """Teacher's review, round 2, item 6: the planted cell is stored with the check's verdict printed, and
+    it said "Each query's row must sum to 1" two lines below the axis=0: the fix. Now it says that the
+    planted bug is still there and what to print, not which axis is right."""
+    stored = stored_output("02", "ex-02-3-code")
+    assert stored.startswith("Exercise 02.3: not yet. Hint: still the planted bug"), stored
+    for fix in ("row", "axis=", "-1"):
+        assert fix not in stored, fix
+
+    def attention(Q, K, V):                   # the lesson's cell, as handed out
+        S = Q @ K.T / np.sqrt(K.shape[1])
+        return al.softmax(S, axis=0) @ V
+
+    assert status("02.3", attention).message == stored.strip()
