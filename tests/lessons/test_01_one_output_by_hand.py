@@ -194,7 +194,8 @@ def test_01_verb_zero_gives_equal_weights_and_the_plain_average():
 
 
 def test_01_verb_three_approaches_half_on_each_animal():
-    """01 §9, second move: x₂[verb] = 3, the weights on cats and mice approach 0.5 each."""
+    """01 §9, second move, which the lesson asks as a question (01.2 predicts a move like it): x₂[verb] = 3,
+    the weights on cats and mice approach 0.5 each."""
     ex = explorer("01 token_explorer")
     w1 = move(ex, "verb", 1.0)["weights"][0]
     w3 = move(ex, "verb", 3.0)["weights"][0]
