@@ -108,6 +108,22 @@ def test_snapshot_is_captioned_as_the_static_copy_of_the_explorer_above():
         AltImage(moved.data, "a heatmap", caption=" ")
 
 
+def test_a_slider_the_browser_snapped_to_its_grid_still_counts_as_at_its_start():
+    """The browser snaps a float slider to low + k * step in JavaScript's arithmetic and sends that back,
+    maybe before the snapshot's cell runs (CI, lesson 03): 0.841 comes back as 0.8410000000000002. The
+    caption must still say the start position; a move of one step must not."""
+    X = np.array([[1.0, 0, 0, 0], [0, 1.0, 0, 0], [0.54, 0.841, 0.5, 0.25]])
+    explorer = al.heads_explorer(X, np.eye(4), np.eye(4), np.eye(4), np.eye(4), ["a", "b", "c"],
+                                 ["f0", "f1", "f2", "f3"], edit=2)
+    c = next(c for c in explorer.controls if c.key == "f1")
+    js = c.low + round((c.value - c.low) / c.step) * c.step           # what the browser computes
+    assert js != c.value                                               # the float noise is really there
+    explorer.sliders["f1"].value = js
+    assert "at its start position" in explorer.snapshot().caption
+    explorer.sliders["f1"].value = c.value + c.step
+    assert "as its sliders stood when this cell ran" in explorer.snapshot().caption
+
+
 def test_lesson01_explorer_by_hand():
     """x₂ = (1.5, 2, -0.5, 0.3): written out with the example's weights, no attention code used."""
     explorer = lesson01_explorer()

@@ -580,10 +580,16 @@ class Explorer:
     def still_caption(self) -> str:
         """The caption of the snapshot: a static copy of the live explorer above it, and where its sliders
         were (the start position, if they were all there)."""
-        start = {c.key: c.value for c in self.controls}
-        where = "at its start position" if self.values == start else "as its sliders stood when this cell ran"
+        where = "at its start position" if self.at_start() else "as its sliders stood when this cell ran"
         return (f"Static copy of the explorer above, {where}: it stays as it is, so you can compare (the "
                 "course site and the tests use it too). To explore, move the sliders above.")
+
+    def at_start(self) -> bool:
+        """Whether every slider stands where it started. A float slider counts within a millionth of its
+        step: the browser snaps it to its grid in JavaScript's arithmetic (0.7070000000000001 for 0.707)."""
+        now = self.values
+        return all(now[c.key] == c.value if c.toggle or c.options or c.text or c.integer
+                   else abs(now[c.key] - c.value) <= 1e-6 * c.step for c in self.controls)
 
     def alt_text(self) -> str:
         """The picture in words, as a screen reader reads it: the heatmaps, then the numbers printed."""
