@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # What a Binder build (repo2docker) does, without Docker, then the whole test suite on top of it.
 #
-#  1. The bare runtime, for scale: jupyterlab, numpy, matplotlib, seaborn, ipywidgets, ipykernel,
-#     at the versions binder/requirements.txt pins.
-#  2. The student image: binder/requirements.txt alone in a fresh venv. Its size is reported beside
-#     the bare runtime's (goal: at most 15 % above it; lesson 08's gguf and threadpoolctl
-#     included, its 98 MB model file aside: binder/postBuild puts that in the environment's
-#     share/attention-lab, outside $HOME).
-#  3. repo2docker's starting point: a venv with binder/repo2docker-base.txt (the JupyterLab, notebook,
+#  1. repo2docker's starting point: a venv with binder/repo2docker-base.txt (the JupyterLab, notebook,
 #     jupyter_server, ipykernel and ipywidgets its Python 3.11 base environment ships; the file says
 #     where the versions come from). Then, as repo2docker does, binder/requirements.txt installed from
 #     the repository root, binder/postBuild, and `pip check`, which must pass.
-#  4. The test tools (binder/requirements-test.txt) layered on top of 3, then the whole test suite, once,
+#  2. The student image's size beside the bare runtime's (jupyterlab, numpy, matplotlib, seaborn,
+#     ipywidgets, ipykernel; goal: at most 15 % above it; lesson 08's gguf and threadpoolctl included, its
+#     98 MB model file aside: binder/postBuild puts that in the environment's share/attention-lab, outside
+#     $HOME). Both are measured in the environment of 1 (tools/image_size.py: each set's packages and all
+#     they need, from what pip recorded), where no test tool may be installed yet.
+#  3. The test tools (binder/requirements-test.txt) layered on top of 1, then the whole test suite, once,
 #     as a student's session meets it: no network (loopback only), a fresh, empty home (as on a hub that
 #     mounts each student's home over the image's), and everything under binder/start, as the image's
 #     entrypoint runs it. One pass checks the exact pins, the offline lessons and the fresh home together.
@@ -27,27 +26,8 @@ install() {   # pip install, quietly; exits on failure (pipefail). Drops this ma
   local pip=$1; shift
   "$pip" install --quiet "$@" 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
 }
-size_mb() { du -sm "$1" | cut -f1; }
 
-echo "== 1. bare runtime (for scale) =="
-"$python" -m venv "$work/bare"
-install "$work/bare/bin/pip" $(for p in jupyterlab numpy matplotlib seaborn ipywidgets ipykernel; do pin "$p"; done)
-bare=$(size_mb "$work/bare")
-rm -rf "$work/bare"
-
-echo "== 2. the student image alone: binder/requirements.txt =="
-"$python" -m venv "$work/student"
-install "$work/student/bin/pip" -r binder/requirements.txt
-student=$(size_mb "$work/student")
-"$work/student/bin/pip" check
-if "$work/student/bin/pip" list 2>/dev/null | grep -iE '^(pytest|pytest-xdist|playwright|ruff|hypothesis|nbval) '; then
-  echo "a test tool is in the student image" >&2; exit 1
-fi
-rm -rf "$work/student"
-ratio=$(awk -v s="$student" -v b="$bare" 'BEGIN { printf "%.1f", 100 * (s - b) / b }')
-echo "student image: ${student} MB; bare runtime: ${bare} MB; the student image is ${ratio} % above it (goal: at most 15 %)"
-
-echo "== 3. as repo2docker builds it: its base environment, then binder/ =="
+echo "== 1. as repo2docker builds it: its base environment, then binder/ =="
 env_dir="$work/binder-env"
 start=$(date +%s)
 "$python" -m venv "$env_dir"
@@ -60,7 +40,17 @@ if grep -q "dependency conflicts" "$work/pip.log"; then echo "pip reported depen
 echo "the model in the image, outside \$HOME: $(du -sm "$env_dir/share/attention-lab" | cut -f1) MB in $env_dir/share/attention-lab (the file and its float32 copy)"
 echo "pip check passed in repo2docker's starting environment ($(grep -E '^jupyterlab==|^notebook==' binder/repo2docker-base.txt | tr '\n' ' ')); built in ${installed} s"
 
-echo "== 4. the test tools on top, then the whole test suite: no network, a fresh home, binder/start =="
+echo "== 2. the student image's size, beside the bare runtime's (both measured in that environment) =="
+if "$env_dir/bin/pip" list 2>/dev/null | grep -iE '^(pytest|pytest-xdist|playwright|ruff|hypothesis|nbval) '; then
+  echo "a test tool is in the student image" >&2; exit 1
+fi
+bare=$("$env_dir/bin/python" tools/image_size.py $(for p in jupyterlab numpy matplotlib seaborn ipywidgets ipykernel; do
+  pin "$p" | cut -d= -f1; done) | head -n 1)
+student=$("$env_dir/bin/python" tools/image_size.py -r binder/requirements.txt | head -n 1)
+ratio=$(awk -v s="$student" -v b="$bare" 'BEGIN { printf "%.1f", 100 * (s - b) / b }')
+echo "student image: ${student} MB; bare runtime: ${bare} MB; the student image is ${ratio} % above it (goal: at most 15 %)"
+
+echo "== 3. the test tools on top, then the whole test suite: no network, a fresh home, binder/start =="
 install "$env_dir/bin/pip" -r binder/requirements-test.txt
 "$env_dir/bin/pip" check
 # lesson 08's model file is in the image, outside $HOME (postBuild fetched it; binder/start names it)
