@@ -646,7 +646,38 @@ def test_02_3_as_handed_out_says_what_to_look_for_not_the_fix():
         assert fix not in stored, fix
 
     def attention(Q, K, V):                   # the lesson's cell, as handed out
-        S = Q @ K.T / np.sqrt(K.shape[1])
-        return al.softmax(S, axis=0) @ V
+        S = Q @ K.T / np.sqrt(K.shape[1])    # (m, n) scaled scores
+        A = al.softmax(S, axis=0)            # (m, n) weights
+        return A @ V                         # (m, d_v)
 
+    cell = lesson_cells("02")["ex-02-3-code"]
+    assert ("def attention(Q, K, V):\n    S = Q @ K.T / np.sqrt(K.shape[1])    # (m, n) scaled scores\n"
+            "    A = al.softmax(S, axis=0)            # (m, n) weights\n") in cell
     assert status("02.3", attention).message == stored.strip()
+
+
+# ---------- review round 8, 02-1: a changed function giving the planted numbers is told why ----------------
+
+@pytest.mark.parametrize("how", ["K Qᵀ along its rows, transposed", "axis=-2", "Sᵀ along axis 1, transposed"])
+def test_02_3_a_changed_function_with_the_planted_numbers_is_told_why(how):
+    """02-1: as 01.4 does, 02.3 tells the function as handed out from a changed one that gives the same
+    numbers. The K Qᵀ slip (its rows softmaxed, then transposed) prints rows that sum to 1, and the student
+    is told why their weights are still the planted ones, not that the planted line is still there. Each
+    column of the weights sums to 1 (checked by hand here on the 02.3 shapes: 2 queries, 4 keys)."""
+    def attention(Q, K, V):
+        if how == "axis=-2":
+            A = al.softmax(Q @ K.T / np.sqrt(K.shape[1]), axis=-2)
+        elif how.startswith("K Qᵀ"):
+            A = al.softmax(K @ Q.T / np.sqrt(K.shape[1]), axis=-1).T
+        else:
+            A = al.softmax((Q @ K.T / np.sqrt(K.shape[1])).T, axis=1).T
+        return A @ V
+
+    rng = np.random.default_rng(5)
+    Q, K = rng.standard_normal((2, 3)), rng.standard_normal((4, 3))
+    columns = sm(Q @ K.T / np.sqrt(3), axis=0)                              # the planted weights, by hand
+    assert np.allclose(attention(Q, K, np.eye(4)), columns)
+    result = status("02.3", attention)
+    assert result.status == "mistake" and result.mistake == "planted numbers", result.message
+    assert "still the planted bug" not in result.message
+    assert "each column sums to 1" in result.message and "Q @ K.T" in result.message, result.message
