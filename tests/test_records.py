@@ -140,8 +140,8 @@ def attention_axis_minus_2(Q, K, V):          # changed, and still the planted n
 
 def test_the_debug_functions_as_handed_out_are_not_counted_as_tried(record, capsys):
     """Review round 8, S1: Run All checks 01.4's and 02.3's functions before the student has touched them.
-    The hint is printed, but the record counts no attempt, and al.progress() shows them not yet tried (·),
-    not tried (~). A changed function that is still wrong counts, also one that still gives the planted
+    The hint is printed, but the record counts no attempt, and al.progress() shows them as not tried (·),
+    not as tried (~). A changed function that is still wrong counts, also one that still gives the planted
     numbers."""
     for key, fn in (("01.4", weights_of), ("02.3", attention)):
         assert not al.check(key, fn)
