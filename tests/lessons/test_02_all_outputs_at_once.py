@@ -623,6 +623,26 @@ def test_02_shapes_figure_has_a_colour_key_and_one_colour_per_role():
     assert "grey cells are negative" in text and "red" in text and "colour bar" in text
 
 
+def test_02_every_scores_heatmap_keeps_the_colour_rule_of_the_shapes_figure():
+    """Review round 8, 02-2: s5-shapes says the scores are red, not blue ("blue is for queries"), but §3's
+    al.heatmap(kind="scores") drew seaborn's vlag, blue below 0 (its colour bar showed it; later lessons'
+    scores heatmaps with negative scores drew blue cells). Now a scores heatmap, with negative scores, is
+    grey below 0, white at 0 and red above, as the shapes figure's scores block is."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgb
+
+    S = np.array([[2.0, -1.5, 0.0], [-3.0, 1.0, 0.5]])
+    ax = al.heatmap(S, ["a", "b"], ["x", "y", "z"], kind="scores")
+    mesh = ax.collections[0]
+    grey, white, red = to_rgb("#6b6b6b"), (1.0, 1.0, 1.0), to_rgb("#a9373b")      # s5-shapes' three colours
+    for value, colour in ((-3.0, grey), (0.0, white), (3.0, red)):
+        assert np.allclose(mesh.cmap(mesh.norm(value))[:3], colour, atol=0.01), value
+    for t in np.linspace(0, 1, 101):                                 # never near any role's colour
+        for role in al.ROLE_COLORS.values():
+            assert np.linalg.norm(np.subtract(mesh.cmap(t)[:3], to_rgb(role))) > 0.25, (t, role)
+    plt.close(ax.figure)
+
+
 @pytest.mark.parametrize("rows, expected", [(True, "column softmax transposed"),
                                             (False, "weights transposed")])
 def test_02_3_keys_times_queries_is_named(rows, expected):
