@@ -17,7 +17,7 @@ from matplotlib.colors import to_rgb
 
 import attention_lab as al
 from attention_lab import alt_text
-from attention_lab.heatmaps import WEIGHTS_CMAP, role_cmap, text_color
+from attention_lab.heatmaps import WEIGHTS_CMAP, kind_style, role_cmap, text_color
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
@@ -37,7 +37,7 @@ def contrast(a, b) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
-CMAPS = {"weights": plt.get_cmap(WEIGHTS_CMAP), "scores": plt.get_cmap("vlag"),
+CMAPS = {"weights": plt.get_cmap(WEIGHTS_CMAP), "scores": kind_style("scores", np.array([[-1.0, 1.0]]))[0],
          "input": plt.get_cmap("Greys"), **{role: role_cmap(role) for role in ("query", "key", "value")}}
 
 

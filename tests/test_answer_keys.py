@@ -174,9 +174,10 @@ def test_tab_completion_offers_no_answer_key(tmp_path):
                 assert not right_for(value, [ex.key]), f"{kind}.{name} holds its answer"
 
 
-# accepts(answer), accepts_each(answers): only whether evaluate says ✓, no more than evaluate tells
+# accepts(answer), accepts_each(answers): only whether evaluate says ✓, no more than evaluate tells;
+# handed_out: the name of the mistake a debug exercise's function has as handed out ('planted'), no answer
 PUBLIC = {"key", "question", "kind", "check", "evaluate", "named", "fallback", "expects", "softmax", "flat",
-          "accepts", "accepts_each"}
+          "accepts", "accepts_each", "handed_out"}
 
 
 @pytest.mark.parametrize("key", sorted(al.EXERCISES))

@@ -108,6 +108,17 @@ def test_snapshot_is_captioned_as_the_static_copy_of_the_explorer_above():
         AltImage(moved.data, "a heatmap", caption=" ")
 
 
+def test_an_explorer_with_one_slider_says_the_slider():
+    """Review round 8, 02-4: lesson 02's d_k explorer has one slider, and its still copy said "move the
+    sliders above"; with one control the caption says "the slider", with several "the sliders"."""
+    dk = al.dk_explorer(n_keys=8, max_dk=128, seed=0)
+    assert len(dk.controls) == 1
+    assert dk.snapshot().caption.endswith("To explore, move the slider above.")
+    dk.set(d_k=128)
+    assert "as its slider stood when this cell ran" in dk.snapshot().caption
+    assert lesson01_explorer().snapshot().caption.endswith("To explore, move the sliders above.")
+
+
 def test_a_slider_the_browser_snapped_to_its_grid_still_counts_as_at_its_start():
     """The browser snaps a float slider to low + k * step in JavaScript's arithmetic and sends that back,
     maybe before the snapshot's cell runs (CI, lesson 03): 0.841 comes back as 0.8410000000000002. The

@@ -123,6 +123,48 @@ def weights_no_exp(q, K):
     return (K @ q) / (K @ q).sum()
 
 
+def weights_unshifted_planted(q, K):          # the shift taken out, the planted line left as it was
+    scores = K @ q                       # (n,) one score per key
+    e = np.exp(scores)
+    return e / e.max()
+
+
+def weights_min_planted(q, K):                # the shift turned round, the planted line left as it was
+    scores = K @ q
+    e = np.exp(scores - scores.min())
+    return e / e.max()
+
+
+def weights_over_unshifted_sum(q, K):
+    scores = K @ q
+    e = np.exp(scores - scores.max())
+    return e / np.exp(scores).sum()
+
+
+def attention_as_handed_out(Q, K, V):         # lesson 02's cell, as printed
+    S = Q @ K.T / np.sqrt(K.shape[1])    # (m, n) scaled scores
+    A = al.softmax(S, axis=0)            # (m, n) weights
+    return A @ V                         # (m, d_v)
+
+
+def attention_keys_by_queries(Q, K, V):       # K Qᵀ softmaxed along its rows, then turned round
+    S = K @ Q.T / np.sqrt(K.shape[1])
+    A = al.softmax(S, axis=-1).T
+    return A @ V
+
+
+def attention_axis_minus_2(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    A = al.softmax(S, axis=-2)
+    return A @ V
+
+
+def attention_transposed_twice(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    A = al.softmax(S.T, axis=1).T
+    return A @ V
+
+
 def attention_columns(Q, K, V):
     return sm(Q @ K.T / np.sqrt(K.shape[1]), axis=0) @ V
 
@@ -284,6 +326,9 @@ CASES = [
     ("01.4", weights_planted, "planted", "add up to"),
     ("01.4", weights_no_max, "no max", "overflow"),
     ("01.4", weights_no_exp, "no exp", "take exp"),
+    ("01.4", weights_unshifted_planted, "shift changed", "the line you changed was right"),
+    ("01.4", weights_min_planted, "shift changed", "subtracting the largest score"),
+    ("01.4", weights_over_unshifted_sum, "unshifted sum", "e.sum()"),
     ("01.5", v3_from(sm(X15 @ (X15[0] @ WQ15))), "no transpose", "x @ M.T"),
     ("01.5", v3_from(sm(X15 @ (WQ15 @ X15[1]))), "weights of token 2", "token 2"),
     ("01.5", Y15 - sm(X15 @ (WQ15 @ X15[0]))[0] * V15[1] - sm(X15 @ (WQ15 @ X15[0]))[1] * V15[2],
@@ -300,7 +345,11 @@ CASES = [
     ("02.2", [2, 0, 2], "too weak", "banana still"),
     ("02.2", [10, 0, 7], "uneven", "same entry"),
     ("02.2", [0, 5, 0], "banana", "looks for banana"),
-    ("02.3", attention_columns, "planted", "planted bug"),
+    ("02.3", attention_as_handed_out, "planted", "planted bug"),
+    ("02.3", attention_columns, "planted numbers", "each column sums to 1"),
+    ("02.3", attention_keys_by_queries, "planted numbers", "If you computed K Qᵀ"),
+    ("02.3", attention_axis_minus_2, "planted numbers", "axis=-2 is axis=0"),
+    ("02.3", attention_transposed_twice, "planted numbers", "Q @ K.T"),
     ("02.3", attention_K, "K not transposed", "Q @ K.T"),
     ("02.3", attention_by_dk, "divided by d_k", "square root"),
     ("02.3", attention_unscaled, "no scaling", "√d_k"),
@@ -310,6 +359,8 @@ CASES = [
     ("02.4", np.linalg.solve(sm((X24 @ WQ24) @ X24 / np.sqrt(3)), Y24), "K not transposed", "transpose K"),
     ("02.4", np.linalg.solve(sm((X24 @ WQ24) @ X24.T / np.sqrt(3), axis=0), Y24), "wrong axis", "columns"),
     ("02.4", Y24, "Y itself", "printed output"),
+    ("02.4", np.linalg.solve(sm((X24 @ WQ24) @ X24.T / np.sqrt(2)), Y24), "divided by √2",
+     "width of a value"),
     ("03.1", "a", "a", "parameters stays the same"),
     ("03.1", "c", "c", "different outputs"),
     ("03.1", "d", "d", "outputs do change"),

@@ -110,3 +110,52 @@ def test_the_record_file_is_chosen_as_documented(monkeypatch, tmp_path):
     assert records.record_file() == tmp_path / "attention-lab" / "progress.json"
     monkeypatch.delenv("XDG_DATA_HOME")
     assert records.record_file() == records.Path.home() / ".local/share/attention-lab/progress.json"
+
+
+# ---------- review round 8, S1: Run All checks the debug functions as handed out: no attempt ---------------
+
+def weights_of(q, K):                         # lesson 01's cell, as handed out
+    scores = K @ q                       # (n,) one score per key
+    e = np.exp(scores - scores.max())
+    return e / e.max()
+
+
+def attention(Q, K, V):                       # lesson 02's cell, as handed out
+    S = Q @ K.T / np.sqrt(K.shape[1])    # (m, n) scaled scores
+    A = al.softmax(S, axis=0)            # (m, n) weights
+    return A @ V                         # (m, d_v)
+
+
+def weights_by_count(q, K):                   # changed, still wrong: divided by the number of keys
+    scores = K @ q
+    e = np.exp(scores - scores.max())
+    return e / len(e)
+
+
+def attention_axis_minus_2(Q, K, V):          # changed, and still the planted numbers
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    A = al.softmax(S, axis=-2)
+    return A @ V
+
+
+def test_the_debug_functions_as_handed_out_are_not_counted_as_tried(record, capsys):
+    """Review round 8, S1: Run All checks 01.4's and 02.3's functions before the student has touched them.
+    The hint is printed, but the record counts no attempt, and al.progress() shows them as not tried (·),
+    not as tried (~). A changed function that is still wrong counts, also one that still gives the planted
+    numbers."""
+    for key, fn in (("01.4", weights_of), ("02.3", attention)):
+        assert not al.check(key, fn)
+        assert "Hint: still the planted bug" in capsys.readouterr().out
+    untouched = {"status": "unanswered", "attempts": 0, "solved": None}
+    assert json.loads(record.read_text()) == {"01.4": untouched, "02.3": untouched}
+    al.progress()
+    out = capsys.readouterr().out
+    assert "· 01.4" in out and "· 02.3" in out and "~" not in out.split("\n", 1)[1], out
+
+    for key, fn in (("01.4", weights_by_count), ("02.3", attention_axis_minus_2), ("01.4", weights_of)):
+        assert not al.check(key, fn)
+    tried = {"status": "mistake", "attempts": 1, "solved": None}
+    assert json.loads(record.read_text()) == {"01.4": tried, "02.3": tried}    # handed out again: no count
+    al.progress()
+    out = capsys.readouterr().out
+    assert "~ 01.4" in out and "~ 02.3" in out, out

@@ -45,7 +45,8 @@ def _verb(count, one: str, many: str) -> str:
 
 @dataclass(frozen=True)
 class Result:
-    """Outcome of a check: status is 'correct', 'unanswered', 'mistake' or 'wrong'."""
+    """Outcome of a check: status is 'correct', 'unanswered' (no answer yet, or a debug exercise's function
+    as handed out: Trial.handed_out), 'mistake' or 'wrong'."""
     status: str
     message: str
     mistake: str | None = None
@@ -284,7 +285,10 @@ class Choice(_Checked):
 class Trial(_Checked):
     """Design or debug: the check runs the student's matrix or function and judges what it does.
 
-    `judge(answer)` returns None when right, else the name of a known mistake, or a message.
+    `judge(answer)` returns None when right, else the name of a known mistake, or a message. `handed_out`
+    names the mistake a debug exercise's judge returns only for its function as the lesson hands it out
+    (the planted line still there, and the planted numbers): Run All checks that function before the
+    student has touched it, so its hint is printed but the check counts as no attempt ('unanswered').
     """
     key: str
     question: str
@@ -292,6 +296,7 @@ class Trial(_Checked):
     solution: InitVar[Callable[[], object]]
     judge: InitVar[Callable[[object], str | None]]
     mistakes: InitVar[dict[str, tuple[Callable[[], object], str]]]
+    handed_out: str | None = None
     _answer_key: Callable[[], object] = field(init=False, repr=False, compare=False,
                                               metadata=_HOLDS_THE_ANSWER)
     _judge: Callable[[object], str | None] = field(init=False, repr=False, compare=False)
@@ -308,8 +313,8 @@ class Trial(_Checked):
         if verdict is None:
             return Result("correct", f"Exercise {self.key}: ✓ correct.")
         if verdict in self._mistakes:
-            return Result("mistake", f"Exercise {self.key}: not yet. Hint: {self._mistakes[verdict][1]}",
-                          verdict)
+            return Result("unanswered" if verdict == self.handed_out else "mistake",
+                          f"Exercise {self.key}: not yet. Hint: {self._mistakes[verdict][1]}", verdict)
         return Result("wrong", f"Exercise {self.key}: {verdict}")
 
 

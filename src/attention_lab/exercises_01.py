@@ -6,7 +6,7 @@ import numpy as np
 
 from .checks import TOLERANCE, Choice, Exercise, Trial
 from .examples import cats_chase_mice
-from .judging import SHORTCUTS, as_numbers, judge_fix, still_planted
+from .judging import SHORTCUTS, as_numbers, judge_fix, run_student, same_numbers, still_planted
 from .matrix import default_scale, softmax, softmax_unchecked
 
 # fresh sentences for 01.3 (features: noun, verb, animal, small): in each, the last word is the only
@@ -171,18 +171,35 @@ def _debug_01():
         s = K_ @ q_
         return np.exp(s - s.max())
 
-    by_numbers = judge_fix(reference, {"planted": planted, "no exp": no_exp, "no max": no_max,
-                                       "by count": by_count, "by score sum": by_score_sum,
-                                       "min shift": min_shift},
-                           [(q, K), (big, K)], "expected 5 weights, positive and summing to 1 (a softmax "
-                           "of the scores K @ q), also for very large scores.", locked=LOCKED_014)
+    def shift_changed(q_, K_):                # the shift taken out, the planted line left: on small scores
+        with np.errstate(over="ignore", invalid="ignore"):    # the planted numbers, near 1000 exp overflows
+            scores = K_ @ q_
+            e = np.exp(scores)
+            return e / e.max()
+
+    def unshifted_sum(q_, K_):                # the shifted exps over the sum of the unshifted ones
+        with np.errstate(over="ignore"):
+            s = K_ @ q_
+            e = np.exp(s - s.max())
+            return e / np.exp(s).sum()
+
+    wrong = {"planted": planted, "no exp": no_exp, "no max": no_max, "by count": by_count,
+             "by score sum": by_score_sum, "min shift": min_shift, "unshifted sum": unshifted_sum}
+    by_numbers = judge_fix(reference, wrong, [(q, K), (big, K)],
+                           "expected 5 weights, positive and summing to 1 (a softmax of the scores K @ q), "
+                           "also for very large scores.", locked=LOCKED_014)
 
     def judge(fn):
         """The planted numbers from the function as handed out get a hint that says what to look for;
-        from a changed function (the division taken out gives the same numbers), one that explains."""
+        from a changed function (the division taken out gives the same numbers), one that explains. A
+        function that keeps the planted line and gives its numbers on small scores but not near 1000 has
+        had its shift changed: the shift was right."""
         verdict = by_numbers(fn)
         if verdict == "planted" and not still_planted(fn, PLANTED_014):
             return "no division"
+        if verdict not in wrong and still_planted(fn, PLANTED_014) \
+                and same_numbers(run_student(fn, q, K, locked=LOCKED_014), planted(q, K)):
+            return "shift changed"
         return verdict
 
     return Trial("01.4", "Fix weights_of: one line is wrong.", "debug", lambda: reference, judge, {
@@ -209,7 +226,17 @@ def _debug_01():
         "min shift": (lambda: min_shift,
                       "you subtracted the smallest score: on scores near 1000 exp still overflows. "
                       "Subtract the largest, so that the largest exponent is exp(0) = 1."),
-    })
+        "shift changed": (lambda: shift_changed,
+                          "the line you changed was right: subtracting the largest score before exp is "
+                          "what keeps exp from overflowing (near 1000 yours overflows), and on small "
+                          "scores your weights are still the planted ones. Put that line back; the wrong "
+                          "line is still there. Print weights_of(q, K) for a small q and K: what do the "
+                          "weights add up to, and what should they add up to?"),
+        "unshifted sum": (lambda: unshifted_sum,
+                          "you divide the shifted exps e by the sum of the unshifted ones, "
+                          "np.exp(scores).sum(): the two differ by the factor exp(max), and near 1000 that "
+                          "sum overflows, so every weight becomes 0. Divide e by its own sum, e.sum()."),
+    }, handed_out="planted")
 
 
 X5 = np.array([[1.0, 1.0], [0.0, 2.0], [1.0, 0.0]])     # exercise 01.5: fresh tokens, as rows; M x_1,

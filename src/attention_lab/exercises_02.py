@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import matrix as al  # so that 02.3's planted function reads as the lesson prints it: al.softmax
 from .checks import TOLERANCE, Choice, Exercise, Trial
-from .judging import as_numbers, hinted, judge_fix
+from .judging import as_numbers, hinted, judge_fix, still_planted
 from .matrix import default_scale, softmax
 
 LESSON_QUERY = np.array([0.2, 1.0, 0.1])                 # section 1's query: mostly 'banana'
+PLANTED_023 = "A = al.softmax(S, axis=0)"                 # 02.3's wrong line, as the lesson prints it
 
 
 def _design_02():
@@ -90,11 +92,27 @@ def _debug_02():
              "whole matrix": make(axis=None), "weights transposed": make(mix=True),
              "column softmax transposed": make(axis=0, mix=True)}
 
-    judge = judge_fix(make(), wrong, [(Q, K, V), (Q3, K3, V3), (Q5, K5, V5)],
-                      "expected softmax(Q Kᵀ / √d_k) V, of shape (m, d_v): (2, 2) for 2 queries and 4 keys, "
-                      "(3, 2) for 3 queries and 3 keys, (4, 3) for 4 queries and 6 keys.")
+    def planted(Q_, K_, V_):                  # the function printed in the lesson, bug included
+        S = Q_ @ K_.T / np.sqrt(K_.shape[1])
+        A = al.softmax(S, axis=0)
+        return A @ V_
 
-    return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, hinted(wrong, {
+    def keys_by_queries(Q_, K_, V_):          # K Qᵀ, its rows normalised, transposed: the planted numbers
+        A = softmax(K_ @ Q_.T * default_scale(K_.shape[1]), axis=-1).T
+        return A @ V_
+
+    by_numbers = judge_fix(make(), wrong, [(Q, K, V), (Q3, K3, V3), (Q5, K5, V5)],
+                           "expected softmax(Q Kᵀ / √d_k) V, of shape (m, d_v): (2, 2) for 2 queries and 4 "
+                           "keys, (3, 2) for 3 queries and 3 keys, (4, 3) for 4 queries and 6 keys.")
+
+    def judge(fn):
+        """The planted numbers from the function as handed out get a hint that says what to look for;
+        from a changed function (K Qᵀ softmaxed along its rows and transposed, axis=-2), one that says
+        why its numbers are still the planted ones."""
+        verdict = by_numbers(fn)
+        return "planted numbers" if verdict == "planted" and not still_planted(fn, PLANTED_023) else verdict
+
+    mistakes = hinted(wrong, {
         "planted": "still the planted bug: one line is wrong. Print the weights' sums along each axis: "
                    "which sums are 1, and which should be?",
         "no scaling": "the weights now sum to 1 per row, but you removed the division by √d_k.",
@@ -127,7 +145,18 @@ def _debug_02():
                                      "keys that is a 4 × 2 matrix, which cannot multiply V (4 × 2), and with "
                                      "3 and 3 each row holds one key's weights. The scores are Q @ K.T and "
                                      "the softmax runs along each row (axis=-1), with no transpose.",
-    }))
+    })
+    mistakes["planted"] = (lambda: planted, mistakes["planted"][1])
+    mistakes["planted numbers"] = (
+        lambda: keys_by_queries,
+        "you changed the function, but it still gives the planted numbers: in your weights each column sums "
+        "to 1 (one key's weights over the queries), where each row should (one query's weights over the "
+        "keys). If you computed K Qᵀ, its rows belong to the keys, so a softmax along them (axis=-1) still "
+        "normalises over the queries, and a transpose afterwards does not change which numbers sum to 1; "
+        "axis=-2 is axis=0 for a matrix. The scores are Q @ K.T, and the softmax runs along each row "
+        "(axis=-1).")
+    return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, mistakes,
+                 handed_out="planted")
 
 
 X24 = np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0]])   # exercise 02.4: fresh tokens
@@ -185,6 +214,9 @@ def lesson02():
                 "divided by √4": (lambda: V(scale=0.5),
                                   "you divided the scores by √4 = 2, section 4's d_k (the variable `d_k` "
                                   "still holds 4); here the keys have width 3, so divide by √3."),
+                "divided by √2": (lambda: V(scale=default_scale(2)),
+                                  "you divided the scores by √2: 2 is d_v, the width of a value (each row of "
+                                  "Y has 2 numbers). The scale is √d_k, from the width of a key: here 3."),
                 "divided by d_k": (lambda: V(scale=1 / 3),
                                    "you divided the scores by d_k = 3; the formula divides by its "
                                    "square root, √3."),

@@ -579,10 +579,11 @@ class Explorer:
 
     def still_caption(self) -> str:
         """The caption of the snapshot: a static copy of the live explorer above it, and where its sliders
-        were (the start position, if they were all there)."""
-        where = "at its start position" if self.at_start() else "as its sliders stood when this cell ran"
+        were (the start position, if they were all there); 'the slider' for an explorer with one."""
+        sliders = "slider" if len(self.controls) == 1 else "sliders"
+        where = "at its start position" if self.at_start() else f"as its {sliders} stood when this cell ran"
         return (f"Static copy of the explorer above, {where}: it stays as it is, so you can compare (the "
-                "course site and the tests use it too). To explore, move the sliders above.")
+                f"course site and the tests use it too). To explore, move the {sliders} above.")
 
     def at_start(self) -> bool:
         """Whether every slider stands where it started. A float slider counts within a millionth of its

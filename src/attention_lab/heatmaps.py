@@ -52,13 +52,12 @@ def role_cmap(role: str) -> LinearSegmentedColormap:
 
 
 NEGATIVE_GREY = "#6b6b6b"         # the negative end of every signed map (role_cmap, signed_cmap)
-SCORES_RED = "#a9373b"            # the positive end of 'vlag', the scores' map: positive scores are red
+SCORES_RED = "#a9373b"            # the positive end of the scores' map: positive scores are red
 
 
 def signed_cmap(name: str, colour: str) -> LinearSegmentedColormap:
     """Grey (negative), white (0), `colour` (positive): the role maps' rule for any colour, e.g. the
-    scores' red where a figure draws them beside the role maps (plot_shapes), so that no negative score
-    looks like a query."""
+    scores' red (every kind='scores' heatmap and block), so that no negative score looks like a query."""
     return LinearSegmentedColormap.from_list(name, [NEGATIVE_GREY, "#ffffff", colour])
 
 
@@ -77,7 +76,7 @@ def kind_style(kind: str, values: np.ndarray, vmin: float | None = None,
     bound = float(np.abs(values).max()) or 1.0
     vmin = -bound if vmin is None else vmin
     vmax = bound if vmax is None else vmax
-    cmap = {"scores": "vlag", "input": "Greys"}.get(kind) or role_cmap(kind)
+    cmap = {"scores": signed_cmap("scores", SCORES_RED), "input": "Greys"}.get(kind) or role_cmap(kind)
     if kind == "input":
         vmin = 0.0 if values.min() >= 0 else vmin
     return cmap, vmin, vmax

@@ -27,13 +27,11 @@ from .heatmaps import (
     FONT,
     LINE_COLORS,
     ROLE_COLORS,
-    SCORES_RED,
     WEIGHTS_CMAP,
     heatmap,
     kind_color,
     kind_style,
     labels_fit,
-    signed_cmap,
 )
 from .matrix import attention_scores, attention_unchecked, project_unchecked
 
@@ -194,8 +192,7 @@ def plot_shapes(Q: ArrayLike, K: ArrayLike, V: ArrayLike, scale: float | None = 
     Q, K, V, _, scale = attention_inputs(Q, K, V, None, scale)
     Q = one_sequence(Q, "plot_shapes")
     Y, A = attention_unchecked(Q, K, V, None, scale)  # (m, d_v), (m, n)
-    scores = signed_cmap("scores", SCORES_RED)
-    rows = [[(Q, "query", "Q"), "@", (K.T, "key", "Kᵀ"), "=", (Q @ K.T, "scores", "scores Q Kᵀ", scores)],
+    rows = [[(Q, "query", "Q"), "@", (K.T, "key", "Kᵀ"), "=", (Q @ K.T, "scores", "scores Q Kᵀ")],
             [(A, "weights", "A = softmax(scores·scale)"), "@", (V, "value", "V"), "=",
              (Y, "value", "Y = A V")]]
     fig = plt.figure(figsize=(12, 3.4 + 0.9 * (Q.shape[0] + K.shape[1])), layout="constrained")

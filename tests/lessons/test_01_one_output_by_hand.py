@@ -320,3 +320,30 @@ def test_01_4_as_handed_out_says_what_to_look_for_not_the_fix():
 
     assert status("01.4", weights_changed).mistake == "no division"
     assert status("01.4", weights_commented_out).mistake == "no division"
+
+
+# ---------- review round 8, 01-1: the shift 'fixed', the planted line left: the shift was right ------------
+
+def test_01_4_taking_out_the_shift_is_told_the_shift_was_right():
+    """01-1: a student who suspects the shift line and takes it out keeps the planted division. On small
+    scores the weights are the planted ones (exp(s) / max exp(s) = exp(s - max s), by hand below); near
+    1000 exp overflows. The hint says the changed line was right and the wrong one is still there, not
+    the generic 'numbers differ'. The mixed slip, the shifted exps over the unshifted sum, is named too."""
+    def weights_of(q, K):                     # the shift line 'fixed', the planted line left
+        scores = K @ q                       # (n,) one score per key
+        e = np.exp(scores)
+        return e / e.max()
+
+    def weights_over_unshifted(q, K):
+        scores = K @ q
+        e = np.exp(scores - scores.max())
+        return e / np.exp(scores).sum()
+
+    s = np.array([0.5, -1.0, 2.0])
+    assert np.allclose(weights_of(np.array([1.0]), s[:, None]), np.exp(s - 2.0))   # the planted numbers
+    result = status("01.4", weights_of)
+    assert result.status == "mistake" and result.mistake == "shift changed", result.message
+    assert "the line you changed was right" in result.message and "still there" in result.message
+    assert "add up to" in result.message and "numbers differ" not in result.message
+    result = status("01.4", weights_over_unshifted)
+    assert result.mistake == "unshifted sum" and "e.sum()" in result.message, result.message

@@ -623,6 +623,26 @@ def test_02_shapes_figure_has_a_colour_key_and_one_colour_per_role():
     assert "grey cells are negative" in text and "red" in text and "colour bar" in text
 
 
+def test_02_every_scores_heatmap_keeps_the_colour_rule_of_the_shapes_figure():
+    """Review round 8, 02-2: s5-shapes says the scores are red, not blue ("blue is for queries"), but §3's
+    al.heatmap(kind="scores") drew seaborn's vlag, blue below 0 (its colour bar showed it; later lessons'
+    scores heatmaps with negative scores drew blue cells). Now a scores heatmap, with negative scores, is
+    grey below 0, white at 0 and red above, as the shapes figure's scores block is."""
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgb
+
+    S = np.array([[2.0, -1.5, 0.0], [-3.0, 1.0, 0.5]])
+    ax = al.heatmap(S, ["a", "b"], ["x", "y", "z"], kind="scores")
+    mesh = ax.collections[0]
+    grey, white, red = to_rgb("#6b6b6b"), (1.0, 1.0, 1.0), to_rgb("#a9373b")      # s5-shapes' three colours
+    for value, colour in ((-3.0, grey), (0.0, white), (3.0, red)):
+        assert np.allclose(mesh.cmap(mesh.norm(value))[:3], colour, atol=0.01), value
+    for t in np.linspace(0, 1, 101):                                 # never near any role's colour
+        for role in al.ROLE_COLORS.values():
+            assert np.linalg.norm(np.subtract(mesh.cmap(t)[:3], to_rgb(role))) > 0.25, (t, role)
+    plt.close(ax.figure)
+
+
 @pytest.mark.parametrize("rows, expected", [(True, "column softmax transposed"),
                                             (False, "weights transposed")])
 def test_02_3_keys_times_queries_is_named(rows, expected):
@@ -646,7 +666,38 @@ def test_02_3_as_handed_out_says_what_to_look_for_not_the_fix():
         assert fix not in stored, fix
 
     def attention(Q, K, V):                   # the lesson's cell, as handed out
-        S = Q @ K.T / np.sqrt(K.shape[1])
-        return al.softmax(S, axis=0) @ V
+        S = Q @ K.T / np.sqrt(K.shape[1])    # (m, n) scaled scores
+        A = al.softmax(S, axis=0)            # (m, n) weights
+        return A @ V                         # (m, d_v)
 
+    cell = lesson_cells("02")["ex-02-3-code"]
+    assert ("def attention(Q, K, V):\n    S = Q @ K.T / np.sqrt(K.shape[1])    # (m, n) scaled scores\n"
+            "    A = al.softmax(S, axis=0)            # (m, n) weights\n") in cell
     assert status("02.3", attention).message == stored.strip()
+
+
+# ---------- review round 8, 02-1: a changed function giving the planted numbers is told why ----------------
+
+@pytest.mark.parametrize("how", ["K Qᵀ along its rows, transposed", "axis=-2", "Sᵀ along axis 1, transposed"])
+def test_02_3_a_changed_function_with_the_planted_numbers_is_told_why(how):
+    """02-1: as 01.4 does, 02.3 tells the function as handed out from a changed one that gives the same
+    numbers. The K Qᵀ slip (its rows softmaxed, then transposed) prints rows that sum to 1, and the student
+    is told why their weights are still the planted ones, not that the planted line is still there. Each
+    column of the weights sums to 1 (checked by hand here on the 02.3 shapes: 2 queries, 4 keys)."""
+    def attention(Q, K, V):
+        if how == "axis=-2":
+            A = al.softmax(Q @ K.T / np.sqrt(K.shape[1]), axis=-2)
+        elif how.startswith("K Qᵀ"):
+            A = al.softmax(K @ Q.T / np.sqrt(K.shape[1]), axis=-1).T
+        else:
+            A = al.softmax((Q @ K.T / np.sqrt(K.shape[1])).T, axis=1).T
+        return A @ V
+
+    rng = np.random.default_rng(5)
+    Q, K = rng.standard_normal((2, 3)), rng.standard_normal((4, 3))
+    columns = sm(Q @ K.T / np.sqrt(3), axis=0)                              # the planted weights, by hand
+    assert np.allclose(attention(Q, K, np.eye(4)), columns)
+    result = status("02.3", attention)
+    assert result.status == "mistake" and result.mistake == "planted numbers", result.message
+    assert "still the planted bug" not in result.message
+    assert "each column sums to 1" in result.message and "Q @ K.T" in result.message, result.message
