@@ -661,9 +661,10 @@ def test_mathjax_accessibility_options_work_offline(served, browser_page):
 # ---------------------------------------------------------------------------- the checks can fail
 
 def _broken_copies(folder: Path) -> dict[str, str]:
-    """Copies of lesson 03's page, each with one deliberate fault: {fault: page address under broken/}."""
+    """Copies of lesson 01's page, each with one deliberate fault: {fault: page address under broken/}.
+    (Lesson 01 is the smallest page with formulas, pictures and a launch menu; each fault loads it again.)"""
     shutil.copytree(folder / "site", folder / "broken", dirs_exist_ok=True)
-    lesson = folder / "broken" / "notebooks" / "03-many-heads.html"
+    lesson = folder / "broken" / "notebooks" / "01-one-output-by-hand.html"
     good = lesson.read_text(encoding="utf-8")
     article, body = '<article class="bd-article">', re.search(r"<body[^>]*>", good).group(0)
     logo = "../_static/images/logo_binder.svg"          # a picture the page has (its launch menu's)
@@ -723,7 +724,7 @@ def test_the_checks_catch_a_broken_page(served, browser_page, monkeypatch):
     assert any(w.startswith('text in p "a long line') for w in wide), wide
     assert any(w.startswith('pre "printed') and w.endswith("(not wrapped)") for w in wide), wide
     assert all("a long line" in w or "printed" in w or w.removeprefix(f"at {NARROW} px: ").startswith(
-        "the column scrolls") for w in wide), wide      # the rest of lesson 03's page fits
+        "the column scrolls") for w in wide), wide      # the rest of lesson 01's page fits
     lesson = found["axe"]["serious accessibility violations (lesson or page content)"]
     assert any(v.startswith("button-name (critical) at #deliberate-lesson-button") for v in lesson), lesson
     assert any(v.startswith("image-alt (critical)") for v in lesson), lesson
