@@ -463,7 +463,7 @@ def modulo(head, h, g):
 
 
 @pytest.mark.parametrize("fn, mistake", [
-    (_my_gqa(modulo), "planted"),
+    (_my_gqa(modulo), "planted numbers"),
     (_my_gqa(blocks, values_group_of=modulo), "values still tiled"),
     (_my_gqa(blocks, causal=False), "no mask"),
     (_my_gqa(blocks, scale=False), "no scaling"),
@@ -573,8 +573,9 @@ def test_08_3_g_copies_instead_of_h_over_g_gets_its_hint(fn):
 
 @pytest.mark.parametrize("fn", [_my_gqa(modulo), grouped_the_other_way])
 def test_08_3_the_planted_pairing_is_named_without_claiming_np_tile(fn):
+    """Written without the planted lines: a changed function with the planted numbers, told why."""
     result = al.EXERCISES["08.3"].evaluate(fn)
-    assert result.mistake == "planted", result.message
+    assert result.mistake == "planted numbers" and result.status == "mistake", result.message
     assert "np.tile lays" not in result.message and "0, 1, 2, 0" in result.message
 
 

@@ -159,3 +159,100 @@ def test_the_debug_functions_as_handed_out_are_not_counted_as_tried(record, caps
     al.progress()
     out = capsys.readouterr().out
     assert "~ 01.4" in out and "~ 02.3" in out, out
+
+
+def split(M, h):                              # lesson 03's cell, as handed out
+    n, d = M.shape
+    return M.reshape(h, n, d // h)       # (h, n, d_k)
+
+
+def masked_weights(S, mask):                  # lesson 04's cell, as handed out
+    S = S * mask                         # hide the masked scores
+    return al.softmax(S, axis=-1)        # (m, n) weights
+
+
+def decode(X, W_q, W_k, W_v):                 # lesson 05's cell, as handed out
+    K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
+    for x in X:                                   # one new token per step
+        K = np.vstack([K, x @ W_k])               # its key joins the cache
+        V = np.vstack([V, x @ W_v])               # its value joins the cache
+        w = al.softmax(K @ (X[-1] @ W_q) / np.sqrt(W_q.shape[1]))
+        Y.append(w @ V)
+    return np.array(Y)
+
+
+def causal_attention_grads(Q, K, V, dY):      # lesson 06's cell, as handed out
+    s = 1 / np.sqrt(K.shape[1])
+    A = al.softmax(np.where(al.causal_mask(len(Q)), s * Q @ K.T, -np.inf))   # (n, n)
+    dA = dY @ V.T                            # (n, n)
+    dS = A * dA                              # (n, n) through the softmax: dL/dS
+    return s * dS @ K, s * dS.T @ Q, A.T @ dY   # dQ, dK, dV (through the scale s)
+
+
+def gqa(Q, K, V):                             # lesson 08's cell, as handed out
+    # Q: (h, n, d_k) query heads; K, V: (g, n, d_k) key/value heads, g dividing h -> (h, n, d_k)
+    h, g, n = len(Q), len(K), Q.shape[1]
+    K = np.tile(K, (h // g, 1, 1))                          # (h, n, d_k): a key head for every query head
+    V = np.tile(V, (h // g, 1, 1))                          # (h, n, d_k)
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])   # (h, n, n)
+    S = np.where(al.causal_mask(n), S, -np.inf)
+    return al.softmax(S) @ V
+
+
+def split_reshaped(M, h):                     # changed, and still the planted numbers
+    return np.reshape(M, (h, len(M), -1))
+
+
+def masked_weights_zero_fill(S, mask):        # changed, and still the planted numbers
+    return al.softmax(np.where(mask, S, 0.0))
+
+
+def decode_first_query(X, W_q, W_k, W_v):     # changed, still wrong: every step asks with token 0's query
+    K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
+    for x in X:
+        K, V = np.vstack([K, x @ W_k]), np.vstack([V, x @ W_v])
+        Y.append(al.softmax(K @ (X[0] @ W_q) / np.sqrt(W_q.shape[1])) @ V)
+    return np.array(Y)
+
+
+def grads_multiplied(Q, K, V, dY):            # changed, and still the planted numbers
+    s = 1 / np.sqrt(K.shape[1])
+    A = al.softmax(np.where(al.causal_mask(len(Q)), s * Q @ K.T, -np.inf))
+    dS = np.multiply(dY @ V.T, A)
+    return s * dS @ K, s * dS.T @ Q, A.T @ dY
+
+
+def gqa_by_index(Q, K, V):                    # changed, and still the planted numbers: key head i % g
+    h, g, n = len(Q), len(K), Q.shape[1]
+    K, V = K[np.arange(h) % g], V[np.arange(h) % g]
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    return al.softmax(np.where(al.causal_mask(n), S, -np.inf)) @ V
+
+
+HANDED_OUT = {"03.3": split, "04.3": masked_weights, "05.3": decode, "06.3": causal_attention_grads,
+              "08.3": gqa}
+CHANGED = {"03.3": split_reshaped, "04.3": masked_weights_zero_fill, "05.3": decode_first_query,
+           "06.3": grads_multiplied, "08.3": gqa_by_index}
+
+
+def test_the_debug_functions_of_03_to_08_as_handed_out_are_not_counted_as_tried(record, capsys):
+    """As 01.4 and 02.3: Run All checks 03.3's, 04.3's, 05.3's, 06.3's and 08.3's functions as handed out.
+    Their hint is printed, but a fresh record counts no attempt. A changed function that is still wrong
+    counts, also one that still gives the planted numbers; the one handed out, checked again, adds none."""
+    for key, fn in HANDED_OUT.items():
+        assert not al.check(key, fn)
+        assert "Hint: still the planted bug" in capsys.readouterr().out, key
+    untouched = {"status": "unanswered", "attempts": 0, "solved": None}
+    assert json.loads(record.read_text()) == {key: untouched for key in HANDED_OUT}
+    al.progress()
+    out = capsys.readouterr().out
+    assert all(f"· {key}" in out for key in HANDED_OUT) and "~" not in out.split("\n", 1)[1], out
+
+    for key in HANDED_OUT:
+        assert not al.check(key, CHANGED[key])
+        assert not al.check(key, HANDED_OUT[key])
+    tried = {"status": "mistake", "attempts": 1, "solved": None}
+    assert json.loads(record.read_text()) == {key: tried for key in HANDED_OUT}
+    al.progress()
+    out = capsys.readouterr().out
+    assert all(f"~ {key}" in out for key in HANDED_OUT), out

@@ -7,7 +7,7 @@ import numpy as np
 from .checks import Choice, Exercise, Trial, switched_off
 from .examples import the_cat_sat
 from .heads import multi_head_unchecked
-from .judging import SHORTCUTS, as_numbers, judge_fix
+from .judging import SHORTCUTS, as_numbers, judge_fix, still_planted
 from .matrix import default_scale, softmax
 
 TIE_MARGIN = 0.05   # 03.2: a tie of two back and one back counts only if the pair clearly leads the rest
@@ -114,6 +114,7 @@ def _design_03():
 
 
 LOCKED_033 = (*SHORTCUTS, "split_heads", "split_weights", "split_heads_unchecked")   # 03.3: write the split
+PLANTED_033 = "return M.reshape(h, n, d // h)"           # 03.3's wrong line, as the lesson prints it
 
 
 def _debug_03():
@@ -128,6 +129,9 @@ def _debug_03():
     def planted(M, h):
         n, d = M.shape
         return M.reshape(h, n, d // h)
+
+    def reshaped_otherwise(M, h):             # the line changed, the same numbers: another reshape
+        return np.reshape(M, (h, len(M), -1))
 
     def no_transpose(M, h):
         n, d = M.shape
@@ -149,7 +153,9 @@ def _debug_03():
 
     def judge(fn):
         """judge_fix hands every input over as an array; h reaches the student as a plain int, and the
-        package's own split is switched off (in the student's namespace too) while their function runs."""
+        package's own split is switched off (in the student's namespace too) while their function runs.
+        The planted numbers from the function as handed out get a hint that says what to look for; from a
+        changed function (another reshape to (h, n, d_k)), one that explains why they are still wrong."""
         if not callable(fn):
             return fixed(fn)
 
@@ -160,13 +166,21 @@ def _debug_03():
         def with_int_h(M, h):
             with switched_off(fn, LOCKED_033):
                 return fn(M, int(h))
-        return fixed(with_int_h)
+        verdict = fixed(with_int_h)
+        return "planted numbers" if verdict == "planted" and not still_planted(fn, PLANTED_033) else verdict
 
     return Trial("03.3", "Fix split(M, h): one line is wrong.", "debug", lambda: right, judge, {
         "planted": (lambda: planted,
                     "still the planted bug: the shape is right, but the numbers are not. Compare "
                     "split(M, h)[0] with M[:, :d // h], the first head's d_k columns, for a small M = "
                     "np.arange(12).reshape(3, 4)."),
+        "planted numbers": (lambda: reshaped_otherwise,
+                            "you changed the function, but it still gives the planted numbers: a reshape "
+                            "never moves a number, it reads M row by row, token after token, whatever "
+                            "shape you ask for. So your head 1 gets the first n·d_k numbers of M, taken "
+                            "row after row from the first tokens, where it should get the first d_k "
+                            "columns of every token. Cut each token's row into its h heads first, shape "
+                            "(n, h, d_k), and then bring the heads' axis to the front."),
         "no transpose": (lambda: no_transpose,
                          "the blocks are right but in shape (n, h, d_k); the heads' axis must come first: "
                          "move it with .transpose(1, 0, 2)."),
@@ -176,7 +190,7 @@ def _debug_03():
         "interleaved": (lambda: interleaved,
                         "your head i takes every h-th column; a head takes d_k neighbouring columns, "
                         "i*d_k to (i+1)*d_k: reshape to (n, h, d_k) first."),
-    })
+    }, handed_out="planted")
 
 
 X34 = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0]])   # 03.4: fresh

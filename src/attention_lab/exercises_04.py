@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from .checks import Choice, Exercise, Trial
-from .judging import as_numbers, hinted, judge_fix, run_student
+from .judging import as_numbers, hinted, judge_fix, run_student, still_planted
 from .masks import causal_mask
 from .matrix import default_scale, scaled_dot_product_attention, softmax
 
+PLANTED_043 = "S = S * mask"                              # 04.3's wrong line, as the lesson prints it
 
 def _packed(causal=True, blocks=True) -> np.ndarray:
     """The mask of two sentences (tokens 0-2 and 3-5) packed into one sequence of 6."""
@@ -73,7 +74,14 @@ def _debug_04():
     def right(S_, m):
         return softmax(np.where(m, S_, -np.inf))
 
-    wrong = {"planted": lambda S_, m: softmax(S_ * m),
+    def planted(S, mask):                     # the function printed in the lesson, bug included
+        S = S * mask
+        return softmax(S, axis=-1)
+
+    def zero_fill(S_, m):                     # the line changed, the same numbers: masked scores set to 0
+        return softmax(np.where(m, S_, 0.0))
+
+    wrong = {"planted": planted,
              "after softmax": lambda S_, m: softmax(S_) * m,
              "inverted": lambda S_, m: softmax(np.where(m, -np.inf, S_)),
              "wrong axis": lambda S_, m: softmax(np.where(m, S_, -np.inf), axis=0)}
@@ -94,8 +102,11 @@ def _debug_04():
         ratios to each other (e^(S_ij - S_ik)) with masked keys > 0 and rows summing to 1 is a finite fill
         or penalty, whatever its form (np.where(mask, S, c), S - 10 (~mask), (mask - 1) * 10, ...);
         masked keys at 0 with rows summing to less than 1 (or far from it) is a mask applied after the
-        softmax, rows not renormalised."""
+        softmax, rows not renormalised. The planted numbers from the function as handed out get a hint that
+        says what to look for; from a changed function (a fill of 0), one that explains."""
         verdict = by_outputs(fn)
+        if verdict == "planted" and not still_planted(fn, PLANTED_043):
+            return "planted numbers"         # a changed function: its own hint, which explains
         if verdict is None or verdict in wrong:
             return verdict
         out = run_student(fn, S, mask)
@@ -125,10 +136,14 @@ def _debug_04():
         return verdict
 
     return Trial("04.3", "Fix masked_weights(S, mask): one line is wrong.", "debug", lambda: right, judge,
-                 hinted(wrong, {
-        "planted": "your masked scores end up 0 (as in the planted line, where a score multiplied by "
-                   "False becomes 0; a fill of 0 does the same), and exp(0) = 1 is not 0. Replace masked "
-                   "scores with -inf instead.",
+                 hinted(wrong | {"planted numbers": zero_fill}, {
+        "planted": "still the planted bug: one line is wrong. Print masked_weights(S, mask) for a small S "
+                   "and mask: how much weight does a key the mask hides get, and how much should it get?",
+        "planted numbers": "you changed the function, but it still gives the planted numbers: your masked "
+                           "scores end up 0 (a score times False is 0, and a fill of 0 does the same). A "
+                           "score of 0 is an ordinary score, and exp(0) = 1 is not 0: a masked key gets as "
+                           "much weight as an allowed key that scores 0. Give the masked keys the score "
+                           "-inf, the one whose exp is exactly 0.",
         "after softmax": "masking after the softmax leaves rows that no longer sum to 1: mask the "
                          "scores before it.",
         "inverted": "you hid the allowed keys and kept the masked ones: here True means 'may look'. "
@@ -148,7 +163,7 @@ def _debug_04():
                             "(weights set to 0 after a softmax, or e^s not divided by its row's sum). "
                             "Mask the scores before the softmax (fill with -inf), so that the softmax "
                             "spreads each row's weight over the allowed keys only.",
-    }))
+    }), handed_out="planted")
 
 
 Xd44 = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])                    # 04.4: 2 fresh decoder tokens

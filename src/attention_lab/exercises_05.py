@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import matrix as al  # so that 05.3's planted function reads as the lesson prints it: al.softmax
 from .checks import Choice, Exercise, Trial
 from .examples import cats_chase_mice
-from .judging import as_numbers, hinted, judge_fix
+from .judging import as_numbers, hinted, judge_fix, still_planted
 from .masks import causal_mask
 from .matrix import default_scale, scaled_dot_product_attention, softmax
 from .positions import rope_unchecked
+
+PLANTED_053 = "w = al.softmax(K @ (X[-1] @ W_q) / np.sqrt(W_q.shape[1]))"   # 05.3's wrong line, as printed
 
 
 def _design_05():
@@ -137,7 +140,24 @@ def _debug_05():
     def unmasked(X_, Wq, Wk, Wv):
         return softmax((X_ @ Wq) @ (X_ @ Wk).T * default_scale(Wk.shape[1])) @ (X_ @ Wv)
 
-    wrong = {"planted": cached(lambda X_, t: X_[-1]),
+    def planted(X, W_q, W_k, W_v):            # the function printed in the lesson, bug included
+        K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
+        for x in X:
+            K = np.vstack([K, x @ W_k])
+            V = np.vstack([V, x @ W_v])
+            w = al.softmax(K @ (X[-1] @ W_q) / np.sqrt(W_q.shape[1]))
+            Y.append(w @ V)
+        return np.array(Y)
+
+    def query_before_the_loop(X_, Wq, Wk, Wv):   # changed, the same numbers: one query, computed once
+        q = X_[len(X_) - 1] @ Wq
+        K, V, Y = X_[:0] @ Wk, X_[:0] @ Wv, []
+        for x in X_:
+            K, V = np.vstack([K, x @ Wk]), np.vstack([V, x @ Wv])
+            Y.append(softmax(K @ q * default_scale(Wk.shape[1])) @ V)
+        return np.array(Y)
+
+    wrong = {"planted": planted,
              "previous token": cached(lambda X_, t: X_[t - 1]), "first token": cached(lambda X_, t: X_[0]),
              "no scaling": cached(lambda X_, t: X_[t], lambda d: 1.0),
              "divided by d_k": cached(lambda X_, t: X_[t], lambda d: 1.0 / d),
@@ -146,16 +166,29 @@ def _debug_05():
              "unmasked": unmasked,
              "inverted mask": inverted(False), "inverted mask, al.softmax": inverted(True)}
 
-    judge = judge_fix(reference, wrong, [(X, W_q, W_k, W_v)], "expected (5, 3), the same as causal "
-                       "self-attention computed at once: row t uses tokens 0..t only.")
+    by_numbers = judge_fix(reference, wrong, [(X, W_q, W_k, W_v)], "expected (5, 3), the same as causal "
+                           "self-attention computed at once: row t uses tokens 0..t only.")
+
+    def judge(fn):
+        """The planted numbers from the function as handed out get a hint that says what to look for; from
+        a changed function (the last token's query written another way, or computed before the loop), one
+        that explains."""
+        verdict = by_numbers(fn)
+        return "planted numbers" if verdict == "planted" and not still_planted(fn, PLANTED_053) else verdict
 
     inverted_hint = ("your rows see the future and not the past: you took True as 'masked' (PyTorch's "
                      "nn.MultiheadAttention convention). Here True means 'may look', and a decoder step "
                      "sees only tokens 0..t.")
     return Trial("05.3", "Fix decode: one line is wrong.", "debug", lambda: cached(lambda X_, t: X_[t]),
-                 judge, hinted(wrong, {
-        "planted": "still the planted bug: every step uses the query of the sequence's last token, "
-                   "which a decoder has not seen yet. Step t must ask with its own token's query.",
+                 judge, hinted(wrong | {"planted numbers": query_before_the_loop}, {
+        "planted": "still the planted bug: one line is wrong, and through it the future leaks in. Print, "
+                   "for each step t, the tokens the cache holds and the token the step's query comes "
+                   "from: has the decoder seen that token yet?",
+        "planted numbers": "you changed the function, but it still gives the planted numbers: every step "
+                           "asks with one and the same query, the last token's (X[-1] written another "
+                           "way, or a query computed once before the loop). At step t a decoder has seen "
+                           "tokens 0..t only, and the last token is not among them until the last step. "
+                           "Step t asks with its own token's query, x @ W_q.",
         "previous token": "step t now asks with the query of token t - 1 (and step 0 with the last "
                           "token's, X[-1]): the query of step t is token t's own, x = X[t].",
         "first token": "every step asks with the first token's query, X[0]: the query of step t is "
@@ -174,7 +207,7 @@ def _debug_05():
                                      "with your mask it has no key left to look at.)",
         "unmasked": "every row sees the whole sequence, future included: a decoder step sees only "
                     "the cache, tokens 0..t.",
-    }))
+    }), handed_out="planted")
 
 
 q54 = np.array([[1.0, 0.0, 0.0, 1.0]])       # exercise 05.4: a fresh query at position 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .checks import Choice, Exercise, Trial, read_numbers
-from .judging import as_numbers, hinted, judge_fix
+from .judging import as_numbers, hinted, judge_fix, still_planted
 from .masks import causal_mask
 from .matrix import default_scale, softmax
 
@@ -134,6 +134,8 @@ def diagonal_only(a: str, da: str, ds: str) -> str:
             f"{ds} = {a} * ({da} - rowsum({a} * {da})).")
 
 
+PLANTED_063 = "dS = A * dA"                               # 06.3's wrong line, as the lesson prints it
+
 TINY = 1e-30
 """06.3's last fresh input has V and dY of this size: dA = dY Vᵀ (about 1e-60) is below float32's smallest
 number (1.4e-45), so a backward pass that passes through float32 anywhere returns dQ = dK = 0 there, while
@@ -205,7 +207,14 @@ def _debug_06():
             return np.allclose(out, ref, rtol=1e-2, atol=1e-2 * max(1.0, float(np.abs(ref).max())))
         return all(not o.any() for o, g in zip(out, gone) if g)
 
-    wrong = {"planted": backward(fix_softmax=False), "no scale": backward(scale_grads=False),
+    def planted(Q, K, V, dY):                 # the function printed in the lesson, bug included
+        s = 1 / np.sqrt(K.shape[1])
+        A = softmax(np.where(causal_mask(len(Q)), s * Q @ K.T, -np.inf))
+        dA = dY @ V.T
+        dS = A * dA
+        return s * dS @ K, s * dS.T @ Q, A.T @ dY
+
+    wrong = {"planted": planted, "no scale": backward(scale_grads=False),
              "dK not transposed": backward(transpose_dK=False), "unmasked": backward(masked=False),
              "sum over axis 0": backward(axis=0), "no keepdims": backward(keepdims=False),
              "scaled twice": backward(times=2), "dQ and dK swapped": backward(swap=True),
@@ -221,15 +230,27 @@ def _debug_06():
         return isinstance(out, np.ndarray) and out.shape == ref.shape and \
             np.abs(out - ref).max() <= 1e-12 * max(1.0, np.abs(ref).max())
 
-    judge = judge_fix(backward(), wrong, inputs, "expected (dQ, dK, dV), each of the shape of Q, K "
-                       "and V: the exact gradients of causal attention, as the finite-difference check "
-                       "estimates them.", close=exact, atol=1e-9)
+    by_numbers = judge_fix(backward(), wrong, inputs, "expected (dQ, dK, dV), each of the shape of Q, K "
+                           "and V: the exact gradients of causal attention, as the finite-difference check "
+                           "estimates them.", close=exact, atol=1e-9)
+
+    def judge(fn):
+        """The planted numbers from the function as handed out get a hint that says what to look for; from
+        a changed function (A * dA written another way), one that explains."""
+        verdict = by_numbers(fn)
+        return "planted numbers" if verdict == "planted" and not still_planted(fn, PLANTED_063) else verdict
 
     return Trial("06.3", "Fix causal_attention_grads: one line is wrong.", "debug", lambda: backward(),
-                 judge, hinted(wrong, {
-        "planted": "still the planted bug: A * dA is only half of the softmax's derivative. "
-                   "Every weight of a row depends on every score of it, so subtract the row's sum "
-                   "of A * dA first.",
+                 judge, hinted(wrong | {"planted numbers": backward(fix_softmax=False)}, {
+        "planted": "still the planted bug: one line is wrong. Run the finite-difference check of section 3 "
+                   "on it: which of dQ, dK and dV does it find wrong? Which lines do the wrong ones pass "
+                   "through that the right ones do not? Compare those with section 3's steps.",
+        "planted numbers": "you changed the function, but it still gives the planted numbers: your dS is "
+                           "A * dA, only half of the softmax's derivative. It counts how each weight moves "
+                           "with its own score, and leaves out how the other weights of the row move with "
+                           "it (∂a_k/∂s_j = -a_k a_j): a row's weights sum to 1, so when one grows the "
+                           "others shrink. Subtract the row's sum of A * dA from dA first: "
+                           "dS = A * (dA - rowsum(A * dA)).",
         "no scale": "the softmax is right now, but the scores were multiplied by 1/√d_k on the way "
                     "in, so their gradient must be multiplied by it on the way back.",
         "dK not transposed": "dK uses dS as if key j were query j: row j of dK collects column j of "
@@ -267,7 +288,7 @@ def _debug_06():
                               "steep). Finite differences check a backward pass; they are not one: fix "
                               "the line of the formula instead. (If you wrote no finite differences, look "
                               "for a step in float32 or float16.)",
-    }))
+    }), handed_out="planted")
 
 
 q64 = np.array([2.0, 1.0])                       # 06.4: one query (d_k = 2), three keys,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .checks import Choice, Exercise, Result, Trial, differences, read_numbers, switched_off
-from .judging import as_numbers, fresh, run_student
+from .judging import as_numbers, fresh, run_student, still_planted
 from .matrix import default_scale, softmax_unchecked
 from .positions import rope
 
@@ -86,6 +86,19 @@ def _design_08():
 
 
 # ---------------------------------------------------------------- 08.3 · debug: grouped-query attention
+PLANTED_083 = ("K = np.tile(K, (h // g, 1, 1))", "V = np.tile(V, (h // g, 1, 1))")
+"""08.3's wrong lines, as the lesson prints them: one idea, the heads laid out by np.tile, in two lines."""
+
+
+def _planted_gqa(Q, K, V):                     # 08.3's function as the lesson prints it, bug included
+    h, g, n = len(Q), len(K), Q.shape[1]
+    K = np.tile(K, (h // g, 1, 1))
+    V = np.tile(V, (h // g, 1, 1))
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(np.tril(np.ones((n, n), bool)), S, -np.inf)
+    return softmax_unchecked(S) @ V
+
+
 def _gqa(share, scale="sqrt d_k", mask="causal", share_values=None, axis=-1):
     """A version of grouped-query attention; `share(K, r)` lays the g key heads out for the h query heads
     (and the value heads too, unless `share_values` lays them out another way).
@@ -146,6 +159,14 @@ def _debug_08():
         return isinstance(o, np.ndarray) and o.shape == f(*a).shape and np.allclose(o, f(*a))
 
     def judge(fn):
+        """The planted numbers from the function as handed out (both planted lines still there) get a hint
+        that says what to look for; from a changed function (the same layout made another way), one that
+        explains."""
+        verdict = by_outputs(fn)
+        handed_out = all(still_planted(fn, line) for line in PLANTED_083)
+        return "planted numbers" if verdict == "planted" and not handed_out else verdict
+
+    def by_outputs(fn):
         outs = [run_student(fn, *args, locked=LOCKED) for args in inputs]
         raised = [isinstance(o, str) and o.startswith("your function raised") for o in outs]
         if same(outs[0], reference, inputs[0]) and raised[1]:
@@ -176,9 +197,17 @@ def _debug_08():
         return "your function does not agree with grouped-query attention."
 
     hints = {
-        "planted": "still the planted bug's pairing: query heads 0, 1, 2, 3, ... read key heads 0, 1, 2, 0, "
-                   "... (the layout np.tile makes), so query head 1 reads key head 1. Query heads 0, 1, 2 "
-                   "share key head 0: repeat each key head in place (0, 0, 0, 1, 1, 1, ...).",
+        "planted": "still the planted bug: the key and value heads are shared with the wrong query heads. "
+                   "Number the key heads (K = np.arange(2.0).reshape(2, 1, 1), g = 2) and lay them out "
+                   "for h = 6 query heads as the function does: which key head does each query head read, "
+                   "and which should it read?",
+        "planted numbers": "you changed the function, but it still gives the planted numbers: with 9 query "
+                           "heads and 3 key/value heads, query heads 0, 1, 2, 3, ... still read key heads "
+                           "0, 1, 2, 0, ... (head i % g): the planted layout, the whole stack "
+                           "of g heads again and again. So query head 1 reads key head 1. In grouped-query "
+                           "attention neighbouring query heads share a key/value head: there, query heads "
+                           "0, 1, 2 read key head 0, and query head i reads head i // (h // g). Repeat each "
+                           "key head in place (0, 0, 0, 1, 1, 1, ...), the values too.",
         "values still tiled": "the keys are right now, but the values are still laid out 0, 1, 2, 0, 1, 2, "
                               "... (as np.tile lays them out): a query head must read the values of the same "
                               "key/value head as its keys.",
@@ -210,10 +239,12 @@ def _debug_08():
                    "returns the output alone, one array of shape (h, n, d_k).",
     }
     shown = {**wrong, "a tuple": with_weights,       # each hint's wrong version, for the tests
-             "a fixed group size": _gqa(lambda K, r: np.repeat(K, 3, axis=0))}
+             "a fixed group size": _gqa(lambda K, r: np.repeat(K, 3, axis=0)), "planted": _planted_gqa,
+             "planted numbers": _gqa(lambda K, r: np.concatenate([K] * r))}
     return Trial("08.3", "Fix gqa: the key and value heads are shared with the wrong query heads.", "debug",
                  lambda: reference, judge,
-                 {name: (lambda f=shown[name]: f, hint) for name, hint in hints.items()})
+                 {name: (lambda f=shown[name]: f, hint) for name, hint in hints.items()},
+                 handed_out="planted")
 
 
 # ---------------------------------------------------------------- 08.4 · compute: the cache's memory

@@ -24,6 +24,7 @@ from lesson_helpers import (
     sm,
     softmax_rows,
     status,
+    stored_output,
 )
 
 import attention_lab as al
@@ -397,3 +398,36 @@ def test_r6_c4_03_2_three_tokens_back_is_named():
     result = status("03.2", W)
     assert result.status != "correct" and "three tokens back" in result.message, result.message
     assert "3θ" in result.message and "not yet" in result.message.lower(), result.message
+
+
+# ---------- the debug function as handed out: what to look for, not the fix, and no attempt --------------
+
+def split_as_handed_out(M, h):                # the lesson's cell, as handed out
+    n, d = M.shape
+    return M.reshape(h, n, d // h)       # (h, n, d_k)
+
+
+def test_03_3_as_handed_out_says_what_to_look_for_and_counts_as_no_attempt():
+    """As 01.4 and 02.3: Run All checks the planted function before the student has touched it. Its stored
+    verdict says not yet and what to look for (no transpose, no (n, h, d_k)), and it is no attempt."""
+    stored = stored_output("03", "ex-03-3-code")
+    assert stored.startswith("Exercise 03.3: not yet. Hint: still the planted bug"), stored
+    for fix in ("transpose", "(n, h", "row after row"):
+        assert fix not in stored, fix
+    assert ("def split(M, h):\n    n, d = M.shape\n    return M.reshape(h, n, d // h)       # (h, n, d_k)\n"
+            in lesson_cells("03")["ex-03-3-code"])
+    result = status("03.3", split_as_handed_out)
+    assert result.message == stored.strip() and result.status == "unanswered", result
+
+
+def test_03_3_a_changed_split_with_the_planted_numbers_is_told_why():
+    """Another reshape to (h, n, d_k) reads M row after row, as the planted line does: on
+    M = np.arange(12).reshape(3, 4), h = 2, head 1 is [[0, 1], [2, 3], [4, 5]] (by hand: the first six
+    numbers), not the first two columns [[0, 1], [4, 5], [8, 9]]. The student changed the line: their own
+    hint, which explains, and the check counts as an attempt."""
+    def split(M, h):
+        return np.reshape(M, (h, len(M), -1))
+    assert split(np.arange(12).reshape(3, 4), 2)[0].tolist() == [[0, 1], [2, 3], [4, 5]]
+    result = status("03.3", split)
+    assert result.status == "mistake" and result.mistake == "planted numbers", result
+    assert "still the planted bug" not in result.message and "row after row" in result.message

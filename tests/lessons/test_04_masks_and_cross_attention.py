@@ -11,7 +11,17 @@ import re
 
 import numpy as np
 import pytest
-from lesson_helpers import cell_text, explorer, lesson_cells, move, prose, run_lesson, sm, softmax_rows
+from lesson_helpers import (
+    cell_text,
+    explorer,
+    lesson_cells,
+    move,
+    prose,
+    run_lesson,
+    sm,
+    softmax_rows,
+    stored_output,
+)
 
 import attention_lab as al
 
@@ -285,3 +295,37 @@ def test_r6_c7_mask_refusal_says_rows_count_from_0():
     X = np.eye(4)
     with pytest.raises(ValueError, match=r"mask row 3 \(counting from 0\)"):
         al.self_attention(X, np.eye(4), np.eye(4), np.eye(4), mask=mask)
+
+
+# ---------- the debug function as handed out: what to look for, not the fix, and no attempt --------------
+
+def masked_weights_as_handed_out(S, mask):   # the lesson's cell, as handed out
+    S = S * mask                         # hide the masked scores
+    return al.softmax(S, axis=-1)        # (m, n) weights
+
+
+def test_04_3_as_handed_out_says_what_to_look_for_and_counts_as_no_attempt():
+    """The stored verdict of the planted cell said "Replace masked scores with -inf": the fix. As handed
+    out, the function gets not yet and what to look for, and Run All's check of it is no attempt."""
+    stored = stored_output("04", "ex-04-3-code")
+    assert stored.startswith("Exercise 04.3: not yet. Hint: still the planted bug"), stored
+    for fix in ("inf", "exp(0)", "end up 0", "np.where"):
+        assert fix not in stored, fix
+    cell = lesson_cells("04")["ex-04-3-code"]
+    assert ("def masked_weights(S, mask):\n    S = S * mask                         # hide the masked "
+            "scores\n    return al.softmax(S, axis=-1)        # (m, n) weights\n") in cell
+    result = al.EXERCISES["04.3"].evaluate(masked_weights_as_handed_out)
+    assert result.message == stored.strip() and result.status == "unanswered", result
+
+
+def test_04_3_a_changed_function_with_the_planted_numbers_is_told_why():
+    """A fill of 0 gives the planted numbers: on S = [[1, 2]] with key 1 masked, the scores become [1, 0]
+    and the masked key keeps 1 / (e + 1) ≈ 0.269 of the weight (by hand). The student changed the line:
+    a hint that explains, and an attempt."""
+    def masked_weights(S, mask):
+        return al.softmax(np.where(mask, S, 0.0))
+    w = masked_weights(np.array([[1.0, 2.0]]), np.array([[True, False]]))
+    assert np.isclose(w[0, 1], 1 / (np.e + 1))
+    result = al.EXERCISES["04.3"].evaluate(masked_weights)
+    assert result.status == "mistake" and result.mistake == "planted numbers", result
+    assert "exp(0) = 1" in result.message and "-inf" in result.message, result.message

@@ -15,6 +15,7 @@ is computed here by hand with plain NumPy. Shared helpers: tests/lesson_helpers.
 """
 
 import json
+import linecache
 import math
 import re
 from pathlib import Path
@@ -37,6 +38,7 @@ from lesson_helpers import (
     passes,
     run_lesson,
     sm,
+    stored_output,
 )
 
 import attention_lab as al
@@ -219,9 +221,11 @@ def test_06_one_name_for_dL_dS_in_prose_and_code():
     assert "dS @ K / 2.0" in cells["s3-code"] and "/ 2.0   #" not in cells["s3-code"].split("dS = ")[1][:70]
     assert "dS = A * dA " in cells["ex-06-3-code"] and "s * dS @ K" in cells["ex-06-3-code"]
     assert "dQ = dS\\,K/\\sqrt{d_k}" in cells["s3"]
-    # the planted bug is still the planted bug (no rowsum), and still named so
-    namespace = {"np": np, "al": al}
-    exec(cells["ex-06-3-code"].split("al.check")[0], namespace)
+    # the planted bug is still the planted bug (no rowsum), and still named so. The cell is run as Jupyter
+    # runs it: its code kept in linecache under a file name, so that the check can read the function's lines
+    namespace, code, name = {"np": np, "al": al}, cells["ex-06-3-code"].split("al.check")[0], "<cell ex-06-3>"
+    linecache.cache[name] = (len(code), None, code.splitlines(keepends=True), name)
+    exec(compile(code, name, "exec"), namespace)
     assert al.EXERCISES["06.3"].evaluate(namespace["causal_attention_grads"]).mistake == "planted"
 
 
@@ -882,3 +886,44 @@ def test_06_literature_is_cited_for_what_it_named():
     assert "**Adam** (Kingma & Ba, 2015)" in folded06("s4") and "Adam (Kingma & Ba, 2015)" in summary
     circuits = folded06("w06-circuits-read")
     assert "Radford et al., 2019" in circuits and "Wang & Chen, 2020" in circuits
+
+
+# ---------- the debug function as handed out: what to look for, not the fix, and no attempt --------------
+
+def grads_as_handed_out(Q, K, V, dY):          # the lesson's cell, as handed out
+    s = 1 / np.sqrt(K.shape[1])
+    A = al.softmax(np.where(al.causal_mask(len(Q)), s * Q @ K.T, -np.inf))   # (n, n)
+    dA = dY @ V.T                            # (n, n)
+    dS = A * dA                              # (n, n) through the softmax: dL/dS
+    return s * dS @ K, s * dS.T @ Q, A.T @ dY   # dQ, dK, dV (through the scale s)
+
+
+def test_06_3_as_handed_out_says_what_to_look_for_and_counts_as_no_attempt():
+    """The stored verdict of the planted cell said "subtract the row's sum of A * dA first": the fix. As
+    handed out, the function gets not yet and what to look for, and Run All's check is no attempt."""
+    stored = stored_output("06", "ex-06-3-code")
+    assert stored.startswith("Exercise 06.3: not yet. Hint: still the planted bug"), stored
+    for fix in ("sum", "subtract", "half", "A * dA", "Jacobian"):
+        assert fix not in stored, fix
+    cell = cells_of("06")["ex-06-3-code"]
+    assert "    dS = A * dA                              # (n, n) through the softmax: dL/dS\n" in cell
+    result = al.EXERCISES["06.3"].evaluate(grads_as_handed_out)
+    assert result.message == stored.strip() and result.status == "unanswered", result
+
+
+def test_06_3_a_changed_function_with_the_planted_numbers_is_told_why():
+    """np.multiply(dA, A) is A * dA written another way (compared with the cell as handed out): the
+    student changed the line, and is told why the numbers are still the planted ones; an attempt."""
+    def grads(Q, K, V, dY):
+        s = 1 / np.sqrt(K.shape[1])
+        A = al.softmax(np.where(al.causal_mask(len(Q)), s * Q @ K.T, -np.inf))
+        dA = dY @ V.T
+        dS = np.multiply(dA, A)
+        return s * dS @ K, s * dS.T @ Q, A.T @ dY
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal((4, 3)) for _ in range(4)]
+    assert all(np.array_equal(a, b) for a, b in zip(grads(*args), grads_as_handed_out(*args)))
+    result = al.EXERCISES["06.3"].evaluate(grads)
+    assert result.status == "mistake" and result.mistake == "planted numbers", result
+    assert "half of the softmax's derivative" in result.message, result.message
+    assert "still the planted bug" not in result.message
