@@ -309,6 +309,25 @@ def test_07_3_more_ways_to_follow_the_paths_get_their_hint():
         assert result.mistake == name and phrase in result.message, (name, result.message)
 
 
+def test_07_3_the_four_paths_with_the_composed_one_in_the_wrong_order_get_their_hint():
+    """Review round 7, item 6: a student who writes the four paths out (the sum over paths of section 3)
+    may undo the path through both layers as layer 1, then layer 2. Written by hand here; the right four
+    paths pass, and the slip is told which path is wrong and the order that undoes it."""
+    ex = al.EXERCISES["07.3"]
+
+    def four_paths(X, A1, A2, W1, W2, dOut):                 # straight, layer 1, layer 2, both in a row
+        return dOut + A1.T @ dOut @ W1.T + A2.T @ dOut @ W2.T + A1.T @ A2.T @ dOut @ W2.T @ W1.T
+
+    def composed_swapped(X, A1, A2, W1, W2, dOut):           # the last path undone layer 1 first
+        return dOut + A1.T @ dOut @ W1.T + A2.T @ dOut @ W2.T + A2.T @ A1.T @ dOut @ W1.T @ W2.T
+
+    assert ex.evaluate(four_paths).status == "correct"
+    result = ex.evaluate(composed_swapped)
+    assert result.mistake == "path through both layers undone in the wrong order", result.message
+    assert "X → layer 1 → layer 2 is undone in the wrong order" in result.message
+    assert "A1ᵀ (A2ᵀ dOut W2ᵀ) W1ᵀ" in result.message
+
+
 def test_07_4_more_slips_get_their_hint():
     """Review round 6, item 6: three more answers, by hand. x = (2, -1, 3, 1): the last token's paths are
     x = 1, A1 x = 3 (row 4 of A1 picks token 3), A2 x = 0.1·2 + 0.1·(-1) + 0.6·3 + 0.2·1 = 2.1, and
