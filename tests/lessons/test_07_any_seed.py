@@ -36,6 +36,17 @@ def test_07_training_seed_18_runs_every_seeded_cell_and_shows_q_composition():
     assert len(verdicts) >= 20 and "NO" in verdicts and "yes" in verdicts
     assert "layer 1 a previous-token head, layer 2 an induction head? this run: NO" in out["l07-s6-code"]
     assert "the queries' and values' not? this run: NO" in out["l07-s8-code"]
+    # review round 7, item 5: seed 18 copies first; whether its layer 1 still copies at step 1200 depends
+    # on the numerical path (its copying score wanders between 0.08 and 0.38 over the printed rows from
+    # step 600 on; the review's unpinned run printed 0.17). The two halves are printed apart, each verdict
+    # agreeing with its number
+    table = out["l07-s7-scores-code"]
+    assert "copying first (both copying scores above one half before a pattern shows)? this run: yes" in table
+    at_1200 = number(r"\n1200 +(\d\.\d\d)", table)                         # layer 1's copying, last row
+    verdict = "yes" if at_1200 < 0.1 else "NO"
+    assert f"layer 1 no longer copies at step 1200 (its copying score below 0.1)? this run: {verdict}" \
+        in table
+    assert "copying first; layer 1" not in table
     # the text: "layer 1's previous-token score is near 0 and most of its weight goes to the earlier copy
     # ..., cutting the queries' path loses most of the gain, and cutting the keys' path much less"
     assert number(r"layer 1, head 0 +(\d\.\d\d)", out["l07-s6-code"]) < 0.05

@@ -128,6 +128,23 @@ def test_07_every_held_out_count_quoted_is_in_the_sweeps_table():
     assert set(quoted) <= set(counts.values()), set(quoted) - set(counts.values())
 
 
+def test_07_copying_first_and_layer_1_stopping_are_two_checks_with_their_own_counts():
+    """Review round 7, item 5: 'copying first; layer 1 no longer copies at step 1200' was one printed check,
+    so a run that copies first but whose layer 1 still copies (the review's unpinned run of seed 18: 0.17 at
+    step 1200) printed NO without saying which half failed. Now two lines, each quoting its own row of the
+    held-out table."""
+    counts, out = held_out_counts(), screen()
+    assert {"copying-first", "layer-1-stops-copying"} <= set(counts)
+    assert ("copying first (both copying scores above one half before a pattern shows)? this run: yes "
+            f"(seed 0, the text's run: yes; further seeds: {counts['copying-first']})") in out
+    assert ("layer 1 no longer copies at step 1200 (its copying score below 0.1)? this run: yes (seed 0, the "
+            f"text's run: yes; further seeds: {counts['layer-1-stops-copying']})") in out
+    assert "copying first; layer 1 no longer copies" not in out
+    said = words()
+    assert f"In this run and in {counts['copying-first']} further runs (seeds 32–47) copying comes first" \
+        in said
+    assert f"below 0.1 on {counts['layer-1-stops-copying']} further runs" in said
+
 
 def code_cells() -> dict[str, str]:
     return {c["id"]: "".join(c["source"]) for c in json.loads(LESSON.read_text(encoding="utf-8"))["cells"]

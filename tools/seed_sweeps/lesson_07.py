@@ -63,7 +63,9 @@ CLAIMS = {
         "probe's second copy whose next token is in the copy)",
     "copying-first":
         "section 7: both copying scores pass 0.5 at an earlier kept step than either pattern score "
-        "reaches 0.3; layer 1 stops copying by step 1200 (< 0.1)",
+        "reaches 0.3",
+    "layer-1-stops-copying":
+        "section 7: layer 1 no longer copies at step 1200 (copying score below 0.1)",
     "k-composition":
         "section 8: knocking out either head or cutting the keys' path loses more than half the gain; "
         "cutting the queries' or the values' path changes the loss by less than 0.15",
@@ -179,7 +181,8 @@ def induction(seed: int) -> dict[str, bool]:
                        and abs(passes[0] - passes[1]) <= 160 and all(low <= t < high for t in passes))
     copies = min((t for t, r in table.items() if min(r[:2]) > 0.5), default=10 ** 6)
     shows = min((t for t, r in table.items() if max(r[2:]) >= 0.3), default=10 ** 6)
-    out["copying-first"] = copies < shows and table[1200][0] < 0.1 and table[1200][1] == 1.0
+    out["copying-first"] = copies < shows
+    out["layer-1-stops-copying"] = table[1200][0] < 0.1
     gain = lf - ls
     cut = {name: al.induction_loss(run.params, held, cfg, **kw)[second].mean() for name, kw in {
         "l1": {"knock": [(1, 0)]}, "l2": {"knock": [(2, 0)]}, "keys": {"keys_from_tokens": True},
