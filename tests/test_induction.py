@@ -193,8 +193,10 @@ def test_bad_ids_and_weights_are_refused():
     with pytest.raises(ValueError, match="knock out head 1 of layer 1"):
         al.induction_loss(p, [[0, 1]], cfg, knock=[(1, 1)])
     short = al.train_induction(al.InductionConfig(), steps=2, snapshots=[0, 2])
-    with pytest.raises(ValueError, match="repeats no token"):
+    with pytest.raises(ValueError, match="repeats no two neighbouring tokens"):
         al.induction_explorer(short, np.arange(16))
+    with pytest.raises(ValueError, match="repeats no two neighbouring tokens"):   # 0 comes back, alone
+        al.induction_explorer(short, [0, 1, 2, 0, *range(3, 15)])
     with pytest.raises(ValueError, match="not a kept step"):
         al.induction_explorer(short, al.repeated_batch(np.random.default_rng(0), 1, short.cfg)[0][0], start=1)
 

@@ -156,6 +156,9 @@ def _stream_backward(skip1=True, skip2=True, transpose_A=(True, True), transpose
             return through(1, A1, W1, dOut) + through(2, A2, W2, dOut)
         if layer1_reads == "straight from dOut":                    # X's straight path carries dOut
             return dOut + through(1, A1, W1, dH1)
+        if layer1_reads == "both layers, wrong order":              # four paths; the last undone 1, then 2
+            return dOut + through(1, A1, W1, dOut) + through(2, A2, W2, dOut) + through(
+                2, A2, W2, through(1, A1, W1, dOut))
         dX = (dH1 if skip1 else 0) + through(1, A1, W1, dH1)
         return dX + dOut if layer1_reads == "dOut again" else dX    # the straight path counted twice
     return backward
@@ -188,7 +191,9 @@ def _debug_07():
              "straight path only": _stream_backward(layer1_reads="dOut only"),
              "no straight paths": _stream_backward(skip1=False, skip2=False),
              "layers side by side": _stream_backward(layer1_reads="side by side"),
-             "straight path from dOut": _stream_backward(layer1_reads="straight from dOut")}
+             "straight path from dOut": _stream_backward(layer1_reads="straight from dOut"),
+             "path through both layers undone in the wrong order":
+                 _stream_backward(layer1_reads="both layers, wrong order")}
     judge = judge_fix(_stream_backward(), wrong, inputs,
                       "expected dL/dX (shape of X) for L = sum(H2 * dOut), the sum over every path.",
                       locked=(*SHORTCUTS, "induction_loss_and_grads"))
@@ -233,6 +238,10 @@ def _debug_07():
         "straight path from dOut": "layer 1's part is right, but X's straight path carries dL/dH1, not dOut: "
                                    "dX = dH1 + (back through layer 1). With dOut you drop the path through "
                                    "layer 2 and then straight past layer 1.",
+        "path through both layers undone in the wrong order":
+            "three of your four paths are right, but the path X → layer 1 → layer 2 is undone in the wrong "
+            "order. Going back, the gradient meets layer 2 first, then layer 1: A1ᵀ (A2ᵀ dOut W2ᵀ) W1ᵀ, not "
+            "A2ᵀ A1ᵀ dOut W1ᵀ W2ᵀ.",
     }
     return Trial("07.3", "Fix stream_backward: the gradient must follow every path.", "debug",
                  _stream_backward, judge,

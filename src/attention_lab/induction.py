@@ -105,10 +105,18 @@ def kept_step(start, kept: list[int]):
 
 
 def repeats_a_token(seen: list, words: list[str]) -> None:
-    """A probe in which some token comes back."""
+    """A probe in which some token comes back, followed by the same token as before."""
     if not seen:
-        raise ValueError(f"the probe {' '.join(words)} repeats no token: expected a sequence with a "
-                         "repeated segment, e.g. repeated_batch(rng, 1, cfg)[0][0]")
+        raise ValueError(f"the probe {' '.join(words)} repeats no two neighbouring tokens: expected a "
+                         "sequence with a repeated segment, e.g. repeated_batch(rng, 1, cfg)[0][0]")
+
+
+def places_text(places) -> str:
+    """'8-11' for a run of places, '3, 8, 9' otherwise (ascending)."""
+    places = sorted(set(int(p) for p in places))
+    if places == list(range(places[0], places[-1] + 1)) and len(places) > 1:
+        return f"{places[0]}-{places[-1]}"
+    return ", ".join(map(str, places))
 
 
 # ------------------------------------------------------------------ the induction model
@@ -433,7 +441,9 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
     layer 1's and layer 2's attention on one probe sequence (head 0 of each), and the loss on the second
     copy so far. The numbers: layer 1's mean weight on the previous token over places 1 to n - segment - 1
     (where the keys of an induction head can lie), layer 2's mean weight on the token after the earlier
-    copy of the query's token; each beside its value for weights spread evenly over the visible tokens."""
+    copy of the query's token, at the places whose next token came after that copy too (in a repeated
+    segment, every place of the second copy but its last, whose next token the copy does not hold); each
+    beside its value for weights spread evenly over the visible tokens."""
     run = induction_run(run)
     cfg = run.cfg
     two_layers(cfg.n_layers)
@@ -453,7 +463,9 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
     def compute(values):
         return frames[values["step"]]
 
-    seen = [(q, j + 1) for q in range(n) for j in range(q - 1) if ids[0, j] == ids[0, q]]
+    # query q, key j + 1: q's token stood at j before, and q's next token came after it there too
+    seen = [(q, j + 1) for q in range(n - 1) for j in range(q - 1)
+            if ids[0, j] == ids[0, q] and ids[0, j + 1] == ids[0, q + 1]]
     repeats_a_token(seen, words)
     q_seen, k_seen = np.array(seen).T                                # query place, key after the earlier copy
     last = cfg.n - cfg.segment - 1                                   # a first copy ends by this place
@@ -461,7 +473,7 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
     even1, even2 = np.mean(1 / (keys + 1)), np.mean(1 / (q_seen + 1))   # weights spread evenly (causal)
 
     label1 = f"  places 1-{keys[-1]} (where the keys of an induction head can lie):"
-    label2 = "  earlier copy of the query's token:"
+    label2 = f"  places {places_text(q_seen)} (whose next token came after that copy too):"
     width = max(len(label1), len(label2)) + 1
 
     def describe(values, r):
@@ -471,7 +483,7 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
                 f"{'  (a tie: every token equally likely)' if r['tie'] else ''}\n"
                 f"layer 1, mean weight on the previous token,\n"
                 f"{label1:{width}}{r['layer1'][keys, keys - 1].mean():.2f}   (spread evenly: {even1:.2f})\n"
-                f"layer 2, mean weight on the token after the\n"
+                f"layer 2, mean weight on the token after the earlier copy of the query's token,\n"
                 f"{label2:{width}}{r['layer2'][q_seen, k_seen].mean():.2f}   (spread evenly: {even2:.2f})")
 
     steps = np.arange(len(run.second_losses))
