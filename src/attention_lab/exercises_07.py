@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .checks import Choice, Exercise, Trial
-from .judging import SHORTCUTS, as_numbers, judge_fix
+from .judging import SHORTCUTS, as_numbers, judge_fix, still_planted
 from .matrix import softmax_unchecked
 
 # ---------------------------------------------------------------- 07.2 · design a QK circuit for induction
@@ -169,6 +169,9 @@ def _causal_weights(rng, n):
     return softmax_unchecked(S)  # (n, n) causal weights
 
 
+PLANTED_073 = "dH1 = A2.T @ dOut @ W2.T"                   # 07.3's wrong line, as the lesson prints it
+
+
 def _debug_07():
     rng = np.random.default_rng(73)
     inputs = []
@@ -176,7 +179,11 @@ def _debug_07():
         X = rng.standard_normal((n, d))
         inputs.append((X, _causal_weights(rng, n), _causal_weights(rng, n), rng.standard_normal((d, d)),
                        rng.standard_normal((d, d)), rng.standard_normal((n, d))))
-    wrong = {"planted": _stream_backward(skip2=False), "no skip 1": _stream_backward(skip1=False),
+    def planted(X, A1, A2, W1, W2, dOut):     # the function printed in the lesson, bug included
+        dH1 = A2.T @ dOut @ W2.T                 # (n, d) dL/dH1
+        return dH1 + A1.T @ dH1 @ W1.T           # (n, d) dL/dX
+
+    wrong = {"planted": planted, "no skip 1": _stream_backward(skip1=False),
              "A not transposed": _stream_backward(transpose_A=(False, False)),
              "W not transposed": _stream_backward(transpose_W=(False, False)),
              "nothing transposed": _stream_backward(transpose_A=(False, False), transpose_W=(False, False)),
@@ -194,12 +201,24 @@ def _debug_07():
              "straight path from dOut": _stream_backward(layer1_reads="straight from dOut"),
              "path through both layers undone in the wrong order":
                  _stream_backward(layer1_reads="both layers, wrong order")}
-    judge = judge_fix(_stream_backward(), wrong, inputs,
-                      "expected dL/dX (shape of X) for L = sum(H2 * dOut), the sum over every path.",
-                      locked=(*SHORTCUTS, "induction_loss_and_grads"))
+    by_numbers = judge_fix(_stream_backward(), wrong, inputs,
+                           "expected dL/dX (shape of X) for L = sum(H2 * dOut), the sum over every path.",
+                           locked=(*SHORTCUTS, "induction_loss_and_grads"))
+
+    def judge(fn):
+        """The planted numbers from the function as handed out get a hint that says what to look for; from
+        a changed function (the same path left out, written another way), one that explains."""
+        verdict = by_numbers(fn)
+        return "planted numbers" if verdict == "planted" and not still_planted(fn, PLANTED_073) else verdict
+
+    shown = wrong | {"planted numbers": _stream_backward(skip2=False)}     # a changed function, same numbers
     hints = {
-        "planted": "still the planted bug: H2 = H1 + (layer 2's output), so the gradient reaching H1 is "
-                   "dOut itself (the straight path) plus what comes back through layer 2.",
+        "planted": "still the planted bug: it forgets a path. Count the paths from X to H2: each layer adds "
+                   "its output to its input, so at each layer the signal goes through the layer or past it. "
+                   "Which of those paths does each line of the function add up?",
+        "planted numbers": "you changed the function, but it still gives the planted numbers: your dL/dH1 is "
+                           "only what comes back through layer 2. H2 = H1 + A2 H1 W2, so H1 also reaches the "
+                           "loss straight, past layer 2: dH1 = dOut + A2ᵀ dOut W2ᵀ.",
         "no skip 1": "layer 2 is right now, but layer 1 has a straight path too: dX = dH1 + (what comes "
                      "back through layer 1).",
         "A not transposed": "output i read row i of A; going back, input j collects column j of A: "
@@ -245,7 +264,8 @@ def _debug_07():
     }
     return Trial("07.3", "Fix stream_backward: the gradient must follow every path.", "debug",
                  _stream_backward, judge,
-                 {name: (lambda f=wrong[name]: f, hint) for name, hint in hints.items()})
+                 {name: (lambda f=shown[name]: f, hint) for name, hint in hints.items()},
+                 handed_out="planted")
 
 
 # ---------------------------------------------------------------- 07.4 · the sum over paths, by hand

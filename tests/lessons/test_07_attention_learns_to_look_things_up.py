@@ -488,3 +488,41 @@ def test_07_ablation_limits_and_seed_37_as_measured():
     assert "the path's input replaced, the same caveat" in said
     assert "its layer 1 is not the duplicate-token head that seed 18 grows" in said
     assert "*duplicate-token* head (Wang et al., 2022's name)" in said
+
+
+# ---------- the debug function as handed out: what to look for, not the fix, and no attempt --------------
+
+def stream_backward_as_handed_out(X, A1, A2, W1, W2, dOut):     # the lesson's cell, as handed out
+    dH1 = A2.T @ dOut @ W2.T                 # (n, d) dL/dH1
+    return dH1 + A1.T @ dH1 @ W1.T           # (n, d) dL/dX
+
+
+def test_07_3_as_handed_out_says_what_to_look_for_and_counts_as_no_attempt():
+    """The stored verdict of the planted cell said "the gradient reaching H1 is dOut itself ... plus what
+    comes back through layer 2": the fix. As handed out, the function gets not yet and what to look for,
+    and Run All's check is no attempt."""
+    from lesson_helpers import stored_output
+    stored = stored_output("07", "ex-07-3-code")
+    assert stored.startswith("Exercise 07.3: not yet. Hint: still the planted bug"), stored
+    for fix in ("dOut", "straight", "dH1 ="):
+        assert fix not in stored, fix
+    assert "    dH1 = A2.T @ dOut @ W2.T                 # (n, d) dL/dH1\n" in cell("ex-07-3-code")
+    result = al.EXERCISES["07.3"].evaluate(stream_backward_as_handed_out)
+    assert result.message == stored.strip() and result.status == "unanswered", result
+
+
+def test_07_3_a_changed_function_with_the_planted_numbers_is_told_why():
+    """The planted line split in two (g, then dH1 = g): the student changed the function, the numbers are
+    still the planted ones (compared with the cell as handed out), and the hint says why; an attempt."""
+    def stream_backward(X, A1, A2, W1, W2, dOut):
+        back2 = A2.T @ dOut
+        dH1 = back2 @ W2.T
+        return dH1 + A1.T @ dH1 @ W1.T
+    rng = np.random.default_rng(8)
+    n, d = 4, 3
+    args = [rng.standard_normal((n, d)), np.tril(rng.random((n, n))), np.tril(rng.random((n, n))),
+            rng.standard_normal((d, d)), rng.standard_normal((d, d)), rng.standard_normal((n, d))]
+    assert np.allclose(stream_backward(*args), stream_backward_as_handed_out(*args), rtol=0, atol=1e-12)
+    result = al.EXERCISES["07.3"].evaluate(stream_backward)
+    assert result.status == "mistake" and result.mistake == "planted numbers", result
+    assert "past layer 2" in result.message and "still the planted bug" not in result.message
