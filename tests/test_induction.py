@@ -319,7 +319,7 @@ def test_07_3_debug_hints_for_independently_written_fixes():
         return al.numerical_gradient(L, X)
 
     assert ex.evaluate(right).status == "correct"
-    assert ex.evaluate(only_layer_paths).mistake == "planted"
+    assert ex.evaluate(only_layer_paths).mistake == "planted numbers"     # changed, the planted numbers
     assert ex.evaluate(drops_first_skip).mistake == "no skip 1"
     assert ex.evaluate(rows_not_columns).mistake == "A not transposed"
     def layer1_fed_dOut(X, A1, A2, W1, W2, dOut):           # layer 1 sent the output's gradient
