@@ -8,6 +8,7 @@ import stat
 
 import numpy as np
 import pytest
+from handed_out import HANDED_OUT
 from IPython.core.formatters import DisplayFormatter
 
 import attention_lab as al
@@ -114,18 +115,6 @@ def test_the_record_file_is_chosen_as_documented(monkeypatch, tmp_path):
 
 # ---------- review round 8, S1: Run All checks the debug functions as handed out: no attempt ---------------
 
-def weights_of(q, K):                         # lesson 01's cell, as handed out
-    scores = K @ q                       # (n,) one score per key
-    e = np.exp(scores - scores.max())
-    return e / e.max()
-
-
-def attention(Q, K, V):                       # lesson 02's cell, as handed out
-    S = Q @ K.T / np.sqrt(K.shape[1])    # (m, n) scaled scores
-    A = al.softmax(S, axis=0)            # (m, n) weights
-    return A @ V                         # (m, d_v)
-
-
 def weights_by_count(q, K):                   # changed, still wrong: divided by the number of keys
     scores = K @ q
     e = np.exp(scores - scores.max())
@@ -143,7 +132,7 @@ def test_the_debug_functions_as_handed_out_are_not_counted_as_tried(record, caps
     The hint is printed, but the record counts no attempt, and al.progress() shows them as not tried (·),
     not as tried (~). A changed function that is still wrong counts, also one that still gives the planted
     numbers."""
-    for key, fn in (("01.4", weights_of), ("02.3", attention)):
+    for key, fn in (("01.4", HANDED_OUT["01.4"]), ("02.3", HANDED_OUT["02.3"])):
         assert not al.check(key, fn)
         assert "Hint: still the planted bug" in capsys.readouterr().out
     untouched = {"status": "unanswered", "attempts": 0, "solved": None}
@@ -152,51 +141,14 @@ def test_the_debug_functions_as_handed_out_are_not_counted_as_tried(record, caps
     out = capsys.readouterr().out
     assert "· 01.4" in out and "· 02.3" in out and "~" not in out.split("\n", 1)[1], out
 
-    for key, fn in (("01.4", weights_by_count), ("02.3", attention_axis_minus_2), ("01.4", weights_of)):
+    for key, fn in (("01.4", weights_by_count), ("02.3", attention_axis_minus_2),
+                    ("01.4", HANDED_OUT["01.4"])):
         assert not al.check(key, fn)
     tried = {"status": "mistake", "attempts": 1, "solved": None}
     assert json.loads(record.read_text()) == {"01.4": tried, "02.3": tried}    # handed out again: no count
     al.progress()
     out = capsys.readouterr().out
     assert "~ 01.4" in out and "~ 02.3" in out, out
-
-
-def split(M, h):                              # lesson 03's cell, as handed out
-    n, d = M.shape
-    return M.reshape(h, n, d // h)       # (h, n, d_k)
-
-
-def masked_weights(S, mask):                  # lesson 04's cell, as handed out
-    S = S * mask                         # hide the masked scores
-    return al.softmax(S, axis=-1)        # (m, n) weights
-
-
-def decode(X, W_q, W_k, W_v):                 # lesson 05's cell, as handed out
-    K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
-    for x in X:                                   # one new token per step
-        K = np.vstack([K, x @ W_k])               # its key joins the cache
-        V = np.vstack([V, x @ W_v])               # its value joins the cache
-        w = al.softmax(K @ (X[-1] @ W_q) / np.sqrt(W_q.shape[1]))
-        Y.append(w @ V)
-    return np.array(Y)
-
-
-def causal_attention_grads(Q, K, V, dY):      # lesson 06's cell, as handed out
-    s = 1 / np.sqrt(K.shape[1])
-    A = al.softmax(np.where(al.causal_mask(len(Q)), s * Q @ K.T, -np.inf))   # (n, n)
-    dA = dY @ V.T                            # (n, n)
-    dS = A * dA                              # (n, n) through the softmax: dL/dS
-    return s * dS @ K, s * dS.T @ Q, A.T @ dY   # dQ, dK, dV (through the scale s)
-
-
-def gqa(Q, K, V):                             # lesson 08's cell, as handed out
-    # Q: (h, n, d_k) query heads; K, V: (g, n, d_k) key/value heads, g dividing h -> (h, n, d_k)
-    h, g, n = len(Q), len(K), Q.shape[1]
-    K = np.tile(K, (h // g, 1, 1))                          # (h, n, d_k): a key head for every query head
-    V = np.tile(V, (h // g, 1, 1))                          # (h, n, d_k)
-    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])   # (h, n, n)
-    S = np.where(al.causal_mask(n), S, -np.inf)
-    return al.softmax(S) @ V
 
 
 def split_reshaped(M, h):                     # changed, and still the planted numbers
@@ -222,6 +174,12 @@ def grads_multiplied(Q, K, V, dY):            # changed, and still the planted n
     return s * dS @ K, s * dS.T @ Q, A.T @ dY
 
 
+def stream_backward_in_two_steps(X, A1, A2, W1, W2, dOut):   # changed, and still the planted numbers
+    back2 = A2.T @ dOut
+    dH1 = back2 @ W2.T
+    return dH1 + A1.T @ dH1 @ W1.T
+
+
 def gqa_by_index(Q, K, V):                    # changed, and still the planted numbers: key head i % g
     h, g, n = len(Q), len(K), Q.shape[1]
     K, V = K[np.arange(h) % g], V[np.arange(h) % g]
@@ -229,30 +187,29 @@ def gqa_by_index(Q, K, V):                    # changed, and still the planted n
     return al.softmax(np.where(al.causal_mask(n), S, -np.inf)) @ V
 
 
-HANDED_OUT = {"03.3": split, "04.3": masked_weights, "05.3": decode, "06.3": causal_attention_grads,
-              "08.3": gqa}
+LATER = ("03.3", "04.3", "05.3", "06.3", "07.3", "08.3")
 CHANGED = {"03.3": split_reshaped, "04.3": masked_weights_zero_fill, "05.3": decode_first_query,
-           "06.3": grads_multiplied, "08.3": gqa_by_index}
+           "06.3": grads_multiplied, "07.3": stream_backward_in_two_steps, "08.3": gqa_by_index}
 
 
 def test_the_debug_functions_of_03_to_08_as_handed_out_are_not_counted_as_tried(record, capsys):
-    """As 01.4 and 02.3: Run All checks 03.3's, 04.3's, 05.3's, 06.3's and 08.3's functions as handed out.
-    Their hint is printed, but a fresh record counts no attempt. A changed function that is still wrong
-    counts, also one that still gives the planted numbers; the one handed out, checked again, adds none."""
-    for key, fn in HANDED_OUT.items():
-        assert not al.check(key, fn)
+    """As 01.4 and 02.3: Run All checks 03.3's to 08.3's functions as handed out. Their hint is printed, but
+    a fresh record counts no attempt. A changed function that is still wrong counts, also one that still
+    gives the planted numbers; the one handed out, checked again, adds none."""
+    for key in LATER:
+        assert not al.check(key, HANDED_OUT[key])
         assert "Hint: still the planted bug" in capsys.readouterr().out, key
     untouched = {"status": "unanswered", "attempts": 0, "solved": None}
-    assert json.loads(record.read_text()) == {key: untouched for key in HANDED_OUT}
+    assert json.loads(record.read_text()) == {key: untouched for key in LATER}
     al.progress()
     out = capsys.readouterr().out
-    assert all(f"· {key}" in out for key in HANDED_OUT) and "~" not in out.split("\n", 1)[1], out
+    assert all(f"· {key}" in out for key in LATER) and "~" not in out.split("\n", 1)[1], out
 
-    for key in HANDED_OUT:
+    for key in LATER:
         assert not al.check(key, CHANGED[key])
         assert not al.check(key, HANDED_OUT[key])
     tried = {"status": "mistake", "attempts": 1, "solved": None}
-    assert json.loads(record.read_text()) == {key: tried for key in HANDED_OUT}
+    assert json.loads(record.read_text()) == {key: tried for key in LATER}
     al.progress()
     out = capsys.readouterr().out
-    assert all(f"~ {key}" in out for key in HANDED_OUT), out
+    assert all(f"~ {key}" in out for key in LATER), out

@@ -11,6 +11,7 @@ helpers: tests/lesson_helpers.py.
 import re
 
 import numpy as np
+from handed_out import check_as_handed_out
 from lesson_helpers import (
     I4,
     WO34,
@@ -24,7 +25,6 @@ from lesson_helpers import (
     sm,
     softmax_rows,
     status,
-    stored_output,
 )
 
 import attention_lab as al
@@ -402,22 +402,11 @@ def test_r6_c4_03_2_three_tokens_back_is_named():
 
 # ---------- the debug function as handed out: what to look for, not the fix, and no attempt --------------
 
-def split_as_handed_out(M, h):                # the lesson's cell, as handed out
-    n, d = M.shape
-    return M.reshape(h, n, d // h)       # (h, n, d_k)
-
-
 def test_03_3_as_handed_out_says_what_to_look_for_and_counts_as_no_attempt():
     """As 01.4 and 02.3: Run All checks the planted function before the student has touched it. Its stored
     verdict says not yet and what to look for (no transpose, no (n, h, d_k)), and it is no attempt."""
-    stored = stored_output("03", "ex-03-3-code")
-    assert stored.startswith("Exercise 03.3: not yet. Hint: still the planted bug"), stored
-    for fix in ("transpose", "(n, h", "row after row"):
-        assert fix not in stored, fix
-    assert ("def split(M, h):\n    n, d = M.shape\n    return M.reshape(h, n, d // h)       # (h, n, d_k)\n"
-            in lesson_cells("03")["ex-03-3-code"])
-    result = status("03.3", split_as_handed_out)
-    assert result.message == stored.strip() and result.status == "unanswered", result
+    check_as_handed_out("03.3", ("transpose", "(n, h", "row after row"))
+
 
 
 def test_03_3_a_changed_split_with_the_planted_numbers_is_told_why():

@@ -11,6 +11,7 @@ import re
 
 import numpy as np
 import pytest
+from handed_out import check_as_handed_out
 from lesson_helpers import (
     cell_text,
     explorer,
@@ -20,7 +21,6 @@ from lesson_helpers import (
     run_lesson,
     sm,
     softmax_rows,
-    stored_output,
 )
 
 import attention_lab as al
@@ -299,23 +299,11 @@ def test_r6_c7_mask_refusal_says_rows_count_from_0():
 
 # ---------- the debug function as handed out: what to look for, not the fix, and no attempt --------------
 
-def masked_weights_as_handed_out(S, mask):   # the lesson's cell, as handed out
-    S = S * mask                         # hide the masked scores
-    return al.softmax(S, axis=-1)        # (m, n) weights
-
-
 def test_04_3_as_handed_out_says_what_to_look_for_and_counts_as_no_attempt():
     """The stored verdict of the planted cell said "Replace masked scores with -inf": the fix. As handed
     out, the function gets not yet and what to look for, and Run All's check of it is no attempt."""
-    stored = stored_output("04", "ex-04-3-code")
-    assert stored.startswith("Exercise 04.3: not yet. Hint: still the planted bug"), stored
-    for fix in ("inf", "exp(0)", "end up 0", "np.where"):
-        assert fix not in stored, fix
-    cell = lesson_cells("04")["ex-04-3-code"]
-    assert ("def masked_weights(S, mask):\n    S = S * mask                         # hide the masked "
-            "scores\n    return al.softmax(S, axis=-1)        # (m, n) weights\n") in cell
-    result = al.EXERCISES["04.3"].evaluate(masked_weights_as_handed_out)
-    assert result.message == stored.strip() and result.status == "unanswered", result
+    check_as_handed_out("04.3", ("inf", "exp(0)", "end up 0", "np.where"))
+
 
 
 def test_04_3_a_changed_function_with_the_planted_numbers_is_told_why():

@@ -11,7 +11,8 @@ import re
 
 import numpy as np
 import pytest
-from lesson_helpers import cell_text, explorer, lesson_cells, move, run_lesson, sm, stored_output
+from handed_out import HANDED_OUT, check_as_handed_out
+from lesson_helpers import cell_text, explorer, lesson_cells, move, run_lesson, sm
 
 import attention_lab as al
 
@@ -385,28 +386,11 @@ def test_05_runs_with_seeds_a_student_might_pick(monkeypatch):
 
 # ---------- the debug function as handed out: what to look for, not the fix, and no attempt --------------
 
-def decode_as_handed_out(X, W_q, W_k, W_v):  # the lesson's cell, as handed out
-    K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
-    for x in X:                                   # one new token per step
-        K = np.vstack([K, x @ W_k])               # its key joins the cache
-        V = np.vstack([V, x @ W_v])               # its value joins the cache
-        w = al.softmax(K @ (X[-1] @ W_q) / np.sqrt(W_q.shape[1]))
-        Y.append(w @ V)
-    return np.array(Y)
-
-
 def test_05_3_as_handed_out_says_what_to_look_for_and_counts_as_no_attempt():
     """The stored verdict of the planted cell said "Step t must ask with its own token's query": the fix.
     As handed out, the function gets not yet and what to look for, and Run All's check is no attempt."""
-    stored = stored_output("05", "ex-05-3-code")
-    assert stored.startswith("Exercise 05.3: not yet. Hint: still the planted bug"), stored
-    for fix in ("own", "X[t]", "x @ W_q", "last token"):
-        assert fix not in stored, fix
-    cell = lesson_cells("05")["ex-05-3-code"]
-    assert "        w = al.softmax(K @ (X[-1] @ W_q) / np.sqrt(W_q.shape[1]))\n        Y.append(w @ V)\n" \
-        in cell
-    result = al.EXERCISES["05.3"].evaluate(decode_as_handed_out)
-    assert result.message == stored.strip() and result.status == "unanswered", result
+    check_as_handed_out("05.3", ("own", "X[t]", "x @ W_q", "last token"))
+
 
 
 def test_05_3_a_changed_function_with_the_planted_numbers_is_told_why():
@@ -421,7 +405,7 @@ def test_05_3_a_changed_function_with_the_planted_numbers_is_told_why():
         return np.array(Y)
     rng = np.random.default_rng(5)
     args = [rng.standard_normal(s) for s in ((4, 3), (3, 2), (3, 2), (3, 2))]
-    assert np.allclose(decode(*args), decode_as_handed_out(*args))
+    assert np.allclose(decode(*args), HANDED_OUT["05.3"](*args))
     result = al.EXERCISES["05.3"].evaluate(decode)
     assert result.status == "mistake" and result.mistake == "planted numbers", result
     assert "one and the same query" in result.message and "before the loop" in result.message, result.message

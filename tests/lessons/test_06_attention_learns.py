@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from handed_out import HANDED_OUT, check_as_handed_out
 from lesson_helpers import (
     G64,
     K64,
@@ -38,7 +39,6 @@ from lesson_helpers import (
     passes,
     run_lesson,
     sm,
-    stored_output,
 )
 
 import attention_lab as al
@@ -890,25 +890,11 @@ def test_06_literature_is_cited_for_what_it_named():
 
 # ---------- the debug function as handed out: what to look for, not the fix, and no attempt --------------
 
-def grads_as_handed_out(Q, K, V, dY):          # the lesson's cell, as handed out
-    s = 1 / np.sqrt(K.shape[1])
-    A = al.softmax(np.where(al.causal_mask(len(Q)), s * Q @ K.T, -np.inf))   # (n, n)
-    dA = dY @ V.T                            # (n, n)
-    dS = A * dA                              # (n, n) through the softmax: dL/dS
-    return s * dS @ K, s * dS.T @ Q, A.T @ dY   # dQ, dK, dV (through the scale s)
-
-
 def test_06_3_as_handed_out_says_what_to_look_for_and_counts_as_no_attempt():
     """The stored verdict of the planted cell said "subtract the row's sum of A * dA first": the fix. As
     handed out, the function gets not yet and what to look for, and Run All's check is no attempt."""
-    stored = stored_output("06", "ex-06-3-code")
-    assert stored.startswith("Exercise 06.3: not yet. Hint: still the planted bug"), stored
-    for fix in ("sum", "subtract", "half", "A * dA", "Jacobian"):
-        assert fix not in stored, fix
-    cell = cells_of("06")["ex-06-3-code"]
-    assert "    dS = A * dA                              # (n, n) through the softmax: dL/dS\n" in cell
-    result = al.EXERCISES["06.3"].evaluate(grads_as_handed_out)
-    assert result.message == stored.strip() and result.status == "unanswered", result
+    check_as_handed_out("06.3", ("sum", "subtract", "half", "A * dA", "Jacobian"))
+
 
 
 def test_06_3_a_changed_function_with_the_planted_numbers_is_told_why():
@@ -922,7 +908,7 @@ def test_06_3_a_changed_function_with_the_planted_numbers_is_told_why():
         return s * dS @ K, s * dS.T @ Q, A.T @ dY
     rng = np.random.default_rng(5)
     args = [rng.standard_normal((4, 3)) for _ in range(4)]
-    assert all(np.array_equal(a, b) for a, b in zip(grads(*args), grads_as_handed_out(*args)))
+    assert all(np.array_equal(a, b) for a, b in zip(grads(*args), HANDED_OUT["06.3"](*args)))
     result = al.EXERCISES["06.3"].evaluate(grads)
     assert result.status == "mistake" and result.mistake == "planted numbers", result
     assert "half of the softmax's derivative" in result.message, result.message

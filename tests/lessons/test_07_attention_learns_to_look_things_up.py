@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from handed_out import HANDED_OUT, check_as_handed_out
 from lesson07_cells import LESSON, guide_lesson_07, screen, words
 from lesson_helpers import explorer, move, prose
 
@@ -492,23 +493,12 @@ def test_07_ablation_limits_and_seed_37_as_measured():
 
 # ---------- the debug function as handed out: what to look for, not the fix, and no attempt --------------
 
-def stream_backward_as_handed_out(X, A1, A2, W1, W2, dOut):     # the lesson's cell, as handed out
-    dH1 = A2.T @ dOut @ W2.T                 # (n, d) dL/dH1
-    return dH1 + A1.T @ dH1 @ W1.T           # (n, d) dL/dX
-
-
 def test_07_3_as_handed_out_says_what_to_look_for_and_counts_as_no_attempt():
     """The stored verdict of the planted cell said "the gradient reaching H1 is dOut itself ... plus what
     comes back through layer 2": the fix. As handed out, the function gets not yet and what to look for,
     and Run All's check is no attempt."""
-    from lesson_helpers import stored_output
-    stored = stored_output("07", "ex-07-3-code")
-    assert stored.startswith("Exercise 07.3: not yet. Hint: still the planted bug"), stored
-    for fix in ("dOut", "straight", "dH1 ="):
-        assert fix not in stored, fix
-    assert "    dH1 = A2.T @ dOut @ W2.T                 # (n, d) dL/dH1\n" in cell("ex-07-3-code")
-    result = al.EXERCISES["07.3"].evaluate(stream_backward_as_handed_out)
-    assert result.message == stored.strip() and result.status == "unanswered", result
+    check_as_handed_out("07.3", ("dOut", "straight", "dH1 ="))
+
 
 
 def test_07_3_a_changed_function_with_the_planted_numbers_is_told_why():
@@ -522,7 +512,7 @@ def test_07_3_a_changed_function_with_the_planted_numbers_is_told_why():
     n, d = 4, 3
     args = [rng.standard_normal((n, d)), np.tril(rng.random((n, n))), np.tril(rng.random((n, n))),
             rng.standard_normal((d, d)), rng.standard_normal((d, d)), rng.standard_normal((n, d))]
-    assert np.allclose(stream_backward(*args), stream_backward_as_handed_out(*args), rtol=0, atol=1e-12)
+    assert np.allclose(stream_backward(*args), HANDED_OUT["07.3"](*args), rtol=0, atol=1e-12)
     result = al.EXERCISES["07.3"].evaluate(stream_backward)
     assert result.status == "mistake" and result.mistake == "planted numbers", result
     assert "past layer 2" in result.message and "still the planted bug" not in result.message

@@ -16,7 +16,7 @@ from pathlib import Path
 import matplotlib
 import numpy as np
 import pytest
-from lesson_helpers import lesson_cells, stored_output
+from handed_out import check_as_handed_out
 
 import attention_lab as al
 from attention_lab import real_model as rm
@@ -822,28 +822,11 @@ def test_the_three_heads_are_said_to_be_picked_on_the_draw():
 
 # ---------- the debug function as handed out: what to look for, not the fix, and no attempt --------------
 
-def gqa_as_handed_out(Q, K, V):                # the lesson's cell, as handed out
-    # Q: (h, n, d_k) query heads; K, V: (g, n, d_k) key/value heads, g dividing h -> (h, n, d_k)
-    h, g, n = len(Q), len(K), Q.shape[1]
-    K = np.tile(K, (h // g, 1, 1))                          # (h, n, d_k): a key head for every query head
-    V = np.tile(V, (h // g, 1, 1))                          # (h, n, d_k)
-    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])   # (h, n, n)
-    S = np.where(al.causal_mask(n), S, -np.inf)
-    return al.softmax(S) @ V
-
-
 def test_08_3_as_handed_out_says_what_to_look_for_and_counts_as_no_attempt():
     """The stored verdict of the planted cell said "repeat each key head in place (0, 0, 0, 1, 1, 1, ...)":
     the fix. As handed out, the function gets not yet and what to look for; Run All's check is no attempt."""
-    stored = stored_output("08", "ex-08-3-code")
-    assert stored.startswith("Exercise 08.3: not yet. Hint: still the planted bug"), stored
-    for fix in ("repeat", "in place", "0, 0, 0", "i // (h // g)", "i % g"):
-        assert fix not in stored, fix
-    cell = lesson_cells("08")["ex-08-3-code"]
-    assert ("    K = np.tile(K, (h // g, 1, 1))                          # (h, n, d_k): a key head for every "
-            "query head\n    V = np.tile(V, (h // g, 1, 1))                          # (h, n, d_k)\n") in cell
-    result = al.EXERCISES["08.3"].evaluate(gqa_as_handed_out)
-    assert result.message == stored.strip() and result.status == "unanswered", result
+    check_as_handed_out("08.3", ("repeat", "in place", "0, 0, 0", "i // (h // g)", "i % g"))
+
 
 
 def test_08_3_a_changed_function_with_the_planted_numbers_is_told_why():
