@@ -56,8 +56,6 @@ def pytest_cmdline_main(config):
     if not config.option.numprocesses:     # one worker per core; a notebook or the browser per worker
         config.option.numprocesses = "auto"
         config.option.dist = "loadfile"
-        config.option.loadscopereorder = False   # xdist would start with the files of most tests: the
-        #                                          order of LONGEST_FIRST below is the one that balances
 
 
 LESSON_08 = "08-inside-a-real-language-model.ipynb"
@@ -134,50 +132,10 @@ def add_leak_searches(config, items) -> None:
         items[:] = [item for item in items if item not in gone]
 
 
-# The files that take longest, longest first (worker seconds of a quiet local run, tools/suite_time.py,
-# 2026-11-29). A bare run hands the files to its workers in this order, then the rest as collected: the
-# long ones start early and the short ones fill the gaps, so no worker runs a long file alone at the end
-# (the test-count order xdist uses by default left a 70-s tail). The order changes no test and no result;
-# tests/test_repository.py checks that every file named here exists.
-LONGEST_FIRST = (
-    "tests/test_browser.py",                                       # 255 s
-    "tests/lessons/test_07_training_seeds.py",                     # 187
-    "tests/test_site.py",                                          # 103
-    "tests/lessons/test_09_knockouts.py",                          # 71
-    "tests/lessons/test_09_window.py",                             # 66
-    "tests/test_class_load.py",                                    # 58
-    "tests/test_explorers_and_plots.py",                           # 48
-    "tests/test_model_faults.py",                                  # 45
-    "tests/test_one_call.py",                                      # 45
-    "tests/lessons/test_06_attention_learns.py",                   # 35
-    "notebooks/08-inside-a-real-language-model.ipynb",             # 34
-    "notebooks/07-attention-learns-to-look-things-up.ipynb",       # 32
-    "tests/lessons/test_07_any_seed.py",                           # 32
-    "notebooks/06-attention-learns.ipynb",                         # 32
-    "tests/test_hub_link.py",                                      # 29
-    "tests/lessons/test_02_all_outputs_at_once.py",                # 27
-    "tests/lessons/test_09_seeds.py",                              # 26
-    "notebooks/09-heads-at-work.ipynb",                            # 23
-    "tests/lessons/test_05_word_order_and_decoding.py",            # 22
-    "tests/lessons/test_09_text.py",                               # 20
-    "tests/lessons/test_08_inside_a_real_language_model.py",       # 19
-    "tests/test_real_model.py",                                    # 18
-    "tests/lessons/test_03_many_heads.py",                         # 16
-)
-
-
-def longest_first(items) -> None:
-    """Items of LONGEST_FIRST's files first, in its order, then the others as collected (a stable sort)."""
-    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
-
-
 def pytest_collection_modifyitems(config, items):
-    """Each lesson's leak search goes into its nbval run (above). A bare run orders its files longest first.
-    Without their model file (offline, never fetched), lessons 08 and 09 are skipped, with the reason."""
+    """Each lesson's leak search goes into its nbval run (above). Without their model file (offline, never
+    fetched), lessons 08 and 09 are skipped, with the reason."""
     add_leak_searches(config, items)
-    if config.args_source == pytest.Config.ArgsSource.TESTPATHS:
-        longest_first(items)
     lesson = [item for item in items if any(name in str(item.path) for name in MODEL_LESSONS)]
     if not lesson:
         return

@@ -93,17 +93,6 @@ def test_readme_names_only_test_files_that_exist():
     assert named and named <= there, f"the README names test files that are not there: {named - there}"
 
 
-def test_the_longest_first_order_names_files_that_exist():
-    """conftest.py hands the slowest files to the workers first: a renamed file there would silently fall
-    back to the end of the queue and bring the long tail back."""
-    import ast
-    tree = ast.parse((ROOT / "conftest.py").read_text(encoding="utf-8"))
-    (order,) = [ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
-                and [t.id for t in node.targets if isinstance(t, ast.Name)] == ["LONGEST_FIRST"]]
-    missing = [path for path in order if not (ROOT / path).is_file()]
-    assert len(order) >= 10 and len(set(order)) == len(order) and missing == [], missing
-
-
 def test_public_functions_have_type_hints():
     import inspect
 
