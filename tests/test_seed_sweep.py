@@ -39,9 +39,19 @@ def test_the_table_counts_each_claim_and_names_the_seeds_where_it_fails(made_up)
     assert "| even | the seed is even | 2 of 5 | 17, 19, 21 |" in text
     assert "| small | below 20 | 3 of 5 | 20, 21 |" in text
     assert "| always | holds | 5 of 5 | - |" in text
-    assert "held-out seeds 16,17,19,20,21 (TRAINING_SEED)" in text and "Worded from seeds 0, 18" in text
+    assert "held-out seeds 16-17,19-21 (TRAINING_SEED)" in text and "--seeds 16-17,19-21 --markdown" in text
+    assert "Worded from seeds 0, 18" in text
     plain = seed_sweep.table("99", seed_sweep.sweep("99", [20, 21, 22]))
     assert "even: holds on 2 of 3; fails on seeds 21" in plain and "held-out seeds 20-22" in plain
+
+
+def test_the_seeds_are_named_as_runs_that_parse_back():
+    """Held-out seeds in two runs (16-31 and 48-63) are named as such, not as 32 numbers, and the command
+    the table quotes reads them back."""
+    for seeds in ([16, 17, 18, 31], list(range(16, 32)) + list(range(48, 64)), [5], [3, 5, 7]):
+        assert seed_sweep.parse_seeds(seed_sweep.spans(seeds)) == seeds
+    assert seed_sweep.spans(list(range(16, 32)) + list(range(48, 64))) == "16-31,48-63"
+    assert seed_sweep.spans([16, 17, 18, 31]) == "16-18,31" and seed_sweep.spans([20, 21, 22]) == "20-22"
 
 
 def test_a_seed_the_words_were_fitted_on_is_refused(made_up):

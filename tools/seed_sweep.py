@@ -52,6 +52,17 @@ def parse_seeds(text: str) -> list[int]:
     return sorted(seeds)
 
 
+def spans(seeds: list[int]) -> str:
+    """[16, ..., 31, 48, ..., 63] -> '16-31,48-63' (one seed alone stays one number); parse_seeds reads it."""
+    runs: list[list[int]] = []
+    for seed in sorted(seeds):
+        if runs and seed == runs[-1][-1] + 1:
+            runs[-1].append(seed)
+        else:
+            runs.append([seed])
+    return ",".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in runs)
+
+
 def measure(lesson: str, seed: int) -> dict[str, bool]:
     """One seed's verdict on every claim of the lesson (a top-level function, for the process pool)."""
     return sweep_module(lesson).measure(seed)
@@ -73,8 +84,7 @@ def table(lesson: str, results: dict[int, dict[str, bool]], markdown: bool = Fal
     """Each claim: on how many of the seeds it holds, and the seeds where it does not."""
     module = sweep_module(lesson)
     seeds = sorted(results)
-    run = seeds == list(range(seeds[0], seeds[-1] + 1))
-    span = f"{seeds[0]}-{seeds[-1]}" if run else ",".join(map(str, seeds))
+    span = spans(seeds)
     rows = []
     for cid, words in module.CLAIMS.items():
         fails = [s for s in seeds if not results[s][cid]]
