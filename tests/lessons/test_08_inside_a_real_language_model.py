@@ -453,7 +453,7 @@ def test_the_guides_pair_activity_has_heads_left_to_find(head_view):
 
 # ---------------------------------------------------------------- round 5 of the review (issue 44)
 HELD_OUT = NOTEBOOKS.parent / "docs" / "held-out" / "08.md"
-WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 10: "ten"}
 
 
 def held_out() -> dict[str, tuple[int, int, str]]:
@@ -471,16 +471,16 @@ def held_out() -> dict[str, tuple[int, int, str]]:
 def test_each_claim_about_a_draw_is_worded_with_its_held_out_count():
     """Review round 5, item 2: "on every draw" / "on any draw" were fitted on seeds 0 to 7. Each claim is
     now worded from those seeds with its count on the further draws of docs/held-out/08.md (seeds 16 to
-    31), in the lesson, its summary and the guide."""
+    31, and 48 to 63 since review round 7), in the lesson, its summary and the guide."""
     rows = held_out()
-    assert HELD_OUT.read_text(encoding="utf-8").startswith("# Lesson 08: held-out seeds 16-31")
-    assert all(n >= 16 for _, n, _ in rows.values()) and len(rows) >= 10
+    assert HELD_OUT.read_text(encoding="utf-8").startswith("# Lesson 08: held-out seeds 16-31,48-63 ")
+    assert all(n == 32 for _, n, _ in rows.values()) and len(rows) >= 10
     text, summary, guide = said(prose()), said(cell("summary")), guide_08()
     for claim in ("on every draw", "On every draw", "on any draw"):
         assert claim not in text and claim not in guide, claim
     k, n, _ = rows["induction-18.6"]
     assert rows["candidates-above-16"][:2] == rows["least-0.1.11"][:2] == (k, n)
-    assert f"Each of these also held on {k} of {n} further draws (seeds 16 to 31" in text
+    assert f"Each of these also held on {k} of {n} further draws (seeds 16 to 31 and 48 to 63;" in text
     k, n, _ = rows["previous-top-two"]
     assert f"(16, 0) and (11, 1) on all eight draws of seeds 0 to 7, and on {k} of {n} further ones" in text
     k, n, fails = rows["previous-16.0"]
@@ -495,21 +495,76 @@ def test_each_claim_about_a_draw_is_worded_with_its_held_out_count():
     k, n, _ = rows["no-sink-0.1.10.11"]
     assert f"Layer 10 has none on seeds 0 to 7, but has one on {n - k} of the {n} further draws" in text
     assert f"(layer 10 has one on {n - k} of those {n})" in summary
-    k, n, _ = rows["threes-128-152"]
-    assert f"{k} of {n} further draws fall in that range, the other {WORDS[n - k]} have 153 to 160" in text
-    assert f"({k} of {n} further draws too; the other {WORDS[n - k]} have up to 160)" in guide
+    k, n, fails = rows["threes-128-152"]
+    assert fails.endswith(", 53")                                # 127: below the range, the others above
+    assert (f"{k} of {n} further draws fall in that range; of the other {WORDS[n - k]}, {WORDS[n - k - 1]} "
+            "have 153 to 160 and seed 53 has 127") in text
+    assert f"({k} of {n} further draws too; the other {WORDS[n - k]} have 127 to 160)" in guide
     assert f"128 to 152 counting the first three tokens together, on {k} of {n} further draws" in summary
     k, n, _ = rows["parked-on-first"]
     assert f"Of {n} further draws, {k} look like those seven" in text
-    k, n, _ = rows["loss-falls"]
+    k, n, fails = rows["loss-falls"]
     assert (f"below a quarter of the first copy's on all eight draws of seeds 0 to 7 (0.12 to 0.19) and on "
-            f"{k} of {n} further draws") in text
+            f"{k} of {n} further draws; seed 45") in text
+    assert f"above a quarter, and so do seeds {fails.replace(', ', ' and ')} of the further draws" in text
+    assert f"(below a quarter on seeds 0 to 7, and on {k} of {n} further draws; seed 45" in guide
     k, n, _ = rows["tokens-3-5-idle"]
     assert f"On seeds 0 to 7, and on {k} of {n} further draws, tokens 3 to 5 take 0.01 or less each" in text
-    assert f"(below a quarter on seeds 0 to 7, and on {k} of {n} further draws; seed 45" in guide
     k, n, _ = rows["second-worst"]
     assert f"on {k} of {n} further draws (on the other {WORDS[n - k]}, a later token is predicted worse)" \
         in text
+
+
+def test_the_further_draws_that_break_a_claim_are_described_as_they_are(real_model):
+    """Review round 7 (the tokens-3-to-5 sentence held on seeds 16 to 31 but not on two fresh draws, 45 and
+    1006): the held-out draws are now seeds 16 to 31 and 48 to 63. Where a claim fails on some of them, the
+    lesson says how (where layers 3 to 9 park their weight, the counts over the first three tokens, the
+    loss ratio), checked here by hand on each failing draw of docs/held-out/08.md; and seed 1006, the
+    reviewer's draw, is named as a second seed 45, checked here too."""
+    rows = held_out()
+    parked_fails = [int(x) for x in rows["parked-on-first"][2].split(", ")]
+    threes_fails = [int(x) for x in rows["threes-128-152"][2].split(", ")]
+    loss_fails = [int(x) for x in rows["loss-falls"][2].split(", ")]
+    kinds: dict[str, list[int]] = {}
+    threes, ratios = {}, {}
+    for seed in sorted({*parked_fails, *threes_fails, *loss_fails, 1006}):
+        R = rm.repeated_random_tokens(real_model, period=PERIOD, seed=seed)
+        logits, weights = rm.forward(real_model, R, keep_weights=True)
+        W, loss = np.stack(weights), hand_loss(logits, R)
+        three, parked = first_three(W)
+        threes[seed] = int((three > 0.5).sum())
+        ratios[seed] = loss[PERIOD:].mean() / loss[:PERIOD - 1].mean()
+        later = W[3:10, :, 6:, 3:6].mean(axis=(0, 1, 2))                # tokens 3, 4, 5, queries 6 on
+        if seed == 1006:                                                 # like seed 45: tokens 3 to 5
+            assert parked[0] < 0.5 and (later > 0.05).all(), (parked, later)
+            continue
+        if seed not in parked_fails:
+            continue
+        assert (later <= 0.015).all(), seed                              # 32 of 32: tokens 3 to 5 idle
+        if parked[0] > 0.755 and (parked[1:] < 0.015).all():
+            kinds.setdefault("first above 0.75", []).append(seed)
+        elif parked[:2].sum() < 0.5:
+            kinds.setdefault("under half on the first two", []).append(seed)
+        elif parked[1] > 0.3:
+            kinds.setdefault("the first two share", []).append(seed)
+        elif parked[1] > 0.05 and parked[2] < 0.015:
+            kinds.setdefault("the second takes part", []).append(seed)
+        elif parked[2] > 0.05 and parked[1] < 0.015:
+            kinds.setdefault("the third takes part", []).append(seed)
+        else:
+            kinds.setdefault("none of these", []).append(seed)
+    assert {k: len(v) for k, v in kinds.items()} == {"first above 0.75": 5, "the second takes part": 3,
+                                                     "the third takes part": 1, "the first two share": 2,
+                                                     "under half on the first two": 1}, kinds
+    assert kinds["the first two share"] == [19, 59] and kinds["under half on the first two"] == [58]
+    text = said(cell("r08-sink-draws-read"))
+    assert ("Of 32 further draws, 20 look like those seven. On five the first token takes a little more than "
+            "0.75; on three the second token takes part of the weight, and on one the third; on seeds 19 and "
+            "59 the first two tokens share it; and seed 58 puts less than half on the first two together")\
+        in text
+    assert sorted(threes[s] for s in threes_fails) == [127, 153, 157, 160] and threes[53] == 127
+    assert all(ratios[s] > 0.25 for s in loss_fails) and loss_fails == [50, 58]
+    assert "such a draw is rare, not unique: seed 1006 (`DRAWS_SEED = 1000`) is another." in text
 
 
 def test_the_lesson_runs_with_seeds_outside_every_range_it_quotes(real_model, monkeypatch):
@@ -555,9 +610,9 @@ def test_the_lesson_runs_with_seeds_outside_every_range_it_quotes(real_model, mo
             "of it on the first token and almost none on the next two, but about as much on tokens 3, 4 and "
             "5 together") in text
     assert "it has 108 sink heads, and 109 counting the first three" in text
-    assert "16 further draws; seed 45 (`DRAWS_SEED = 44`), though, gives 0.29, above a quarter" in \
+    assert "32 further draws; seed 45 (`DRAWS_SEED = 44`), though, gives 0.29, above a quarter" in \
         said(cell("r08-s5-loss"))
-    assert "16 further draws; seed 45, though, gives 0.29)" in guide_08()
+    assert "32 further draws; seed 45, though, gives 0.29)" in guide_08()
     assert "the repeat's number 2\n" not in out["r08-loss"]                 # seed 18: a later token is worse
     assert "candidate induction head (18, 6)" in out["r08-three-heads"]
 
