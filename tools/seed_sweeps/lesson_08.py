@@ -2,9 +2,11 @@
 
 The lesson measures seed SEQUENCE_SEED (0) in its first cell of section 5 and eight draws, seeds DRAWS_SEED
 (0) to DRAWS_SEED + 7, in the next; its words were fitted on seeds 0 to 7, and name seed 45 (DRAWS_SEED =
-44) as a draw whose parked weight moves to tokens 3 to 5. Each claim below is one sentence of the lesson (or
-of the guide's lesson-08 section) about a draw; measure(seed) computes it with the package from one forward
-pass of SmolLM2-135M-Instruct (4-bit weights) on that seed's tokens.
+44) as a draw whose parked weight moves to tokens 3 to 5, and seed 1006 (DRAWS_SEED = 1000, found by review
+round 7) as another. Held out: seeds 16 to 31, and 48 to 63 since review round 7 (the rest of 8 to 47, and
+1000 to 1007 were published by the reviews that ran them). Each claim below is one sentence of the lesson
+(or of the guide's lesson-08 section) about a draw; measure(seed) computes it with the package from one
+forward pass of SmolLM2-135M-Instruct (4-bit weights) on that seed's tokens.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 SEED_NAMES = ("SEQUENCE_SEED", "DRAWS_SEED")
-SHOWN = (*range(8), 45)
+SHOWN = (*range(8), 45, 1006)
 PERIOD = 40
 CLAIMS = {
     "previous-16.0": "the strongest previous-token head is (16, 0)",
