@@ -273,6 +273,13 @@ def _ds64(use_weights=True, subtract=True, scale=2 ** -0.5):
     return a * (g - (a @ g if subtract else 0.0))
 
 
+def _diagonal64():
+    """06.4 with only the diagonal of the softmax's Jacobian: a (1 - a) dL/da, as 06.3's slip (review round
+    7, item 6), worked out here: a = softmax(3/√2, 2/√2, 4/√2), dL/da = (1, -1, 0)."""
+    a = sm(np.array([3.0, 2.0, 4.0]) / np.sqrt(2))
+    return a * (1 - a) * np.array([1.0, -1.0, 0.0])
+
+
 W13 = np.zeros((4, 4))
 _X4 = al.source_004().X
 _W103 = al.source_004().printed["self_weights"]                    # 10.3: the printed weights, read back
@@ -459,6 +466,12 @@ CASES = [
     ("06.4", _ds64(scale=0.5), "scores divided by 2", "square root"),
     ("06.4", _ds64() / np.sqrt(2), "through the scale", "unscaled products"),
     ("06.4", _ds64() @ np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]]) / np.sqrt(2), "dL/dq", "dL/dq"),
+    ("06.4", _diagonal64(), "diagonal only", "only the diagonal of the softmax's Jacobian"),
+    ("06.4", _diagonal64()[None, :], "diagonal only", "a * (1 - a) * dL/da"),     # as a (1, 3) row
+    ("06.4", -_ds64()[:, None], "sign flipped", "signs are flipped"),          # as a (3, 1) column
+    ("06.4", sm(np.array([3.0, 2.0, 4.0]) / np.sqrt(2)), "the weights", "forward pass"),
+    ("06.3", grads_of(ds=lambda A, dA: A * ((A * dA).sum(axis=1, keepdims=True) - dA)), "sign flipped",
+     "wrong sign"),
     ("10.1", "b", "b", "equal weights"),
     ("10.1", "c", "c", "sums to 1"),
     ("10.1", "d", "d", "order"),
