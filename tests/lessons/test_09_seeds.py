@@ -5,6 +5,7 @@ variable is set once, `NAME = 0` at the start of a line, and that no lesson cell
 draw (round five's review, items 2, 3 and 5)."""
 
 import re
+from pathlib import Path
 
 from lesson09_cells import cells, source
 from lesson_helpers import run_lesson
@@ -48,7 +49,6 @@ def test_section_1_runs_with_seeds_outside_the_lessons_ranges():
 
 def held_out() -> dict[str, str]:
     """docs/held-out/09.md (tools/seed_sweep.py's table): claim id -> on how many of the 16 draws it holds."""
-    from pathlib import Path
     table = (Path(__file__).resolve().parents[2] / "docs" / "held-out" / "09.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"(?m)^\| (\w+) \| [^|]+ \| (\d+) of 16 \|", table))
     assert len(rows) >= 20, rows
@@ -70,17 +70,22 @@ def test_the_prose_quotes_the_held_out_counts():
                   f"cuts the candidates' prefix score to under a quarter on {of('prev_quarter')};",
                   f"the candidates cost more than (16, 0) alone on {of('cands_high')};",
                   f"costs at least three quarters of what the zero costs) on {of('mean_agrees')};",
-                  f"leaves the first copy within a third of a nat on {of('first_copy')},",
+                  f"leaves the first copy within 0.3 nats on {of('first_copy')},",
                   "mean-ablating the candidates lowers the first copy's loss on "
                   f"{of('first_copy_mean_falls')};",
                   f"less than half of what zeroing it costs on {of('mean_halves_early')},",
-                  f"(by more than a third of a nat) on {of('early_general')};",
+                  f"(by more than 0.3 nats) on {of('early_general')};",
                   f"the candidates keep over 0.8 of their own prefix score on {of('patterns_stay')} (their",
                   f"zeroed, it costs less than (16, 0) on {of('early_below_prev')};",
                   f"95 % of them on {n['control_cands']} draws",
                   f"(16, 0) more than 90 % on {n['control_prev']}",
                   f"seven of them on only {n['seven']} of the 16 draws"):
         assert words in said, words
+    # round 7, item 3: the thresholds are the sweep's own (its table's words), not "a third of a nat"
+    table = (Path(__file__).resolve().parents[2] / "docs" / "held-out" / "09.md").read_text(encoding="utf-8")
+    for words in ("first-copy loss by less than 0.3 nats", "first-copy loss by more than 0.3 nats"):
+        assert words in table, words
+    assert "third of a nat" not in said
     # round 7: the costliest random set's early heads are seed 0's, said so, with their limit (not a claim
     # over draws: many random sets hold an early head by chance)
     assert "costliest random set holds" not in said.split("Other draws")[1]
