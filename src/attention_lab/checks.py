@@ -281,11 +281,17 @@ class Choice(_Checked):
         return Result("wrong", f"Exercise {self.key}: answer with one letter: {choices}.")
 
 
+class Correct(str):
+    """A Trial judge's verdict for a right answer with a remark to print after ✓ (empty: none): what a right
+    answer can still leave unseen."""
+
+
 @dataclass
 class Trial(_Checked):
     """Design or debug: the check runs the student's matrix or function and judges what it does.
 
-    `judge(answer)` returns None when right, else the name of a known mistake, or a message. `handed_out`
+    `judge(answer)` returns None when right (or a `Correct` remark to print after ✓), else the name of a
+    known mistake, or a message. `handed_out`
     names the mistake a debug exercise's judge returns only for its function as the lesson hands it out
     (the planted line still there, and the planted numbers): Run All checks that function before the
     student has touched it, so its hint is printed but the check counts as no attempt ('unanswered').
@@ -310,8 +316,9 @@ class Trial(_Checked):
         if answer is None or answer is Ellipsis:
             return Result("unanswered", f"Exercise {self.key}: not answered yet.")
         verdict = self._judge(answer)
-        if verdict is None:
-            return Result("correct", f"Exercise {self.key}: ✓ correct.")
+        if verdict is None or isinstance(verdict, Correct):
+            remark = f" {verdict}" if verdict else ""
+            return Result("correct", f"Exercise {self.key}: ✓ correct.{remark}")
         if verdict in self._mistakes:
             return Result("unanswered" if verdict == self.handed_out else "mistake",
                           f"Exercise {self.key}: not yet. Hint: {self._mistakes[verdict][1]}", verdict)

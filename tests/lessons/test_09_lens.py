@@ -176,6 +176,56 @@ def test_09_5_by_hand():
     assert (1 + (scaled > scaled[:, [1]]).sum(axis=1)).tolist() == right
 
 
+# lens_ranks as students write it with NumPy: with the root mean square, without it, or with another size
+def with_rms(X, g, E, token):
+    Z = X / np.sqrt(np.mean(X ** 2, axis=1, keepdims=True)) * g
+    logits = Z @ E.T
+    return 1 + (logits > logits[:, [token]]).sum(axis=1)
+
+
+def with_rms_as_a_power(X, g, E, token):
+    rms = ((X * X).mean(1, keepdims=True)) ** 0.5          # the root mean square, as a power
+    logits = (X / rms * g) @ E.T
+    return 1 + (logits > logits[:, [token]]).sum(1)
+
+
+def without_the_division(X, g, E, token):
+    logits = (X * g) @ E.T                                  # no np.sqrt, no mean: the ranks are the same
+    return 1 + (logits > logits[:, [token]]).sum(axis=1)
+
+
+def over_the_std(X, g, E, token):
+    logits = (X / X.std(axis=1, keepdims=True) * g) @ E.T
+    return 1 + (logits > logits[:, [token]]).sum(axis=1)
+
+
+def over_the_length(X, g, E, token):
+    logits = (X / np.linalg.norm(X, axis=1, keepdims=True) * g) @ E.T
+    return 1 + (logits > logits[:, [token]]).sum(axis=1)
+
+
+def test_09_5_says_why_a_function_without_the_root_mean_square_passes():
+    """Review round 7, item 6: a lens_ranks that skips the final norm's division (or divides by the standard
+    deviation, or the row's length) passes, rightly: a row over one positive number keeps its ranks. Its ✓
+    now says so, and that the lens's probabilities need the division; a function whose code divides by the
+    root mean square gets the plain ✓, and one whose code cannot be read gets the remark."""
+    plain = "Exercise 09.5: ✓ correct."
+    for fn in (with_rms, with_rms_as_a_power):
+        result = al.EXERCISES["09.5"].evaluate(fn)
+        assert result.status == "correct" and result.message == plain, (fn.__name__, result.message)
+    ns = {"np": np}
+    exec("def made_by_exec(X, g, E, token):\n"
+         "    Z = X / np.sqrt((X ** 2).mean(axis=1, keepdims=True)) * g\n"
+         "    return 1 + (Z @ E.T > (Z @ E.T)[:, [token]]).sum(axis=1)\n", ns)
+    for fn in (without_the_division, over_the_std, over_the_length, ns["made_by_exec"]):
+        assert fn(X95, G95, E95, 1).tolist() == [2, 5, 1]                  # the ranks worked out by hand
+        result = al.EXERCISES["09.5"].evaluate(fn)
+        assert result.status == "correct" and result.message.startswith(plain + " ("), fn.__name__
+        said = " ".join(result.message.split())
+        assert "dividing a row by one positive number never changes which logits are larger" in said
+        assert "the gain g" in said and "The lens's probabilities" in said and "do need that division" in said
+
+
 @pytest.mark.parametrize("slip, mistake", [
     ({"gain": False}, "no gain"),
     ({"centred": True}, "LayerNorm"),
