@@ -72,6 +72,18 @@ def test_each_exercise_becomes_an_answer_cell_then_a_locked_test_cell():
     assert len(original["cells"]) + len(KEYS) == len(source["cells"])
 
 
+def test_every_lesson_gets_a_graded_cell_per_exercise():
+    """Any lesson can be chosen: each exercise of al.EXERCISES gets its answer and test cell, in order."""
+    for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+        source = ma.graded_notebook(path)
+        ids = [c["metadata"]["nbgrader"]["grade_id"] for c in source["cells"] if "nbgrader" in c["metadata"]]
+        keys = sorted((k for k in al.EXERCISES if k.startswith(path.name[:2] + ".")),
+                      key=lambda k: int(k.split(".")[1]))
+        wanted = [f"{kind}_{k.replace('.', '_')}" for k in keys for kind in ("answer", "test")]
+        assert ids == wanted, path.name
+        assert len({c["id"] for c in source["cells"]}) == len(source["cells"]), "cell ids repeat"
+
+
 def solution_region(text: str) -> tuple[str, str]:
     """(the cell without its solution region, the code inside it)."""
     outside = re.sub(r"### BEGIN SOLUTION\n.*?### END SOLUTION\n", "", text, flags=re.S)
@@ -192,6 +204,9 @@ def test_nbgraders_round_trip_scores_each_exercise_as_al_check_does(tmp_path, mo
         assert secret in source_text and secret not in release_text, secret
     for key_or_file in ("answer_key", "solutions/", "SOLUTIONS"):    # nowhere: the source needs none
         assert key_or_file not in source_text and key_or_file not in release_text, key_or_file
+    guide = (course / "README.md").read_text(encoding="utf-8")   # the check it tells the teacher to run
+    (pattern,) = re.findall(r'grep -rE "([^"]+)" release/', guide)
+    assert re.search(pattern, source_text) and not re.search(pattern, release_text)
     for key in KEYS:
         for line in ma.worked_solution(key).splitlines():
             code = json.dumps(line.strip(), ensure_ascii=False)[1:-1]   # as the files store it

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import functools
 import json
 import re
 from pathlib import Path
@@ -90,12 +91,17 @@ def assignment_name(name: str) -> str:
 
 
 # ------------------------------------------------------------ the worked solutions (teacher's side only)
+@functools.cache
+def worked_functions() -> tuple[str, dict[str, ast.FunctionDef]]:
+    """solutions/answers.py's text and its functions by name (read once)."""
+    text = WORKED.read_text(encoding="utf-8")
+    return text, {node.name: node for node in ast.parse(text).body if isinstance(node, ast.FunctionDef)}
+
+
 def worked_solution(key: str) -> str:
     """The code of `answer_NN_k` in solutions/answers.py, renamed `worked_NN_k`, after the module's helper
     functions it calls (rows_softmax): code that defines `worked_NN_k()`, which returns the answer."""
-    tree = ast.parse(WORKED.read_text(encoding="utf-8"))
-    text = WORKED.read_text(encoding="utf-8")
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    text, functions = worked_functions()
     name = f"answer_{key.replace('.', '_')}"
     if name not in functions:
         raise ValueError(f"exercise {key}: solutions/answers.py has no {name}(): every exercise needs its "
