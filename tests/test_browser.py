@@ -142,20 +142,26 @@ def news_question_shown(page, base: str) -> bool:
         return False
 
 
+NBGRADER_PLUGINS = "() => window.jupyterapp.listPlugins().filter(id => id.includes('nbgrader'))"
+
+
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_the_readme_install_opens_quietly(lab):
     """JupyterLab's question about news would cover the lesson: the README's install turns it off (its
-    settings folder, the same one binder/postBuild copies), and without those flags the question shows."""
+    settings folder, the same one binder/postBuild copies), and without those flags the question shows.
+    The same folder keeps nbgrader's JupyterLab extension (teachers' menus; a test tool) off."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     setup = re.findall(r"```bash\n(.*?)\n```", readme, flags=re.S)[0]
     assert "--LabApp.app_settings_dir=binder/lab-settings" in setup
     assert lab_session.README_LAB_FLAGS == [f"--LabApp.app_settings_dir={ROOT / 'binder' / 'lab-settings'}"]
     base, page, _ = lab
     assert not news_question_shown(page, base), "JupyterLab asks about news over the lesson"
+    assert page.evaluate(NBGRADER_PLUGINS) == [], "nbgrader's teachers' menus are in the students' JupyterLab"
     empty = ROOT / "build" / "no-lab-settings"                 # no settings at all: JupyterLab's defaults
     empty.mkdir(parents=True, exist_ok=True)
     with lab_session.jupyterlab(flags=[f"--LabApp.app_settings_dir={empty}"]) as (bare, _):
         assert news_question_shown(page, bare), "the check cannot see the question (it never fails)"
+        assert page.evaluate(NBGRADER_PLUGINS), "the check cannot see nbgrader's plugins (it never fails)"
 
 
 PRESENT = """async () => {   // the teacher's steps in docs/teaching-guide.md, 'Presenting a lesson'

@@ -180,7 +180,7 @@ def _requirements(path):
 
 
 TEST_TOOLS = {"pytest", "pytest-xdist", "playwright", "nbval", "hypothesis", "nbclient", "ruff",
-              "nbformat", "tokenizers", "jupyterhub", "jupyter-book"}
+              "nbformat", "tokenizers", "jupyterhub", "jupyter-book", "nbgrader"}
 
 
 def test_binder_pins_agree_with_the_local_ranges():
