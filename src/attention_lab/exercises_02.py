@@ -11,6 +11,13 @@ from .matrix import default_scale, softmax
 
 LESSON_QUERY = np.array([0.2, 1.0, 0.1])                 # section 1's query: mostly 'banana'
 PLANTED_023 = "A = al.softmax(S, axis=0)"                 # 02.3's wrong line, as the lesson prints it
+HANDED_OUT_023 = """\
+def attention(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    A = al.softmax(S, axis=0)
+    return A @ V
+"""
+"""02.3's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
 
 
 def _design_02():
@@ -156,7 +163,7 @@ def _debug_02():
         "axis=-2 is axis=0 for a matrix. The scores are Q @ K.T, and the softmax runs along each row "
         "(axis=-1).")
     return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, mistakes,
-                 handed_out="planted")
+                 handed_out="planted", handed_out_source=HANDED_OUT_023)
 
 
 X24 = np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0]])   # exercise 02.4: fresh tokens

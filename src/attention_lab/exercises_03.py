@@ -115,6 +115,12 @@ def _design_03():
 
 LOCKED_033 = (*SHORTCUTS, "split_heads", "split_weights", "split_heads_unchecked")   # 03.3: write the split
 PLANTED_033 = "return M.reshape(h, n, d // h)"           # 03.3's wrong line, as the lesson prints it
+HANDED_OUT_033 = """\
+def split(M, h):
+    n, d = M.shape
+    return M.reshape(h, n, d // h)
+"""
+"""03.3's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
 
 
 def _debug_03():
@@ -190,7 +196,7 @@ def _debug_03():
         "interleaved": (lambda: interleaved,
                         "your head i takes every h-th column; a head takes d_k neighbouring columns, "
                         "i*d_k to (i+1)*d_k: reshape to (n, h, d_k) first."),
-    }, handed_out="planted")
+    }, handed_out="planted", handed_out_source=HANDED_OUT_033)
 
 
 X34 = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0]])   # 03.4: fresh

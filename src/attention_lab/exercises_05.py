@@ -13,6 +13,17 @@ from .matrix import default_scale, scaled_dot_product_attention, softmax
 from .positions import rope_unchecked
 
 PLANTED_053 = "w = al.softmax(K @ (X[-1] @ W_q) / np.sqrt(W_q.shape[1]))"   # 05.3's wrong line, as printed
+HANDED_OUT_053 = """\
+def decode(X, W_q, W_k, W_v):
+    K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
+    for x in X:
+        K = np.vstack([K, x @ W_k])
+        V = np.vstack([V, x @ W_v])
+        w = al.softmax(K @ (X[-1] @ W_q) / np.sqrt(W_q.shape[1]))
+        Y.append(w @ V)
+    return np.array(Y)
+"""
+"""05.3's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
 
 
 def _design_05():
@@ -207,7 +218,7 @@ def _debug_05():
                                      "with your mask it has no key left to look at.)",
         "unmasked": "every row sees the whole sequence, future included: a decoder step sees only "
                     "the cache, tokens 0..t.",
-    }), handed_out="planted")
+    }), handed_out="planted", handed_out_source=HANDED_OUT_053)
 
 
 q54 = np.array([[1.0, 0.0, 0.0, 1.0]])       # exercise 05.4: a fresh query at position 2

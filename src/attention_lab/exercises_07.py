@@ -170,6 +170,12 @@ def _causal_weights(rng, n):
 
 
 PLANTED_073 = "dH1 = A2.T @ dOut @ W2.T"                   # 07.3's wrong line, as the lesson prints it
+HANDED_OUT_073 = """\
+def stream_backward(X, A1, A2, W1, W2, dOut):
+    dH1 = A2.T @ dOut @ W2.T
+    return dH1 + A1.T @ dH1 @ W1.T
+"""
+"""07.3's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
 
 
 def _debug_07():
@@ -265,7 +271,7 @@ def _debug_07():
     return Trial("07.3", "Fix stream_backward: the gradient must follow every path.", "debug",
                  _stream_backward, judge,
                  {name: (lambda f=shown[name]: f, hint) for name, hint in hints.items()},
-                 handed_out="planted")
+                 handed_out="planted", handed_out_source=HANDED_OUT_073)
 
 
 # ---------------------------------------------------------------- 07.4 · the sum over paths, by hand

@@ -88,6 +88,16 @@ def _design_08():
 # ---------------------------------------------------------------- 08.3 · debug: grouped-query attention
 PLANTED_083 = ("K = np.tile(K, (h // g, 1, 1))", "V = np.tile(V, (h // g, 1, 1))")
 """08.3's wrong lines, as the lesson prints them: one idea, the heads laid out by np.tile, in two lines."""
+HANDED_OUT_083 = """\
+def gqa(Q, K, V):
+    h, g, n = len(Q), len(K), Q.shape[1]
+    K = np.tile(K, (h // g, 1, 1))
+    V = np.tile(V, (h // g, 1, 1))
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(al.causal_mask(n), S, -np.inf)
+    return al.softmax(S) @ V
+"""
+"""08.3's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
 
 
 def _planted_gqa(Q, K, V):                     # 08.3's function as the lesson prints it, bug included
@@ -244,7 +254,7 @@ def _debug_08():
     return Trial("08.3", "Fix gqa: the key and value heads are shared with the wrong query heads.", "debug",
                  lambda: reference, judge,
                  {name: (lambda f=shown[name]: f, hint) for name, hint in hints.items()},
-                 handed_out="planted")
+                 handed_out="planted", handed_out_source=HANDED_OUT_083)
 
 
 # ---------------------------------------------------------------- 08.4 · compute: the cache's memory
