@@ -160,8 +160,8 @@ def _debug_02():
         "to 1 (one key's weights over the queries), where each row should (one query's weights over the "
         "keys). If you computed K Qᵀ, its rows belong to the keys, so a softmax along them (axis=-1) still "
         "normalises over the queries, and a transpose afterwards does not change which numbers sum to 1; "
-        "axis=-2 is axis=0 for a matrix. The scores are Q @ K.T, and the softmax runs along each row "
-        "(axis=-1).")
+        "axis=-2 is axis=0 for a matrix. Print your weights' sums along each axis: which sums are 1, and "
+        "which should be?")
     return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, mistakes,
                  handed_out="planted", handed_out_source=HANDED_OUT_023)
 

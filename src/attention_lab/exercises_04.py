@@ -149,8 +149,9 @@ def _debug_04():
         "planted numbers": "you changed the function, but it still gives the planted numbers: your masked "
                            "scores end up 0 (a score times False is 0, and a fill of 0 does the same). A "
                            "score of 0 is an ordinary score, and exp(0) = 1 is not 0: a masked key gets as "
-                           "much weight as an allowed key that scores 0. Give the masked keys the score "
-                           "-inf, the one whose exp is exactly 0.",
+                           "much weight as an allowed key that scores 0. Print masked_weights(S, mask) for "
+                           "a small S and mask: how much weight does a key the mask hides get, and how much "
+                           "should it get?",
         "after softmax": "masking after the softmax leaves rows that no longer sum to 1: mask the "
                          "scores before it.",
         "inverted": "you hid the allowed keys and kept the masked ones: here True means 'may look'. "

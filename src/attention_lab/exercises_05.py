@@ -199,7 +199,8 @@ def _debug_05():
                            "asks with one and the same query, the last token's (X[-1] written another "
                            "way, or a query computed once before the loop). At step t a decoder has seen "
                            "tokens 0..t only, and the last token is not among them until the last step. "
-                           "Step t asks with its own token's query, x @ W_q.",
+                           "Print, for each step t, the tokens the cache holds and the token the step's "
+                           "query comes from: has the decoder seen that token yet?",
         "previous token": "step t now asks with the query of token t - 1 (and step 0 with the last "
                           "token's, X[-1]): the query of step t is token t's own, x = X[t].",
         "first token": "every step asks with the first token's query, X[0]: the query of step t is "

@@ -258,8 +258,8 @@ def _debug_06():
                            "A * dA, only half of the softmax's derivative. It counts how each weight moves "
                            "with its own score, and leaves out how the other weights of the row move with "
                            "it (∂a_k/∂s_j = -a_k a_j): a row's weights sum to 1, so when one grows the "
-                           "others shrink. Subtract the row's sum of A * dA from dA first: "
-                           "dS = A * (dA - rowsum(A * dA)).",
+                           "others shrink. Compare your dS line with section 3's steps through the softmax: "
+                           "which part of the derivative does it leave out?",
         "no scale": "the softmax is right now, but the scores were multiplied by 1/√d_k on the way "
                     "in, so their gradient must be multiplied by it on the way back.",
         "dK not transposed": "dK uses dS as if key j were query j: row j of dK collects column j of "

@@ -215,9 +215,10 @@ def _debug_08():
                            "heads and 3 key/value heads, query heads 0, 1, 2, 3, ... still read key heads "
                            "0, 1, 2, 0, ... (head i % g): the planted layout, the whole stack "
                            "of g heads again and again. So query head 1 reads key head 1. In grouped-query "
-                           "attention neighbouring query heads share a key/value head: there, query heads "
-                           "0, 1, 2 read key head 0, and query head i reads head i // (h // g). Repeat each "
-                           "key head in place (0, 0, 0, 1, 1, 1, ...), the values too.",
+                           "attention neighbouring query heads share a key/value head. Number the key heads "
+                           "(K = np.arange(2.0).reshape(2, 1, 1), g = 2) and lay them out for h = 6 query "
+                           "heads as your function does: which key head does each query head read, and "
+                           "which should it read?",
         "values still tiled": "the keys are right now, but the values are still laid out 0, 1, 2, 0, 1, 2, "
                               "... (as np.tile lays them out): a query head must read the values of the same "
                               "key/value head as its keys.",
