@@ -164,6 +164,12 @@ def attention_columns(Q, K, V):
     return sm(Q @ K.T / np.sqrt(K.shape[1]), axis=0) @ V
 
 
+def attention_columns_then_rows(Q, K, V):     # 02.3's hint followed: the column softmax's rows summing to 1
+    A = sm(Q @ K.T / np.sqrt(K.shape[1]), axis=0)
+    A = A / A.sum(axis=1, keepdims=True)
+    return A @ V
+
+
 def attention_K(Q, K, V):
     return sm(Q @ K / np.sqrt(K.shape[1])) @ V
 
@@ -345,6 +351,7 @@ CASES = [
     ("02.3", attention_keys_by_queries, "planted numbers", "If you computed K Qᵀ"),
     ("02.3", attention_axis_minus_2, "planted numbers", "axis=-2 is axis=0"),
     ("02.3", attention_transposed_twice, "planted numbers", "a transpose afterwards"),
+    ("02.3", attention_columns_then_rows, "column softmax, rows rescaled", "your rows sum to 1 now"),
     ("02.3", attention_K, "K not transposed", "Q @ K.T"),
     ("02.3", attention_by_dk, "divided by d_k", "square root"),
     ("02.3", attention_unscaled, "no scaling", "√d_k"),

@@ -99,6 +99,12 @@ def _debug_02():
              "whole matrix": make(axis=None), "weights transposed": make(mix=True),
              "column softmax transposed": make(axis=0, mix=True)}
 
+    def rows_rescaled(Q_, K_, V_):            # the column softmax, each row then divided by its sum
+        A = softmax(Q_ @ K_.T * default_scale(K_.shape[1]), axis=0)
+        return A / A.sum(axis=1, keepdims=True) @ V_
+
+    wrong["column softmax, rows rescaled"] = rows_rescaled
+
     def planted(Q_, K_, V_):                  # the function printed in the lesson, bug included
         S = Q_ @ K_.T / np.sqrt(K_.shape[1])
         A = al.softmax(S, axis=0)
@@ -146,6 +152,11 @@ def _debug_02():
                               "with the softmax down its columns). The output is A V (row i of A mixes the "
                               "values for query i). With 2 queries and 4 keys Aᵀ V fails; with 3 and 3 it "
                               "runs.",
+        "column softmax, rows rescaled":
+            "your rows sum to 1 now, but only because you divided each row of the column softmax by its sum: "
+            "each weight is still set by a softmax over the queries (down a column), then rescaled. The "
+            "softmax itself must run along each row, over that query's keys (axis=-1); then the rows sum to "
+            "1 with nothing left to divide.",
         "column softmax transposed": "your weights are a softmax down the columns, transposed: either you "
                                      "transposed A after axis=0, or you computed K Qᵀ instead of Q Kᵀ (its "
                                      "softmax along the rows gives the same numbers). With 2 queries and 4 "
