@@ -9,6 +9,7 @@ import numpy as np
 from lesson_helpers import lesson_cells, stored_output
 
 import attention_lab as al
+from attention_lab.checks import untouched
 
 
 def weights_of(q, K):                         # 01.4
@@ -87,5 +88,6 @@ def check_as_handed_out(number: str, fixes: tuple[str, ...]) -> None:
         assert fix not in stored, fix
     ours, cell = code_lines(inspect.getsource(HANDED_OUT[number])), code_lines(lesson_cells(lesson)[cid])
     assert any(cell[i:i + len(ours)] == ours for i in range(len(cell))), f"{number}: not the cell's function"
+    assert untouched(HANDED_OUT[number], al.EXERCISES[number].handed_out_source), "not the package's copy"
     result = al.EXERCISES[number].evaluate(HANDED_OUT[number])
     assert result.message == stored.strip() and result.status == "unanswered", result

@@ -175,9 +175,10 @@ def test_tab_completion_offers_no_answer_key(tmp_path):
 
 
 # accepts(answer), accepts_each(answers): only whether evaluate says ✓, no more than evaluate tells;
-# handed_out: the name of the mistake a debug exercise's function has as handed out ('planted'), no answer
+# handed_out: the name of the mistake a debug exercise's function has as handed out ('planted'), no answer;
+# handed_out_source: that function's source, as the lesson prints it (bug included), no answer
 PUBLIC = {"key", "question", "kind", "check", "evaluate", "named", "fallback", "expects", "softmax", "flat",
-          "accepts", "accepts_each", "handed_out"}
+          "accepts", "accepts_each", "handed_out", "handed_out_source"}
 
 
 @pytest.mark.parametrize("key", sorted(al.EXERCISES))

@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 
 import attention_lab as al
 from attention_lab.alt_text import AltImage
-from attention_lab.explorer_kit import Control, Explorer, Panel
+from attention_lab.explorer_kit import WRAP_AT_WORDS, Control, Explorer, Panel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from explorer_registry import demo_explorers
@@ -372,3 +372,49 @@ def test_the_png_is_the_canvas_pixel_for_pixel():
     assert decoded.shape == (*canvas.shape[:2], 3) and np.array_equal(decoded, canvas[..., :3])
     assert (canvas[..., 3] == 255).all()                              # opaque: RGB loses nothing
     assert len(np.unique(decoded.reshape(-1, 3), axis=0)) > 50        # a figure, not a blank
+
+
+# ---------- an explorer's numbers wrap between words (lesson 07's readout showed "q uery's") -------------
+LAB_PRE = ".jp-OutputArea-output pre { word-break: break-all; word-wrap: break-word; white-space: pre-wrap; }"
+"""JupyterLab's rule for a pre in an output (jupyterlab's outputarea CSS), which the widget's pre sits in."""
+
+LONG_LINE = "layer 2, mean weight on the token after the earlier copy of the query's token, and on"
+
+
+def wrapped_lines(page, html_text: str, width_px: int) -> list[str]:
+    """The lines Chromium lays a pre out in, inside a JupyterLab output `width_px` wide."""
+    page.set_content(f"<style>{LAB_PRE}</style><div class='jp-OutputArea-output' "
+                     f"style='width:{width_px}px; font-family:monospace'>{html_text}</div>")
+    return page.evaluate("""() => {
+        const pre = document.querySelector('pre'), text = pre.firstChild, range = document.createRange();
+        const lines = []; let top = null;
+        for (let i = 0; i < text.length; i++) {
+            range.setStart(text, i); range.setEnd(text, i + 1);
+            const rect = range.getClientRects()[0];
+            if (!rect) continue;
+            if (top === null || rect.top > top + 2) { lines.push(''); top = rect.top; }
+            lines[lines.length - 1] += text.data[i];
+        }
+        return lines; }""")
+
+
+def test_an_explorers_numbers_wrap_between_words_in_jupyterlab():
+    """A narrow column beside the sliders wraps the numbers. JupyterLab's rule would cut a word anywhere
+    (lesson 07's readout showed 'q' at a line's end and 'uery's' on the next); the explorer's own style
+    wraps at the spaces. Checked in headless Chromium: each wrapped line but the last ends with a space,
+    and the words read back whole. The same pre without that style cuts a word (the check can fail)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import lab_session
+    if lab_session.browser_missing_reason():
+        pytest.skip(lab_session.browser_missing_reason())
+    explorer = Explorer([Control("a", "a", 0.0, 0.0, 1.0, 0.5)], lambda v: {"w": np.array([[0.5, 0.5]])},
+                        [Panel("w", ["q"], ["k1", "k2"])], describe=lambda v, r: LONG_LINE)
+    cut = []
+    with lab_session.chromium_page() as page:
+        for width in (300, 360, 420):
+            ours = wrapped_lines(page, explorer.numbers.value, width)
+            assert len(ours) > 1 and all(line.endswith(" ") for line in ours[:-1]), (width, ours)
+            assert "".join(ours).split() == LONG_LINE.split()
+            plain = wrapped_lines(page, explorer.numbers.value.replace(WRAP_AT_WORDS, ""), width)
+            cut += [line for line in plain[:-1] if not line.endswith(" ")]
+    assert cut                                                 # JupyterLab's own rule cuts a word somewhere

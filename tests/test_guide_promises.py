@@ -639,3 +639,8 @@ def test_who_is_stuck_names_every_debug_exercise_whose_function_as_handed_out_is
     debug = {key for key, e in al.EXERCISES.items() if e.kind == "debug"}
     untried = {key for key in debug if getattr(al.EXERCISES[key], "handed_out", None)}
     assert set(re.findall(r"\d\d\.\d", said[1])) == untried == debug
+    # review round 9, B1: only the function whose whole source is the one handed out (tests/test_records.py)
+    assert re.search(r"Only a function whose whole source is still the one handed out \(comments and spaces "
+                     r"aside\) counts so: a student who added a print or an assert to it, or rewrote a line "
+                     r"to the same numbers, gets the same hint and shows ~, tried\.", GUIDE)
+    assert all(al.EXERCISES[key].handed_out_source for key in debug)

@@ -164,6 +164,12 @@ def attention_columns(Q, K, V):
     return sm(Q @ K.T / np.sqrt(K.shape[1]), axis=0) @ V
 
 
+def attention_columns_then_rows(Q, K, V):     # 02.3's hint followed: the column softmax's rows summing to 1
+    A = sm(Q @ K.T / np.sqrt(K.shape[1]), axis=0)
+    A = A / A.sum(axis=1, keepdims=True)
+    return A @ V
+
+
 def attention_K(Q, K, V):
     return sm(Q @ K / np.sqrt(K.shape[1])) @ V
 
@@ -351,7 +357,8 @@ CASES = [
     ("02.3", attention_columns, "planted numbers", "each column sums to 1"),
     ("02.3", attention_keys_by_queries, "planted numbers", "If you computed K Qᵀ"),
     ("02.3", attention_axis_minus_2, "planted numbers", "axis=-2 is axis=0"),
-    ("02.3", attention_transposed_twice, "planted numbers", "Q @ K.T"),
+    ("02.3", attention_transposed_twice, "planted numbers", "a transpose afterwards"),
+    ("02.3", attention_columns_then_rows, "column softmax, rows rescaled", "your rows sum to 1 now"),
     ("02.3", attention_K, "K not transposed", "Q @ K.T"),
     ("02.3", attention_by_dk, "divided by d_k", "square root"),
     ("02.3", attention_unscaled, "no scaling", "√d_k"),
@@ -399,7 +406,7 @@ CASES = [
     ("04.2", np.triu(np.kron(I2, np.ones((3, 3)))), "upper triangle", "transposed"),
     ("04.2", ~(np.tril(np.ones((6, 6), dtype=bool)) & np.kron(I2, np.ones((3, 3))).astype(bool)),
      "inverted", "nn.MultiheadAttention"),
-    ("04.3", masked_times, "planted numbers", "-inf"),
+    ("04.3", masked_times, "planted numbers", "exp(0) = 1 is not 0"),
     ("04.3", masked_after, "after softmax", "before it"),
     ("04.3", masked_pytorch, "inverted", "nn.MultiheadAttention"),
     ("04.4", cross(XD44), "skipped the self-attention", "causal self-attention"),
@@ -708,3 +715,19 @@ def test_the_guides_hints_exist():
     for phrase, (key, mistake) in GUIDE_PROMISES.items():
         assert phrase in guide, phrase
         assert mistake in mistakes_of(key), (key, mistake)
+
+
+# ---------- review round 9, B2: a changed function with the planted numbers is told why, not the fix ------
+FIX_SPELLED_OUT = {                            # each exercise's final formula, as a hint would spell it out
+    "02.3": "runs along each row", "03.3": "heads' axis to the front", "04.3": "-inf", "05.3": "x @ W_q",
+    "06.3": "rowsum(A * dA)", "07.3": "dH1 = dOut", "08.3": "i // (h // g)"}
+
+
+@pytest.mark.parametrize("key", sorted(FIX_SPELLED_OUT))
+def test_the_planted_numbers_hint_explains_and_ends_with_a_question(key):
+    """Review round 9, B2: the hint for a changed function that still gives the planted numbers keeps its
+    explanation but ends with the first rung's question, not the formula: rewriting the planted line to
+    the same numbers (one keystroke) must not reach the fix."""
+    hint = mistakes_of(key)["planted numbers"][1]
+    assert hint.startswith("you changed the function, but it still gives the planted numbers: ")
+    assert hint.endswith("?") and FIX_SPELLED_OUT[key] not in hint, hint

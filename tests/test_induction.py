@@ -528,3 +528,17 @@ def test_on_this_run_compares_this_run_with_seed_0_and_the_further_seeds():
                                          (True, "", "f", "claim"), (True, "c", None, "further")):
         with pytest.raises(TypeError, match=match):
             al.on_this_run(holds, claim, further)
+
+
+def test_hardest_keys_by_hand_and_its_bad_inputs():
+    """al.hardest_keys: for each query row, the key with the largest weight and that weight (by hand); a
+    pattern that is not square, or rows that are no places of it, are refused with what was expected."""
+    A = np.array([[1.0, 0.0, 0.0], [0.2, 0.8, 0.0], [0.5, 0.1, 0.4]])
+    places, weights = al.hardest_keys(A, [2, 1])
+    assert places.tolist() == [0, 1] and np.allclose(weights, [0.5, 0.8])
+    assert al.hardest_keys(A.tolist(), np.array([0]))[0].tolist() == [0]
+    with pytest.raises(ValueError, match=r"shape \(2, 3\): expected one attention pattern \(n, n\)"):
+        al.hardest_keys(A[:2], [0])
+    for rows in ([3], [-1], [0.5], [[0, 1]]):
+        with pytest.raises(ValueError, match="whole numbers from 0 to 2"):
+            al.hardest_keys(A, rows)

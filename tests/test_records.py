@@ -2,7 +2,9 @@
 notebook), keeps the student's record on this computer, and `al.progress()` prints it per lesson. Every
 expected table here is written by hand from the answers given."""
 
+import ast
 import json
+import linecache
 import os
 import stat
 
@@ -10,6 +12,7 @@ import numpy as np
 import pytest
 from handed_out import HANDED_OUT
 from IPython.core.formatters import DisplayFormatter
+from lesson_helpers import lesson_cells
 
 import attention_lab as al
 from attention_lab import records
@@ -213,3 +216,84 @@ def test_the_debug_functions_of_03_to_08_as_handed_out_are_not_counted_as_tried(
     al.progress()
     out = capsys.readouterr().out
     assert all(f"~ {key}" in out for key in LATER), out
+
+
+# ---------- review round 9, B1: only the function as handed out counts as not tried ----------------------
+
+def weights_of_with_a_print(q, K):            # 01.4 as handed out, a print added to look inside
+    scores = K @ q
+    e = np.exp(scores - scores.max())
+    print("sum of weights:", (e / e.max()).sum())
+    return e / e.max()
+
+
+def stream_backward_with_an_assert(X, A1, A2, W1, W2, dOut):    # 07.3, an assert added
+    dH1 = A2.T @ dOut @ W2.T
+    assert dH1.shape == X.shape
+    return dH1 + A1.T @ dH1 @ W1.T
+
+
+def stream_backward_named(X, A1, A2, W1, W2, dOut):    # 07.3, the result named before it is returned
+    dH1 = A2.T @ dOut @ W2.T
+    dX = dH1 + A1.T @ dH1 @ W1.T
+    return dX
+
+
+def stream_backward_reassociated(X, A1, A2, W1, W2, dOut):     # 07.3, the last product grouped otherwise
+    dH1 = A2.T @ dOut @ W2.T
+    return dH1 + A1.T @ (dH1 @ W1.T)
+
+
+def gqa_counted_otherwise(Q, K, V):           # 08.3, its other lines changed without changing a number
+    h, g = Q.shape[0], K.shape[0]
+    K = np.tile(K, (h // g, 1, 1))
+    V = np.tile(V, (h // g, 1, 1))
+    S = np.matmul(Q, np.swapaxes(K, -1, -2)) / np.sqrt(Q.shape[-1])
+    return al.softmax(np.where(al.causal_mask(Q.shape[1]), S, -np.inf)) @ V
+
+
+EDITED = [("01.4", weights_of_with_a_print), ("07.3", stream_backward_with_an_assert),
+          ("07.3", stream_backward_named), ("07.3", stream_backward_reassociated),
+          ("08.3", gqa_counted_otherwise)]
+
+
+@pytest.mark.parametrize("key, fn", EDITED, ids=[fn.__name__ for _, fn in EDITED])
+def test_a_function_changed_elsewhere_keeps_the_planted_hint_and_counts_as_tried(record, capsys, key, fn):
+    """Review round 9, B1: a student who added a print or an assert, or rewrote a line to the same numbers,
+    has tried: the hint is still the planted bug's, and al.progress() shows ~ with one attempt."""
+    assert not al.check(key, fn)
+    assert f"Exercise {key}: not yet. Hint: still the planted bug" in capsys.readouterr().out
+    assert json.loads(record.read_text()) == {key: {"status": "mistake", "attempts": 1, "solved": None}}
+    al.progress()
+    assert f"~ {key}" in capsys.readouterr().out
+
+
+def cell_functions(lesson: str, cid: str) -> dict:
+    """The functions a lesson's cell defines, run as Jupyter runs a cell: its source kept in linecache under
+    a name of its own (so that inspect.getsource reads it back), and only its `def`s executed (the rest of
+    the cell needs the lesson's variables)."""
+    source = lesson_cells(lesson)[cid]
+    filename = f"<cell {cid}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    tree = ast.parse(source)
+    tree.body = [node for node in tree.body if isinstance(node, ast.FunctionDef)]
+    space = {"np": np, "al": al}
+    exec(compile(tree, filename, "exec"), space)
+    return {node.name: space[node.name] for node in tree.body}
+
+
+DEBUG = ("01.4", "02.3", "03.3", "04.3", "05.3", "06.3", "07.3", "08.3")
+
+
+def test_the_lessons_debug_cells_as_handed_out_count_no_attempt(record, capsys):
+    """Run All: each debug exercise's cell, its function as the lesson hands it out, prints the planted
+    hint and counts as no attempt."""
+    for key in DEBUG:
+        (fn,) = cell_functions(key[:2], f"ex-{key[:2]}-{key[3:]}-code").values()
+        assert not al.check(key, fn)
+        assert "Hint: still the planted bug" in capsys.readouterr().out, key
+    untouched = {"status": "unanswered", "attempts": 0, "solved": None}
+    assert json.loads(record.read_text()) == {key: untouched for key in DEBUG}
+    al.progress()
+    out = capsys.readouterr().out
+    assert all(f"· {key}" in out for key in DEBUG) and "~" not in out.split("\n", 1)[1], out

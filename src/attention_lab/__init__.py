@@ -39,6 +39,7 @@ from .heads import concat_heads, multi_head_attention, split_heads, split_weight
 from .induction import (
     InductionConfig,
     InductionRun,
+    hardest_keys,
     head_scores,
     induction_attention,
     induction_explorer,
@@ -167,6 +168,7 @@ __all__ = [
     "from_column_convention",
     "from_torch_linear",
     "generate",
+    "hardest_keys",
     "head_scores",
     "heads_explorer",
     "heatmap",

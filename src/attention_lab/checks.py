@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
+import io
 import sys
+import textwrap
+import tokenize
 import warnings
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -290,11 +294,13 @@ class Correct(str):
 class Trial(_Checked):
     """Design or debug: the check runs the student's matrix or function and judges what it does.
 
-    `judge(answer)` returns None when right (or a `Correct` remark to print after ✓), else the name of a
-    known mistake, or a message. `handed_out`
-    names the mistake a debug exercise's judge returns only for its function as the lesson hands it out
-    (the planted line still there, and the planted numbers): Run All checks that function before the
-    student has touched it, so its hint is printed but the check counts as no attempt ('unanswered').
+    `judge(answer)` returns None when right (or a `Correct` remark to print after ✓), else the name of a known mistake, or a message. `handed_out`
+    names the mistake of a debug exercise's function as the lesson hands it out (the planted line still
+    there, and the planted numbers), and `handed_out_source` is that function's source as the lesson prints
+    it. Run All checks the function before the student has touched it: a function whose whole source is
+    that one (comments and spaces aside) gets its hint but counts as no attempt ('unanswered'). Any other
+    function with that mistake, an added print, an assert or a line rewritten to the same numbers, gets
+    the same hint and counts as tried ('mistake').
     """
     key: str
     question: str
@@ -303,6 +309,7 @@ class Trial(_Checked):
     judge: InitVar[Callable[[object], str | None]]
     mistakes: InitVar[dict[str, tuple[Callable[[], object], str]]]
     handed_out: str | None = None
+    handed_out_source: str | None = field(default=None, repr=False)
     _answer_key: Callable[[], object] = field(init=False, repr=False, compare=False,
                                               metadata=_HOLDS_THE_ANSWER)
     _judge: Callable[[object], str | None] = field(init=False, repr=False, compare=False)
@@ -320,9 +327,36 @@ class Trial(_Checked):
             remark = f" {verdict}" if verdict else ""
             return Result("correct", f"Exercise {self.key}: ✓ correct.{remark}")
         if verdict in self._mistakes:
-            return Result("unanswered" if verdict == self.handed_out else "mistake",
+            untried = verdict == self.handed_out and untouched(answer, self.handed_out_source)
+            return Result("unanswered" if untried else "mistake",
                           f"Exercise {self.key}: not yet. Hint: {self._mistakes[verdict][1]}", verdict)
         return Result("wrong", f"Exercise {self.key}: {verdict}")
+
+
+def untouched(fn, source: str | None) -> bool:
+    """Whether `fn`'s whole source is `source` (a debug exercise's function as the lesson prints it), token
+    for token: comments, blank lines and spaces aside. False without a source, or where `fn`'s code cannot
+    be read (a function made by exec, a lambda among other code on its line: it counts as changed)."""
+    if source is None:
+        return False
+    try:
+        theirs = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return False
+    wanted = _tokens(textwrap.dedent(source))
+    return wanted is not None and _tokens(theirs) == wanted
+
+
+def _tokens(source: str) -> list[str] | None:
+    """The code's tokens, comments and the layout (new lines, indents) left out; None if it does not
+    tokenize."""
+    layout = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
+              tokenize.ENDMARKER}
+    try:
+        return [t.string for t in tokenize.generate_tokens(io.StringIO(source).readline)
+                if t.type not in layout]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
 
 
 class ShortcutLocked(RuntimeError):

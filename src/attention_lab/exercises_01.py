@@ -20,6 +20,13 @@ FRESH_013 = (
 
 LOCKED_014 = (*SHORTCUTS, "softmax", "softmax_unchecked")   # 01.4's bug is in the softmax: write it out
 PLANTED_014 = "return e / e.max()"                          # the wrong line, as the lesson prints it
+HANDED_OUT_014 = """\
+def weights_of(q, K):
+    scores = K @ q
+    e = np.exp(scores - scores.max())
+    return e / e.max()
+"""
+"""01.4's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
 
 
 def _design_01():
@@ -236,7 +243,7 @@ def _debug_01():
                           "you divide the shifted exps e by the sum of the unshifted ones, "
                           "np.exp(scores).sum(): the two differ by the factor exp(max), and near 1000 that "
                           "sum overflows, so every weight becomes 0. Divide e by its own sum, e.sum()."),
-    }, handed_out="planted")
+    }, handed_out="planted", handed_out_source=HANDED_OUT_014)
 
 
 X5 = np.array([[1.0, 1.0], [0.0, 2.0], [1.0, 0.0]])     # exercise 01.5: fresh tokens, as rows; M x_1,

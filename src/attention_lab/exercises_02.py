@@ -11,6 +11,13 @@ from .matrix import default_scale, softmax
 
 LESSON_QUERY = np.array([0.2, 1.0, 0.1])                 # section 1's query: mostly 'banana'
 PLANTED_023 = "A = al.softmax(S, axis=0)"                 # 02.3's wrong line, as the lesson prints it
+HANDED_OUT_023 = """\
+def attention(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    A = al.softmax(S, axis=0)
+    return A @ V
+"""
+"""02.3's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
 
 
 def _design_02():
@@ -92,6 +99,12 @@ def _debug_02():
              "whole matrix": make(axis=None), "weights transposed": make(mix=True),
              "column softmax transposed": make(axis=0, mix=True)}
 
+    def rows_rescaled(Q_, K_, V_):            # the column softmax, each row then divided by its sum
+        A = softmax(Q_ @ K_.T * default_scale(K_.shape[1]), axis=0)
+        return A / A.sum(axis=1, keepdims=True) @ V_
+
+    wrong["column softmax, rows rescaled"] = rows_rescaled
+
     def planted(Q_, K_, V_):                  # the function printed in the lesson, bug included
         S = Q_ @ K_.T / np.sqrt(K_.shape[1])
         A = al.softmax(S, axis=0)
@@ -139,6 +152,11 @@ def _debug_02():
                               "with the softmax down its columns). The output is A V (row i of A mixes the "
                               "values for query i). With 2 queries and 4 keys Aᵀ V fails; with 3 and 3 it "
                               "runs.",
+        "column softmax, rows rescaled":
+            "your rows sum to 1 now, but only because you divided each row of the column softmax by its sum: "
+            "each weight is still set by a softmax over the queries (down a column), then rescaled. The "
+            "softmax itself must run along each row, over that query's keys (axis=-1); then the rows sum to "
+            "1 with nothing left to divide.",
         "column softmax transposed": "your weights are a softmax down the columns, transposed: either you "
                                      "transposed A after axis=0, or you computed K Qᵀ instead of Q Kᵀ (its "
                                      "softmax along the rows gives the same numbers). With 2 queries and 4 "
@@ -153,10 +171,10 @@ def _debug_02():
         "to 1 (one key's weights over the queries), where each row should (one query's weights over the "
         "keys). If you computed K Qᵀ, its rows belong to the keys, so a softmax along them (axis=-1) still "
         "normalises over the queries, and a transpose afterwards does not change which numbers sum to 1; "
-        "axis=-2 is axis=0 for a matrix. The scores are Q @ K.T, and the softmax runs along each row "
-        "(axis=-1).")
+        "axis=-2 is axis=0 for a matrix. Print your weights' sums along each axis: which sums are 1, and "
+        "which should be?")
     return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, mistakes,
-                 handed_out="planted")
+                 handed_out="planted", handed_out_source=HANDED_OUT_023)
 
 
 X24 = np.array([[1.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 1.0, 0.0]])   # exercise 02.4: fresh tokens

@@ -115,6 +115,12 @@ def _design_03():
 
 LOCKED_033 = (*SHORTCUTS, "split_heads", "split_weights", "split_heads_unchecked")   # 03.3: write the split
 PLANTED_033 = "return M.reshape(h, n, d // h)"           # 03.3's wrong line, as the lesson prints it
+HANDED_OUT_033 = """\
+def split(M, h):
+    n, d = M.shape
+    return M.reshape(h, n, d // h)
+"""
+"""03.3's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
 
 
 def _debug_03():
@@ -171,16 +177,16 @@ def _debug_03():
 
     return Trial("03.3", "Fix split(M, h): one line is wrong.", "debug", lambda: right, judge, {
         "planted": (lambda: planted,
-                    "still the planted bug: the shape is right, but the numbers are not. Compare "
-                    "split(M, h)[0] with M[:, :d // h], the first head's d_k columns, for a small M = "
-                    "np.arange(12).reshape(3, 4)."),
+                    "still the planted bug: the shape is right, but the numbers are not. Take a small M = "
+                    "np.arange(12).reshape(3, 4) and h = 2 heads of d_k = 2 columns, and compare "
+                    "split(M, 2)[0] with M[:, :2], the first head's columns of every token."),
         "planted numbers": (lambda: reshaped_otherwise,
                             "you changed the function, but it still gives the planted numbers: a reshape "
                             "never moves a number, it reads M row by row, token after token, whatever "
-                            "shape you ask for. So your head 1 gets the first n·d_k numbers of M, taken "
-                            "row after row from the first tokens, where it should get the first d_k "
-                            "columns of every token. Cut each token's row into its h heads first, shape "
-                            "(n, h, d_k), and then bring the heads' axis to the front."),
+                            "shape you ask for. So your first head gets the first n·d_k numbers of M, "
+                            "taken row after row from the first tokens, where it should get the first d_k "
+                            "columns of every token. For M = np.arange(12).reshape(3, 4) and h = 2: which "
+                            "numbers does your split(M, 2)[0] hold, and which should it hold (M[:, :2])?"),
         "no transpose": (lambda: no_transpose,
                          "the blocks are right but in shape (n, h, d_k); the heads' axis must come first: "
                          "move it with .transpose(1, 0, 2)."),
@@ -190,7 +196,7 @@ def _debug_03():
         "interleaved": (lambda: interleaved,
                         "your head i takes every h-th column; a head takes d_k neighbouring columns, "
                         "i*d_k to (i+1)*d_k: reshape to (n, h, d_k) first."),
-    }, handed_out="planted")
+    }, handed_out="planted", handed_out_source=HANDED_OUT_033)
 
 
 X34 = np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 1.0, 1.0], [1.0, 1.0, 0.0, 1.0]])   # 03.4: fresh

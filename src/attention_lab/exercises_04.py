@@ -10,6 +10,13 @@ from .masks import causal_mask
 from .matrix import default_scale, scaled_dot_product_attention, softmax
 
 PLANTED_043 = "S = S * mask"                              # 04.3's wrong line, as the lesson prints it
+HANDED_OUT_043 = """\
+def masked_weights(S, mask):
+    S = S * mask
+    return al.softmax(S, axis=-1)
+"""
+"""04.3's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
+
 
 def _packed(causal=True, blocks=True) -> np.ndarray:
     """The mask of two sentences (tokens 0-2 and 3-5) packed into one sequence of 6."""
@@ -142,8 +149,9 @@ def _debug_04():
         "planted numbers": "you changed the function, but it still gives the planted numbers: your masked "
                            "scores end up 0 (a score times False is 0, and a fill of 0 does the same). A "
                            "score of 0 is an ordinary score, and exp(0) = 1 is not 0: a masked key gets as "
-                           "much weight as an allowed key that scores 0. Give the masked keys the score "
-                           "-inf, the one whose exp is exactly 0.",
+                           "much weight as an allowed key that scores 0. Print masked_weights(S, mask) for "
+                           "a small S and mask: how much weight does a key the mask hides get, and how much "
+                           "should it get?",
         "after softmax": "masking after the softmax leaves rows that no longer sum to 1: mask the "
                          "scores before it.",
         "inverted": "you hid the allowed keys and kept the masked ones: here True means 'may look'. "
@@ -163,7 +171,7 @@ def _debug_04():
                             "(weights set to 0 after a softmax, or e^s not divided by its row's sum). "
                             "Mask the scores before the softmax (fill with -inf), so that the softmax "
                             "spreads each row's weight over the allowed keys only.",
-    }), handed_out="planted")
+    }), handed_out="planted", handed_out_source=HANDED_OUT_043)
 
 
 Xd44 = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])                    # 04.4: 2 fresh decoder tokens

@@ -13,6 +13,17 @@ from .matrix import default_scale, scaled_dot_product_attention, softmax
 from .positions import rope_unchecked
 
 PLANTED_053 = "w = al.softmax(K @ (X[-1] @ W_q) / np.sqrt(W_q.shape[1]))"   # 05.3's wrong line, as printed
+HANDED_OUT_053 = """\
+def decode(X, W_q, W_k, W_v):
+    K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
+    for x in X:
+        K = np.vstack([K, x @ W_k])
+        V = np.vstack([V, x @ W_v])
+        w = al.softmax(K @ (X[-1] @ W_q) / np.sqrt(W_q.shape[1]))
+        Y.append(w @ V)
+    return np.array(Y)
+"""
+"""05.3's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
 
 
 def _design_05():
@@ -188,7 +199,8 @@ def _debug_05():
                            "asks with one and the same query, the last token's (X[-1] written another "
                            "way, or a query computed once before the loop). At step t a decoder has seen "
                            "tokens 0..t only, and the last token is not among them until the last step. "
-                           "Step t asks with its own token's query, x @ W_q.",
+                           "Print, for each step t, the tokens the cache holds and the token the step's "
+                           "query comes from: has the decoder seen that token yet?",
         "previous token": "step t now asks with the query of token t - 1 (and step 0 with the last "
                           "token's, X[-1]): the query of step t is token t's own, x = X[t].",
         "first token": "every step asks with the first token's query, X[0]: the query of step t is "
@@ -207,7 +219,7 @@ def _debug_05():
                                      "with your mask it has no key left to look at.)",
         "unmasked": "every row sees the whole sequence, future included: a decoder step sees only "
                     "the cache, tokens 0..t.",
-    }), handed_out="planted")
+    }), handed_out="planted", handed_out_source=HANDED_OUT_053)
 
 
 q54 = np.array([[1.0, 0.0, 0.0, 1.0]])       # exercise 05.4: a fresh query at position 2

@@ -135,6 +135,15 @@ def diagonal_only(a: str, da: str, ds: str) -> str:
 
 
 PLANTED_063 = "dS = A * dA"                               # 06.3's wrong line, as the lesson prints it
+HANDED_OUT_063 = """\
+def causal_attention_grads(Q, K, V, dY):
+    s = 1 / np.sqrt(K.shape[1])
+    A = al.softmax(np.where(al.causal_mask(len(Q)), s * Q @ K.T, -np.inf))
+    dA = dY @ V.T
+    dS = A * dA
+    return s * dS @ K, s * dS.T @ Q, A.T @ dY
+"""
+"""06.3's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
 
 TINY = 1e-30
 """06.3's last fresh input has V and dY of this size: dA = dY Vᵀ (about 1e-60) is below float32's smallest
@@ -249,8 +258,8 @@ def _debug_06():
                            "A * dA, only half of the softmax's derivative. It counts how each weight moves "
                            "with its own score, and leaves out how the other weights of the row move with "
                            "it (∂a_k/∂s_j = -a_k a_j): a row's weights sum to 1, so when one grows the "
-                           "others shrink. Subtract the row's sum of A * dA from dA first: "
-                           "dS = A * (dA - rowsum(A * dA)).",
+                           "others shrink. Compare your dS line with section 3's steps through the softmax: "
+                           "which part of the derivative does it leave out?",
         "no scale": "the softmax is right now, but the scores were multiplied by 1/√d_k on the way "
                     "in, so their gradient must be multiplied by it on the way back.",
         "dK not transposed": "dK uses dS as if key j were query j: row j of dK collects column j of "
@@ -288,7 +297,7 @@ def _debug_06():
                               "steep). Finite differences check a backward pass; they are not one: fix "
                               "the line of the formula instead. (If you wrote no finite differences, look "
                               "for a step in float32 or float16.)",
-    }), handed_out="planted")
+    }), handed_out="planted", handed_out_source=HANDED_OUT_063)
 
 
 q64 = np.array([2.0, 1.0])                       # 06.4: one query (d_k = 2), three keys,

@@ -159,6 +159,12 @@ def _stream_backward(skip1=True, skip2=True, transpose_A=(True, True), transpose
         if layer1_reads == "both layers, wrong order":              # four paths; the last undone 1, then 2
             return dOut + through(1, A1, W1, dOut) + through(2, A2, W2, dOut) + through(
                 2, A2, W2, through(1, A1, W1, dOut))
+        if layer1_reads in ("both layers, W's wrong order", "both layers, A's wrong order"):
+            # four paths; in the last, one side undone layer 1 first: A1ᵀA2ᵀ dOut W1ᵀW2ᵀ or A2ᵀA1ᵀ dOut W2ᵀW1ᵀ
+            A_first, A_then = (A1, A2) if "W's" in layer1_reads else (A2, A1)
+            W_first, W_then = (W1, W2) if "W's" in layer1_reads else (W2, W1)
+            return (dOut + through(1, A1, W1, dOut) + through(2, A2, W2, dOut)
+                    + A_first.T @ A_then.T @ dOut @ W_first.T @ W_then.T)
         dX = (dH1 if skip1 else 0) + through(1, A1, W1, dH1)
         return dX + dOut if layer1_reads == "dOut again" else dX    # the straight path counted twice
     return backward
@@ -170,6 +176,12 @@ def _causal_weights(rng, n):
 
 
 PLANTED_073 = "dH1 = A2.T @ dOut @ W2.T"                   # 07.3's wrong line, as the lesson prints it
+HANDED_OUT_073 = """\
+def stream_backward(X, A1, A2, W1, W2, dOut):
+    dH1 = A2.T @ dOut @ W2.T
+    return dH1 + A1.T @ dH1 @ W1.T
+"""
+"""07.3's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
 
 
 def _debug_07():
@@ -200,7 +212,11 @@ def _debug_07():
              "layers side by side": _stream_backward(layer1_reads="side by side"),
              "straight path from dOut": _stream_backward(layer1_reads="straight from dOut"),
              "path through both layers undone in the wrong order":
-                 _stream_backward(layer1_reads="both layers, wrong order")}
+                 _stream_backward(layer1_reads="both layers, wrong order"),
+             "path through both layers, its W's in the wrong order":
+                 _stream_backward(layer1_reads="both layers, W's wrong order"),
+             "path through both layers, its A's in the wrong order":
+                 _stream_backward(layer1_reads="both layers, A's wrong order")}
     by_numbers = judge_fix(_stream_backward(), wrong, inputs,
                            "expected dL/dX (shape of X) for L = sum(H2 * dOut), the sum over every path.",
                            locked=(*SHORTCUTS, "induction_loss_and_grads"))
@@ -213,12 +229,14 @@ def _debug_07():
 
     shown = wrong | {"planted numbers": _stream_backward(skip2=False)}     # a changed function, same numbers
     hints = {
-        "planted": "still the planted bug: it forgets a path. Count the paths from X to H2: each layer adds "
-                   "its output to its input, so at each layer the signal goes through the layer or past it. "
-                   "Which of those paths does each line of the function add up?",
+        "planted": "still the planted bug: it misses two of the four paths of section 3. Count the paths "
+                   "from X to H2: each layer adds its output to its input, so at each layer the signal goes "
+                   "through the layer or past it. Which of those paths does each line of the function add "
+                   "up?",
         "planted numbers": "you changed the function, but it still gives the planted numbers: your dL/dH1 is "
                            "only what comes back through layer 2. H2 = H1 + A2 H1 W2, so H1 also reaches the "
-                           "loss straight, past layer 2: dH1 = dOut + A2ᵀ dOut W2ᵀ.",
+                           "loss straight, past layer 2. Count the paths from X to H2: which of them does "
+                           "each line of your function add up, and which does it leave out?",
         "no skip 1": "layer 2 is right now, but layer 1 has a straight path too: dX = dH1 + (what comes "
                      "back through layer 1).",
         "A not transposed": "output i read row i of A; going back, input j collects column j of A: "
@@ -261,11 +279,19 @@ def _debug_07():
             "three of your four paths are right, but the path X → layer 1 → layer 2 is undone in the wrong "
             "order. Going back, the gradient meets layer 2 first, then layer 1: A1ᵀ (A2ᵀ dOut W2ᵀ) W1ᵀ, not "
             "A2ᵀ A1ᵀ dOut W1ᵀ W2ᵀ.",
+        "path through both layers, its W's in the wrong order":
+            "three of your four paths are right, and in the path X → layer 1 → layer 2 the A's are too "
+            "(A1ᵀ A2ᵀ dOut), but its W's are undone in the wrong order. Going back, the gradient meets "
+            "layer 2's W first, then layer 1's: … W2ᵀ W1ᵀ, not … W1ᵀ W2ᵀ.",
+        "path through both layers, its A's in the wrong order":
+            "three of your four paths are right, and in the path X → layer 1 → layer 2 the W's are too "
+            "(dOut W2ᵀ W1ᵀ), but its A's are undone in the wrong order. Going back, the gradient meets "
+            "layer 2's A first, then layer 1's: A1ᵀ A2ᵀ …, not A2ᵀ A1ᵀ ….",
     }
     return Trial("07.3", "Fix stream_backward: the gradient must follow every path.", "debug",
                  _stream_backward, judge,
                  {name: (lambda f=shown[name]: f, hint) for name, hint in hints.items()},
-                 handed_out="planted")
+                 handed_out="planted", handed_out_source=HANDED_OUT_073)
 
 
 # ---------------------------------------------------------------- 07.4 · the sum over paths, by hand

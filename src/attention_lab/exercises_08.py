@@ -88,6 +88,16 @@ def _design_08():
 # ---------------------------------------------------------------- 08.3 · debug: grouped-query attention
 PLANTED_083 = ("K = np.tile(K, (h // g, 1, 1))", "V = np.tile(V, (h // g, 1, 1))")
 """08.3's wrong lines, as the lesson prints them: one idea, the heads laid out by np.tile, in two lines."""
+HANDED_OUT_083 = """\
+def gqa(Q, K, V):
+    h, g, n = len(Q), len(K), Q.shape[1]
+    K = np.tile(K, (h // g, 1, 1))
+    V = np.tile(V, (h // g, 1, 1))
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    S = np.where(al.causal_mask(n), S, -np.inf)
+    return al.softmax(S) @ V
+"""
+"""08.3's function as the lesson hands it out (its comments aside): only this one counts as no attempt."""
 
 
 def _planted_gqa(Q, K, V):                     # 08.3's function as the lesson prints it, bug included
@@ -205,9 +215,10 @@ def _debug_08():
                            "heads and 3 key/value heads, query heads 0, 1, 2, 3, ... still read key heads "
                            "0, 1, 2, 0, ... (head i % g): the planted layout, the whole stack "
                            "of g heads again and again. So query head 1 reads key head 1. In grouped-query "
-                           "attention neighbouring query heads share a key/value head: there, query heads "
-                           "0, 1, 2 read key head 0, and query head i reads head i // (h // g). Repeat each "
-                           "key head in place (0, 0, 0, 1, 1, 1, ...), the values too.",
+                           "attention neighbouring query heads share a key/value head. Number the key heads "
+                           "(K = np.arange(2.0).reshape(2, 1, 1), g = 2) and lay them out for h = 6 query "
+                           "heads as your function does: which key head does each query head read, and "
+                           "which should it read?",
         "values still tiled": "the keys are right now, but the values are still laid out 0, 1, 2, 0, 1, 2, "
                               "... (as np.tile lays them out): a query head must read the values of the same "
                               "key/value head as its keys.",
@@ -244,7 +255,7 @@ def _debug_08():
     return Trial("08.3", "Fix gqa: the key and value heads are shared with the wrong query heads.", "debug",
                  lambda: reference, judge,
                  {name: (lambda f=shown[name]: f, hint) for name, hint in hints.items()},
-                 handed_out="planted")
+                 handed_out="planted", handed_out_source=HANDED_OUT_083)
 
 
 # ---------------------------------------------------------------- 08.4 · compute: the cache's memory

@@ -508,6 +508,13 @@ def _inside(text, canvas, rows: slice, cols: slice) -> bool:
             and height - box.y1 - 1 >= rows.start and height - box.y0 + 1 <= rows.stop)
 
 
+WRAP_AT_WORDS = "white-space: pre-wrap; word-break: normal; overflow-wrap: break-word"
+"""How an explorer's numbers wrap where the column beside its sliders is narrow: at the spaces between
+words. JupyterLab's own rule for a pre in an output (.jp-OutputArea-output pre: word-break: break-all)
+would cut a word anywhere ('q' | 'uery's'); the inline style wins over it, and a word longer than the
+column still breaks (overflow-wrap) rather than reach past it."""
+
+
 class Explorer:
     """Sliders -> compute(values) -> a Renderer repaints the panels -> one PNG in an Image widget.
 
@@ -605,7 +612,7 @@ class Explorer:
         state = html.escape(json.dumps(self.values), quote=True)
         alt = html.escape(self.alt_text(), quote=True)
         return (f"<pre class='al-numbers' data-state=\"{state}\" data-alt=\"{alt}\" "
-                f"style='font-size:15px; line-height:1.4; margin:0 1em'>{text}</pre>")
+                f"style='font-size:15px; line-height:1.4; margin:0 1em; {WRAP_AT_WORDS}'>{text}</pre>")
 
     def _on_change(self, change) -> None:
         if not self._holding:
@@ -626,7 +633,8 @@ class Explorer:
             self.error = str(exc)
             alt = html.escape(self.alt_text(), quote=True)
             self.numbers.value = (f"<pre class='al-error' data-alt=\"{alt}\" "
-                                  f"style='color:#b00020; font-size:15px'>{html.escape(self.error)}</pre>")
+                                  f"style='color:#b00020; font-size:15px; {WRAP_AT_WORDS}'>"
+                                  f"{html.escape(self.error)}</pre>")
             self.image.value = self.renderer.png(cells=False)
             if self.hide_on_error:
                 self.image.layout.display = "none"

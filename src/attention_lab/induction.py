@@ -286,6 +286,22 @@ def induction_attention(p: dict, ids: ArrayLike, cfg: InductionConfig) -> np.nda
     return np.stack([L["A"] for L in forward_unchecked(p, ids, cfg)[1]["layers"]])
 
 
+def hardest_keys(A: ArrayLike, rows: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Where each query place of `rows` looks hardest in one attention pattern A (n, n), rows = queries: the
+    key place given the largest weight, and that weight (two arrays of len(rows)). Before lesson 07's phase
+    change, layer 2 stares at one or two fixed places from every query; where such a place happens to be
+    the key a lookup would pick, the slider's number rises with no lookup at all."""
+    A = np.asarray(A, dtype=float)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]:
+        raise ValueError(f"A has shape {A.shape}: expected one attention pattern (n, n), queries as rows")
+    rows = np.asarray(rows)
+    if rows.ndim != 1 or rows.dtype.kind not in "iu" or (rows.size and not (0 <= rows.min() and
+                                                                              rows.max() < len(A))):
+        raise ValueError(f"rows = {rows.tolist()}: expected a list of query places, whole numbers from 0 to "
+                         f"{len(A) - 1}")
+    return A[rows].argmax(axis=1), A[rows].max(axis=1)
+
+
 # ------------------------------------------------------------------ the task: a segment seen twice
 def letters(ids: ArrayLike) -> list[str]:
     """Token ids as the letters the lesson prints: 0 -> A, 1 -> B, ... (up to 26 tokens)."""
@@ -474,6 +490,7 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
 
     label1 = f"  places 1-{keys[-1]} (where the keys of an induction head can lie):"
     label2 = f"  places {places_text(q_seen)} (whose next token came after that copy too):"
+    label3 = "  the places they look at hardest:"
     width = max(len(label1), len(label2)) + 1
 
     def describe(values, r):
@@ -484,7 +501,9 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
                 f"layer 1, mean weight on the previous token,\n"
                 f"{label1:{width}}{r['layer1'][keys, keys - 1].mean():.2f}   (spread evenly: {even1:.2f})\n"
                 f"layer 2, mean weight on the token after the earlier copy of the query's token,\n"
-                f"{label2:{width}}{r['layer2'][q_seen, k_seen].mean():.2f}   (spread evenly: {even2:.2f})")
+                f"{label2:{width}}{r['layer2'][q_seen, k_seen].mean():.2f}   (spread evenly: {even2:.2f})\n"
+                f"{label3:{width}}{' '.join(map(str, hardest_keys(r['layer2'], q_seen)[0]))}   "
+                f"(after the earlier copy: {' '.join(map(str, k_seen))})")
 
     steps = np.arange(len(run.second_losses))
     panels = [Panel("layer1", words, words, "weights", "layer 1 (previous token?)", "key token",

@@ -11,7 +11,7 @@ helpers: tests/lesson_helpers.py.
 import re
 
 import numpy as np
-from handed_out import check_as_handed_out
+from handed_out import HANDED_OUT, check_as_handed_out
 from lesson_helpers import (
     I4,
     WO34,
@@ -29,6 +29,7 @@ from lesson_helpers import (
 
 import attention_lab as al
 from attention_lab import heads as heads_module
+from attention_lab.answer_keys import mistakes_of
 
 # ---------- 03.4 and 03.3: the exercises ask for what no call does, and the debug split is locked -------
 
@@ -407,6 +408,37 @@ def test_03_3_as_handed_out_says_what_to_look_for_and_counts_as_no_attempt():
     verdict says not yet and what to look for (no transpose, no (n, h, d_k)), and it is no attempt."""
     check_as_handed_out("03.3", ("transpose", "(n, h", "row after row"))
 
+
+def test_03_3_the_hints_code_runs_in_the_lesson():
+    """Review round 9, B4: 03.3's hints wrote M[:, :d // h], and lesson 03 defines no `d`. Each piece of code
+    the hints give (typed here from them) is in them, uses only names the lesson's cells define at top level
+    (or the hint's own M), and runs: split(M, 2)[0] of the planted function differs from M[:, :2]."""
+    import ast
+    import builtins
+    defined = set(dir(builtins)) | {"M"}
+    for source in lesson_cells("03").values():
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:                                 # a markdown cell
+            continue
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                defined |= {(a.asname or a.name).split(".")[0] for a in node.names}
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                for target in getattr(node, "targets", [getattr(node, "target", None)]):
+                    defined |= {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    pieces = ("np.arange(12).reshape(3, 4)", "split(M, 2)[0]", "M[:, :2]")
+    for name in ("planted", "planted numbers"):
+        hint = mistakes_of("03.3")[name][1]
+        assert "d // h" not in hint, hint
+        assert all(piece in hint for piece in pieces[1:]), hint
+        for piece in pieces:
+            used = {n.id for n in ast.walk(ast.parse(piece)) if isinstance(n, ast.Name)}
+            assert used <= defined, used - defined
+    M = np.arange(12).reshape(3, 4)
+    assert HANDED_OUT["03.3"](M, 2)[0].tolist() != M[:, :2].tolist() == [[0, 1], [4, 5], [8, 9]]
 
 
 def test_03_3_a_changed_split_with_the_planted_numbers_is_told_why():

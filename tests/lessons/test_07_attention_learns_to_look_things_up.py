@@ -20,6 +20,7 @@ from lesson07_cells import LESSON, guide_lesson_07, screen, words
 from lesson_helpers import explorer, move, prose
 
 import attention_lab as al
+from attention_lab.answer_keys import mistakes_of
 
 
 # ---------------------------------------------------------------- exercise 07.1's hint (b)
@@ -350,6 +351,35 @@ def test_07_3_the_four_paths_with_the_composed_one_in_the_wrong_order_get_their_
     assert result.mistake == "path through both layers undone in the wrong order", result.message
     assert "X → layer 1 → layer 2 is undone in the wrong order" in result.message
     assert "A1ᵀ (A2ᵀ dOut W2ᵀ) W1ᵀ" in result.message
+
+
+def test_07_3_the_composed_path_with_one_side_in_the_wrong_order_is_told_which_side():
+    """Review round 9, A3: reading the product left to right gets one side of the composed path right.
+    Written by hand here: the A's right and the W's turned round, or the other way; each is told which side
+    is reversed, and the order that undoes it."""
+    ex = al.EXERCISES["07.3"]
+
+    def ws_swapped(X, A1, A2, W1, W2, dOut):                 # A1ᵀA2ᵀ dOut W1ᵀW2ᵀ
+        return dOut + A1.T @ dOut @ W1.T + A2.T @ dOut @ W2.T + A1.T @ A2.T @ dOut @ W1.T @ W2.T
+
+    def as_swapped(X, A1, A2, W1, W2, dOut):                 # A2ᵀA1ᵀ dOut W2ᵀW1ᵀ
+        return dOut + A1.T @ dOut @ W1.T + A2.T @ dOut @ W2.T + A2.T @ A1.T @ dOut @ W2.T @ W1.T
+
+    for fn, side, right in ((ws_swapped, "W's", "W2ᵀ W1ᵀ, not … W1ᵀ W2ᵀ"), (as_swapped, "A's",
+                                                                          "A1ᵀ A2ᵀ …, not A2ᵀ A1ᵀ")):
+        result = ex.evaluate(fn)
+        assert result.mistake == f"path through both layers, its {side} in the wrong order", result.message
+        assert f"its {side} are undone in the wrong order" in result.message and right in result.message
+
+
+def test_07_3_says_how_many_paths_the_planted_function_misses():
+    """Review round 9, A2: the planted function returns the path through layer 2 and the path through both
+    layers (by hand: dH1 = A2ᵀ dOut W2ᵀ, then dH1 + A1ᵀ dH1 W1ᵀ), so of section 3's four paths it misses
+    two, the straight one and the one through layer 1 only. The exercise and its hint say two, not one."""
+    text = prose("07", "ex-07-3")
+    assert "of the four paths of section 3 it misses two" in text and "forgets a path" not in text
+    hint = mistakes_of("07.3")["planted"][1]
+    assert "misses two of the four paths" in hint and "forgets a path" not in hint
 
 
 def test_07_4_more_slips_get_their_hint():

@@ -169,9 +169,10 @@ def slider(run, probe):
     Review round 7, item 2: the copy's last place is left out. Its next token is not in the copy, so no
     lookup can predict it, and before the phase change layer 2 looks from every place of the second copy
     at one fixed place, which is the key after the earlier copy for the last place only: with it, seed 0's
-    number at step 120 was 0.46, without it 0.32. Written here from the probe's draw: a place i of the
-    second copy whose next token is in the copy (the draw's mask), and the key gap - 1 places back, after
-    the earlier copy of token i."""
+    number at step 120 was 0.46, without it 0.32 (which another fixed place lifts: review round 9, A1, in
+    test_layer_2s_number_before_the_phase_change_is_fixed_places_not_a_lookup). Written here from the
+    probe's draw: a place i of the second copy whose next token is in the copy (the draw's mask), and the
+    key gap - 1 places back, after the earlier copy of token i."""
     a, b, q = probe_copies()
     assert np.array_equal(probe[a:a + CFG.segment], probe[b:b + CFG.segment])      # the draw's probe
     k = q - (b - a) + 1                                       # the earlier copy of token q is b - a back
@@ -412,6 +413,51 @@ def test_explorer_prints_layer_1_where_it_is_needed_and_the_even_spread():
     assert "places 1-10" in text and f"(spread evenly: {even1:.2f})" in text
     assert "places 8-11 (whose next token came after that copy too)" in text
     assert f"(spread evenly: {even2:.2f})" in text
+
+
+def test_explorer_prints_where_layer_2_looks_hardest():
+    """The readout's last line: from each of places 8-11, the key layer 2 gives its largest weight (read
+    here straight from the attention, row by row), beside the key after the earlier copy (from the draw)."""
+    run = induction(0)["run"]
+    probe = data()[4]
+    a, b, q = probe_copies()
+    ex = al.induction_explorer(run, probe, start=0)
+    for step, w in zip(run.snapshot_steps, run.snapshot_params):
+        A2 = al.induction_attention(w, probe, CFG)[1, 0, 0]
+        mine = [int(np.argmax(A2[i])) for i in q]
+        text = ex.describe({"step": step}, ex.compute({"step": step}))
+        assert f"look at hardest:{' ' * 27}{' '.join(map(str, mine))}   (after the earlier copy: " \
+               f"{' '.join(str(i - (b - a) + 1) for i in q)})" in text, (step, text)
+
+
+def test_layer_2s_number_before_the_phase_change_is_fixed_places_not_a_lookup():
+    """Review round 9, A1: before the phase change layer 2 looks from every place of the copy at one or two
+    fixed places; where one is a query's target the number jumps with no lookup. Section 7's words, for
+    the lesson's run (seed 0), checked against its weights read here row by row: at step 100 places 8-11
+    all look hardest at place 5 (number 0.00); at step 120 places 8 and 11 at place 1, place 8's target
+    (0.32, the largest before the phase change); at step 140 0.22. And the cell prints those lines."""
+    run, probe = induction(0)["run"], data()[4]
+    a, b, q = probe_copies()
+    target = q - (b - a) + 1                                          # after the earlier copy: 1 2 3 4
+    hardest, number = {}, {}
+    for step, w in zip(run.snapshot_steps, run.snapshot_params):
+        A2 = al.induction_attention(w, probe, CFG)[1, 0, 0]
+        hardest[step] = [int(np.argmax(A2[i])) for i in q]
+        number[step] = A2[q, target].mean()
+    start, _ = induction(0)["phase"]
+    before = {t: v for t, v in number.items() if t < 100 * (start // 100)}
+    assert max(before, key=before.get) == 120 and f"{before[120]:.2f}" == "0.32"
+    assert hardest[100] == [5, 5, 5, 5] and f"{number[100]:.2f}" == "0.00"
+    assert hardest[120] == [1, 5, 5, 1] and target[0] == 1 and f"{number[140]:.2f}" == "0.22"
+    text = words()
+    assert "On the slider neither comes first" not in text
+    assert ("at step 100 places 8–11 all look hardest at place 5, and the number is 0.00; at step 120 places "
+            "8 and 11 look hardest at place 1, which is place 8's target, and it jumps to 0.32") in text
+    assert "at step 140 it is 0.22. What counts is the joint rise past one half." in text
+    for step in (100, 120, 140):
+        places = " ".join(map(str, hardest[step]))
+        line = f"  step {step}: places {places}   (layer 2's number {number[step]:.2f})"
+        assert line in screen(), line
 
 
 # ---------------------------------------------------------------- the guide's lesson-07 numbers
