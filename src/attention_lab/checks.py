@@ -294,12 +294,13 @@ class Correct(str):
 class Trial(_Checked):
     """Design or debug: the check runs the student's matrix or function and judges what it does.
 
-    `judge(answer)` returns None when right (or a `Correct` remark to print after ✓), else the name of a known mistake, or a message. `handed_out`
-    names the mistake of a debug exercise's function as the lesson hands it out (the planted line still
-    there, and the planted numbers), and `handed_out_source` is that function's source as the lesson prints
-    it. Run All checks the function before the student has touched it: a function whose whole source is
-    that one (comments and spaces aside) gets its hint but counts as no attempt ('unanswered'). Any other
-    function with that mistake, an added print, an assert or a line rewritten to the same numbers, gets
+    `judge(answer)` returns None when right (or a `Correct` remark to print after ✓), else the name of a
+    known mistake, or a message. `handed_out` names the mistake of a debug exercise's function as the
+    lesson hands it out (the planted line still there, and the planted numbers), and `handed_out_source`
+    is that function's source as the lesson prints it. Run All checks the function before the student has
+    touched it: a function whose whole source is that one (comments and spaces aside) gets its hint but
+    counts as no attempt ('unanswered'). Any other function with that mistake, an added print, an assert
+    or a line rewritten to the same numbers, gets
     the same hint and counts as tried ('mistake').
     """
     key: str
