@@ -300,8 +300,7 @@ class Trial(_Checked):
     is that function's source as the lesson prints it. Run All checks the function before the student has
     touched it: a function whose whole source is that one (comments and spaces aside) gets its hint but
     counts as no attempt ('unanswered'). Any other function with that mistake, an added print, an assert
-    or a line rewritten to the same numbers, gets
-    the same hint and counts as tried ('mistake').
+    or a line rewritten to the same numbers, gets the same hint and counts as tried ('mistake').
     """
     key: str
     question: str
