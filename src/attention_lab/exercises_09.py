@@ -6,9 +6,6 @@ within a budget, is judged on a table of measured losses (no model needed to che
 
 from __future__ import annotations
 
-import inspect
-import re
-
 import numpy as np
 
 from .checks import Choice, Correct, Exercise, Trial
@@ -204,28 +201,11 @@ HINTS_09_5 = {
 """09.5's hints, by mistake."""
 
 
-ROOT_MEAN_SQUARE = re.compile(r"sqrt|\*\*\(?0?\.5|\*\*\(1/2\)")
-OTHER_SCALES = ("std", "var(", "linalg", "norm(")
-
-
-def divides_by_its_rms(fn) -> bool:
-    """Whether `fn`'s own code (comments aside) takes a square root of a mean, and no standard deviation,
-    variance or vector norm: the final RMSNorm's division as the lesson writes it. False where the code
-    cannot be read (a function made by exec) or the division sits in a helper of the student's own: a
-    guess from the text, used only to choose 09.5's remark after ✓, never the verdict."""
-    try:
-        source = inspect.getsource(fn)
-    except (OSError, TypeError, SyntaxError):         # no file, not a function, or code that cannot be read
-        return False
-    code = re.sub(r"\s+", "", "\n".join(line.split("#", 1)[0] for line in source.splitlines()))
-    return "mean" in code and bool(ROOT_MEAN_SQUARE.search(code)) and not any(w in code for w in OTHER_SCALES)
-
-
-REMARK_09_5 = ("(The ranks cannot show whether a function divides each row by its root mean square, and "
-               "yours seems not to: dividing a row by one positive number never changes which logits are "
-               "larger, so no rank moves; the gain g, one factor per coordinate, is what can move one. The "
-               "lens's probabilities, a softmax of each row, do need that division.)")
-"""09.5's remark after ✓, for a function whose code shows no root mean square: why the check passed it."""
+REMARK_09_5 = ("(A rank cannot show whether each row was divided by its root mean square: dividing a row "
+               "by one positive number never changes which logits are larger, so no rank moves; the gain g, "
+               "one factor per coordinate, is what can move one. The lens's probabilities, a softmax of each "
+               "row, do need that division.)")
+"""09.5's remark after every ✓: why a function with or without the final norm's division passes alike."""
 
 
 def _judge_09_5():
@@ -239,8 +219,8 @@ def _judge_09_5():
         if not callable(answer) or isinstance(answer, type):
             return "numbers"
         verdict = fixed(answer)
-        if verdict is None:                                  # right: say why if its code shows no RMS
-            return Correct("" if divides_by_its_rms(answer) else REMARK_09_5)
+        if verdict is None:                          # right: and what a rank cannot show
+            return Correct(REMARK_09_5)
         return verdict
     return judge
 

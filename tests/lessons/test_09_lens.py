@@ -205,25 +205,28 @@ def over_the_length(X, g, E, token):
 
 
 def test_09_5_says_why_a_function_without_the_root_mean_square_passes():
-    """Review round 7, item 6: a lens_ranks that skips the final norm's division (or divides by the standard
-    deviation, or the row's length) passes, rightly: a row over one positive number keeps its ranks. Its ✓
-    now says so, and that the lens's probabilities need the division; a function whose code divides by the
-    root mean square gets the plain ✓, and one whose code cannot be read gets the remark."""
+    """Review round 7, item 6, and round 10, item 1: a lens_ranks that skips the final norm's division (or
+    divides by the standard deviation, or the row's length) passes, rightly: a row over one positive number
+    keeps its ranks. Every ✓ says so, and that the lens's probabilities need the division: one remark for
+    every right function, whatever its code looks like (a guess from the text told right functions that
+    divide that they seemed not to)."""
     plain = "Exercise 09.5: ✓ correct."
-    for fn in (with_rms, with_rms_as_a_power):
-        result = al.EXERCISES["09.5"].evaluate(fn)
-        assert result.status == "correct" and result.message == plain, (fn.__name__, result.message)
     ns = {"np": np}
     exec("def made_by_exec(X, g, E, token):\n"
          "    Z = X / np.sqrt((X ** 2).mean(axis=1, keepdims=True)) * g\n"
          "    return 1 + (Z @ E.T > (Z @ E.T)[:, [token]]).sum(axis=1)\n", ns)
-    for fn in (without_the_division, over_the_std, over_the_length, ns["made_by_exec"]):
+    said_by = {}
+    for fn in (with_rms, with_rms_as_a_power, without_the_division, over_the_std, over_the_length,
+               ns["made_by_exec"]):
         assert fn(X95, G95, E95, 1).tolist() == [2, 5, 1]                  # the ranks worked out by hand
         result = al.EXERCISES["09.5"].evaluate(fn)
         assert result.status == "correct" and result.message.startswith(plain + " ("), fn.__name__
         said = " ".join(result.message.split())
         assert "dividing a row by one positive number never changes which logits are larger" in said
         assert "the gain g" in said and "The lens's probabilities" in said and "do need that division" in said
+        assert "seems not" not in said and "yours" not in said        # nothing guessed about this function
+        said_by[fn.__name__] = said
+    assert len(set(said_by.values())) == 1, said_by
 
 
 @pytest.mark.parametrize("slip, mistake", [
