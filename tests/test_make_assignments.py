@@ -212,6 +212,21 @@ def test_check_submitted_lists_what_autograde_would_score_0_or_should_not_trust(
         ma.main(["--check-submitted", str(tmp_path)])
 
 
+def test_the_guides_greps_find_what_it_says(tmp_path):
+    """The teaching guide's two greps over submitted/ (teacher's review 4, items 1 and 5): '"grade_id"' is in
+    every graded notebook and in no lesson as the link opens it; the judge's names are in no lesson, and in a
+    submission that patches the judge."""
+    guide = " ".join((ROOT / "docs" / "teaching-guide.md").read_text(encoding="utf-8").split())
+    (graded,) = re.findall(r"`grep -L '(\S+)' submitted/\*/\*/\*\.ipynb`", guide)
+    (judge,) = re.findall(r"`grep -lE '(\S+)' submitted/\*/\*/\*\.ipynb`", guide)
+    assert "--check-submitted course" in guide and "--open week1/00-start-here.ipynb" in guide
+    lessons = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))]
+    assert len(lessons) == 11 and not any(graded in text or re.search(judge, text) for text in lessons)
+    graded_notebooks = [p.read_text(encoding="utf-8") for p in ma.write_course(["00", "01", "02"], tmp_path)]
+    assert all(graded in text for text in graded_notebooks)
+    assert re.search(judge, json.dumps("al.EXERCISES['01.5'].evaluate = lambda answer: None"))
+
+
 def test_nbgraders_lab_extension_is_off_in_the_students_jupyterlab():
     """nbgrader (a test tool here) installs a JupyterLab extension for teachers. The settings folder of the
     README's command (and of the image: binder/postBuild copies it) turns it off, as JupyterLab reads it."""
