@@ -43,6 +43,18 @@ def test_links_that_open_one_lesson():
         "&branch=main&urlpath=lab%2Ftree%2Fattention%2Fnotebooks%2F03-many-heads.ipynb")
 
 
+def test_links_that_open_a_graded_release(capsys):
+    """--open: the links open the release's copy at the top of the class branch, not the lesson in notebooks/
+    (teacher's review 4, item 1: a lesson handed in scores 0)."""
+    assert ll.main(["https://github.com/alice/attention", "--branch", "class-1", "--hub", "https://hub.uni.edu",
+                    "--open", "week1/00-start-here.ipynb"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "Binder:      https://mybinder.org/v2/gh/alice/attention/class-1"
+        "?urlpath=lab%2Ftree%2Fweek1%2F00-start-here.ipynb",
+        "JupyterHub:  https://hub.uni.edu/hub/user-redirect/git-pull?repo=https%3A%2F%2Fgithub.com%2Falice"
+        "%2Fattention&branch=class-1&urlpath=lab%2Ftree%2Fattention%2Fweek1%2F00-start-here.ipynb"]
+
+
 def test_a_plain_http_server_keeps_its_scheme():
     assert ll.web_url("http://git.school.lan:8080/course/attention.git") == \
         "http://git.school.lan:8080/course/attention"

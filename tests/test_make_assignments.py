@@ -1,6 +1,7 @@
 """tools/make_assignments.py, the graded edition: its cells (without nbgrader), then nbgrader's own round trip
 on lesson 01 (generate_assignment -> a student's submission -> autograde) scoring as al.check does."""
 
+import copy
 import json
 import os
 import re
@@ -144,8 +145,86 @@ def test_the_course_folder_is_nbgraders_layout(tmp_path):
     (week,) = {p.parent for p in ma.write_course(["00", "01"], tmp_path / "one", assignment="week1")}
     assert week == tmp_path / "one" / "source" / "week1"
     assert sorted(p.name for p in (tmp_path / "source").iterdir()) == ["lesson01", "lesson03"]
-    assert "c.ClearSolutions.code_stub" in (tmp_path / "nbgrader_config.py").read_text(encoding="utf-8")
+    config = (tmp_path / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert "c.ClearSolutions.code_stub" in config
+    # the exchange's settings, commented out: only where students have nbgrader (teacher's review 4, item 3)
+    assert '\n# c.CourseDirectory.course_id = "' in config and "\n# c.Exchange.root = " in config
+    assert "\nc.CourseDirectory" not in config and "\nc.Exchange" not in config
     assert "Never hand out `source/`" in (tmp_path / "README.md").read_text(encoding="utf-8")
+    # each assignment's folder carries the lessons' installer, to be released beside its notebooks
+    installer = (ROOT / "notebooks" / "install_here.py").read_bytes()
+    for folder in (tmp_path / "source" / "lesson01", tmp_path / "source" / "lesson03", week):
+        assert (folder / "install_here.py").read_bytes() == installer, folder
+
+
+def test_the_released_installer_installs_from_the_course_copy_around_it(tmp_path):
+    """A release handed out as a folder at the top of a copy of the course (beside notebooks/) installs the
+    package from that copy's src/, as a lesson does; anywhere else it says so, instead of the lesson's
+    first cell failing with "No module named 'install_here'" (teacher's review 4, item 4)."""
+    import importlib.util
+    ma.write_course(["01"], tmp_path / "course")
+    handed_out = tmp_path / "copy" / "lesson01" / "install_here.py"
+    handed_out.parent.mkdir(parents=True)
+    handed_out.write_bytes((tmp_path / "course" / "source" / "lesson01" / "install_here.py").read_bytes())
+    spec = importlib.util.spec_from_file_location("released_install_here", handed_out)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.ROOT == tmp_path / "copy"          # the course copy the release folder sits in
+    with pytest.raises(module.InstallError, match=r"not a complete copy of the course \(no src/"):
+        module.install_attention_lab()             # this copy has no src/: it says so, and installs nothing
+
+
+def test_check_submitted_lists_what_autograde_would_score_0_or_should_not_trust(tmp_path, capsys):
+    """Teacher's review 4, items 1 and 5: the lesson as the link opens it, handed in, scores 0 without a
+    warning; a renamed download is not graded; a submission that patches the judge scores without al.check's
+    ✓. --check-submitted names each; a released notebook under its own name passes."""
+    course = tmp_path / "course"
+    ma.write_course(["01"], course)
+    graded = json.loads((course / "source" / "lesson01" / LESSON.name).read_text(encoding="utf-8"))
+    for cell in graded["cells"]:                  # as nbgrader releases it: no solution, no hidden test
+        cell["source"] = re.sub(r"### BEGIN (SOLUTION|HIDDEN TESTS)\n.*?### END \1\n?", "",
+                                "".join(cell["source"]), flags=re.S)
+    patched, graded = copy.deepcopy(graded), json.dumps(graded)
+    cell = next(c for c in patched["cells"] if c["metadata"].get("nbgrader", {}).get("solution"))
+    cell["source"] = "al.EXERCISES['01.1'].evaluate = lambda answer: None\n" + "".join(cell["source"])
+    for student, name, text in [("ada", LESSON.name, graded), ("finn", LESSON.stem + " (1).ipynb", graded),
+                                ("erin", LESSON.name, LESSON.read_text(encoding="utf-8")),
+                                ("dave", LESSON.name, json.dumps(patched))]:
+        folder = course / "submitted" / student / "lesson01"
+        folder.mkdir(parents=True)
+        (folder / name).write_text(text, encoding="utf-8")
+    problems = ma.submitted_problems(course)
+    assert [line.split(":")[0] for line in problems] == [
+        f"submitted/dave/lesson01/{LESSON.name}", f"submitted/erin/lesson01/{LESSON.name}",
+        f"submitted/finn/lesson01/{LESSON.stem} (1).ipynb"]
+    assert "EXERCISES, evaluate" in problems[0] and "not the release" in problems[1]
+    assert "not a notebook of lesson01" in problems[2]
+    with pytest.raises(SystemExit) as stop:
+        ma.main(["--check-submitted", str(course)])
+    assert stop.value.code == 1 and capsys.readouterr().out.splitlines() == problems
+    for student in ("dave", "erin", "finn"):
+        for path in (course / "submitted" / student / "lesson01").iterdir():
+            path.unlink()
+    with pytest.raises(SystemExit) as stop:
+        ma.main(["--check-submitted", str(course)])
+    assert stop.value.code == 0 and "every submission is a released notebook" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="no notebooks in submitted"):
+        ma.main(["--check-submitted", str(tmp_path)])
+
+
+def test_the_guides_greps_find_what_it_says(tmp_path):
+    """The teaching guide's two greps over submitted/ (teacher's review 4, items 1 and 5): '"grade_id"' is in
+    every graded notebook and in no lesson as the link opens it; the judge's names are in no lesson, and in a
+    submission that patches the judge."""
+    guide = " ".join((ROOT / "docs" / "teaching-guide.md").read_text(encoding="utf-8").split())
+    (graded,) = re.findall(r"`grep -L '(\S+)' submitted/\*/\*/\*\.ipynb`", guide)
+    (judge,) = re.findall(r"`grep -lE '(\S+)' submitted/\*/\*/\*\.ipynb`", guide)
+    assert "--check-submitted course" in guide and "--open week1/00-start-here.ipynb" in guide
+    lessons = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))]
+    assert len(lessons) == 11 and not any(graded in text or re.search(judge, text) for text in lessons)
+    graded_notebooks = [p.read_text(encoding="utf-8") for p in ma.write_course(["00", "01", "02"], tmp_path)]
+    assert all(graded in text for text in graded_notebooks)
+    assert re.search(judge, json.dumps("al.EXERCISES['01.5'].evaluate = lambda answer: None"))
 
 
 def test_nbgraders_lab_extension_is_off_in_the_students_jupyterlab():
@@ -196,8 +275,10 @@ def test_nbgraders_round_trip_scores_each_exercise_as_al_check_does(tmp_path, mo
 
     # the release: the notebook only, with neither solutions nor hidden tests nor answer keys
     release_dir = course / "release" / "lesson01"
-    assert [p.name for p in release_dir.rglob("*")] == [LESSON.name]
+    assert sorted(p.name for p in release_dir.rglob("*")) == [LESSON.name, "install_here.py"]
     release_text = (release_dir / LESSON.name).read_text(encoding="utf-8")
+    installer = (release_dir / "install_here.py").read_text(encoding="utf-8")
+    assert installer == (ROOT / "notebooks" / "install_here.py").read_text(encoding="utf-8")
     source_text = (course / "source" / "lesson01" / LESSON.name).read_text(encoding="utf-8")
     lesson_text = LESSON.read_text(encoding="utf-8")
     for secret in ("BEGIN SOLUTION", "END SOLUTION", "HIDDEN TESTS", "worked_", ".evaluate("):
@@ -206,7 +287,7 @@ def test_nbgraders_round_trip_scores_each_exercise_as_al_check_does(tmp_path, mo
         assert key_or_file not in source_text and key_or_file not in release_text, key_or_file
     guide = (course / "README.md").read_text(encoding="utf-8")   # the check it tells the teacher to run
     (pattern,) = re.findall(r'grep -rE "([^"]+)" release/', guide)
-    assert re.search(pattern, source_text) and not re.search(pattern, release_text)
+    assert re.search(pattern, source_text) and not re.search(pattern, release_text + installer)
     for key in KEYS:
         for line in ma.worked_solution(key).splitlines():
             code = json.dumps(line.strip(), ensure_ascii=False)[1:-1]   # as the files store it

@@ -2,11 +2,12 @@
 
     python tools/launch_links.py                               # from this clone's 'origin' remote
     python tools/launch_links.py https://github.com/OWNER/REPO --hub https://hub.example.edu
+    python tools/launch_links.py URL --branch class-1 --open week1/00-start-here.ipynb   # a graded release
 
-Both open JupyterLab on notebooks/00-start-here.ipynb. nbgitpuller clones the repository into a
-folder named after it in the student's home, and on later clicks merges updates while keeping the
-student's own changes. It installs nothing: where the hub lacks attention_lab, each lesson's first cell
-installs it from that folder (notebooks/install_here.py).
+Both open JupyterLab on notebooks/00-start-here.ipynb (--open: another file of the branch). nbgitpuller
+clones the repository into a folder named after it in the student's home, and on later clicks merges
+updates while keeping the student's own changes. It installs nothing: where the hub lacks attention_lab,
+each lesson's first cell installs it from that folder (notebooks/install_here.py).
 """
 
 from __future__ import annotations
@@ -60,6 +61,9 @@ def main(argv=None) -> int:
     parser.add_argument("repo", nargs="?", help="repository address (default: the 'origin' remote)")
     parser.add_argument("--hub", default="https://YOUR-HUB", help="your JupyterHub's address")
     parser.add_argument("--branch", default="main")
+    parser.add_argument("--open", default=START, metavar="PATH",
+                        help=f"the file the links open, from the repository's top (default: {START}); "
+                             "for a graded class, the release's copy, e.g. week1/00-start-here.ipynb")
     args = parser.parse_args(argv)
     repo = args.repo
     if repo is None:
@@ -69,9 +73,10 @@ def main(argv=None) -> int:
                   "python tools/launch_links.py https://github.com/OWNER/REPO", file=sys.stderr)
             return 2
         repo = got.stdout.strip()
-    print("Binder:     ", binder_link(repo, args.branch))
-    print("JupyterHub: ", hub_link(repo, args.hub, args.branch))
-    print("README badge:", badge(repo, args.branch))
+    print("Binder:     ", binder_link(repo, args.branch, args.open))
+    print("JupyterHub: ", hub_link(repo, args.hub, args.branch, args.open))
+    if args.open == START:
+        print("README badge:", badge(repo, args.branch))
     return 0
 
 

@@ -15,6 +15,16 @@ regions and the hidden tests, and writes only the notebooks: the release holds n
 answer key and nothing of solutions/ (tests/test_make_assignments.py searches it). The installed package
 still holds each exercise's answer in the student's kernel (the judge needs it): docs/teaching-guide.md,
 "A graded edition", says what that means for a graded class.
+
+Each assignment's folder also gets a copy of notebooks/install_here.py, which nbgrader releases beside the
+notebooks: a release handed out as a folder at the top of a copy of the course (beside notebooks/) installs
+the package from that copy's src/, as the lessons do.
+
+    python tools/make_assignments.py --check-submitted COURSE     # before autograde: what will score 0
+
+lists each submitted notebook that is not the release (no graded cell: the lesson as the link opens it, which
+nbgrader scores 0 without a warning), whose name is not one of its assignment's notebooks (a browser's
+" (1)"), or whose cells touch the judge (EXERCISES, evaluate, answer_keys); exit status 1 if any.
 """
 
 from __future__ import annotations
@@ -31,6 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 WORKED = ROOT / "solutions" / "answers.py"
 CHECK = re.compile(r'^al\.check\("(\d\d\.\d+)", (\w+)\)$')   # an exercise cell's last line
+JUDGE = re.compile(r"\b(EXERCISES|evaluate|answer_keys)\b")   # what a submission's code never needs to name
+INSTALLER = NOTEBOOKS / "install_here.py"                     # released beside the notebooks
 POINTS = 1                                                  # per exercise; a teacher may change it
 SCHEMA = 3                                                  # nbgrader 0.9's cell metadata
 
@@ -47,6 +59,11 @@ c.Execute.timeout = 600
 # autograde runs each submission's al.check calls: they keep their record here, not in the teacher's own
 here = Path(__file__).resolve().parent
 os.environ.setdefault("ATTENTION_LAB_PROGRESS", str(here / "autograde-progress.json"))
+# nbgrader's exchange (release_assignment, fetch_assignment, submit, collect) needs a course id and an
+# exchange root, and nbgrader in the students' environment, which the course's image does not have. Set
+# these two only if your students have it; generate_assignment and autograde need neither.
+# c.CourseDirectory.course_id = "attention-2026"
+# c.Exchange.root = "/srv/nbgrader/exchange"
 '''
 
 GUIDE = """# A graded edition of Attention, step by step
@@ -58,11 +75,18 @@ Written by `tools/make_assignments.py` for lessons {lessons}. An nbgrader course
   between `### BEGIN SOLUTION` and `### END SOLUTION`, and a hidden test (`### BEGIN HIDDEN TESTS`) that
   asks the same judge as `al.check`. Never hand out `source/`.
 - `nbgrader generate_assignment <assignment>` writes `release/`: the lessons as students know them, without
-  the solutions and hidden tests, no answer key and nothing of `solutions/` (only the notebooks are in
-  `source/`). Check it before you hand it out: `grep -rE "SOLUTION|HIDDEN|answer_key|worked_" release/`
-  finds nothing.
-- Students need the `attention_lab` package where they work, as for the lessons themselves.
-- Collect the submissions into `submitted/<student>/<assignment>/`, then `nbgrader autograde <assignment>`;
+  the solutions and hidden tests, no answer key and nothing of `solutions/` (`source/` holds only the
+  notebooks and a copy of the lessons' `install_here.py`). Check it before you hand it out:
+  `grep -rE "SOLUTION|HIDDEN|answer_key|worked_" release/` finds nothing.
+- Students must work in the released copy: the lesson as the course's link opens it has no graded cells,
+  and nbgrader scores it 0 without a warning. Hand out the release folder as a folder at the top of the class
+  branch (beside `notebooks/`), and open it with the link: its `install_here.py` then installs the
+  `attention_lab` package from that copy where it is missing, as the lessons do. Remove `solutions/` from
+  that branch (`git rm -r solutions`): the links hand out the whole branch.
+- Collect the submissions into `submitted/<student>/<assignment>/`, each under its notebook's exact name
+  (browsers add " (1)" to a repeated download). Before autograding, `python
+  REPOSITORY/tools/make_assignments.py --check-submitted .` (REPOSITORY: your copy of the course) lists every
+  file that is not the release, is misnamed or touches the judge. Then `nbgrader autograde <assignment>`;
   `nbgrader export` writes every grade to `grades.csv`; `nbgrader generate_feedback <assignment>` writes each
   student's feedback, with al.check's hint under every exercise not yet right.
 - Every exercise is worth {points} point: a submission scores it exactly where `al.check` says ✓.
@@ -201,6 +225,7 @@ def write_course(lessons: list[str], out: Path, assignment: str | None = None) -
         target.write_text(json.dumps(graded_notebook(path), indent=1, ensure_ascii=False) + "\n",
                           encoding="utf-8")
         written.append(target)
+        (target.parent / INSTALLER.name).write_bytes(INSTALLER.read_bytes())
         assignments += [folder] if folder not in assignments else []
     (out / "nbgrader_config.py").write_text(CONFIG, encoding="utf-8")
     (out / "README.md").write_text(GUIDE.format(lessons=", ".join(p.name[:2] for p in paths), points=POINTS,
@@ -208,13 +233,60 @@ def write_course(lessons: list[str], out: Path, assignment: str | None = None) -
     return written
 
 
+def submitted_problems(course: Path) -> list[str]:
+    """What autograde would score 0 or should not trust, for each notebook in
+    course/submitted/<student>/<assignment>/: 'PATH: <what is wrong>', one line each (none: all is well)."""
+    course = Path(course)
+    found = sorted((course / "submitted").glob("*/*/*.ipynb"))
+    if not found:
+        raise ValueError(f"{course / 'submitted'}: no notebooks in submitted/<student>/<assignment>/; "
+                         "expected the course folder that make_assignments.py wrote, with the submissions "
+                         "saved there")
+    problems = []
+    for path in found:
+        where, assignment = path.relative_to(course), path.parent.name
+        expected = sorted(p.name for p in (course / "source" / assignment).glob("*.ipynb"))
+        if not expected:
+            problems.append(f"{where}: no assignment '{assignment}' in source/ (one of "
+                            f"{', '.join(sorted(p.name for p in (course / 'source').iterdir()))})")
+            continue
+        if path.name not in expected:
+            problems.append(f"{where}: not a notebook of {assignment} ({', '.join(expected)}): renamed? "
+                            "browsers add ' (1)' to a repeated download")
+        try:
+            cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        except (ValueError, KeyError, UnicodeDecodeError):
+            problems.append(f"{where}: not a notebook that can be read (not JSON with cells)")
+            continue
+        if not any("grade_id" in c.get("metadata", {}).get("nbgrader", {}) for c in cells):
+            problems.append(f"{where}: not the release (no graded cell; the lesson as the link opens it?): "
+                            "autograde would score it 0")
+        touched = sorted({w for c in cells if c["cell_type"] == "code"
+                          for w in JUDGE.findall("".join(c["source"]))})
+        if touched:
+            problems.append(f"{where}: its code names {', '.join(touched)}: read it, it may change the judge")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("lessons", nargs="+", help="lesson numbers, e.g. 01 03")
-    parser.add_argument("--out", type=Path, required=True, help="the nbgrader course folder to write")
+    parser.add_argument("lessons", nargs="*", help="lesson numbers, e.g. 01 03")
+    parser.add_argument("--out", type=Path, help="the nbgrader course folder to write")
     parser.add_argument("--assignment",
                         help="put every lesson in this one assignment (default: lessonNN each)")
+    parser.add_argument("--check-submitted", type=Path, metavar="COURSE",
+                        help="instead: list the submissions in COURSE/submitted/ that autograde would "
+                             "score 0 (not the release, or misnamed) or that touch the judge")
     args = parser.parse_args(argv)
+    if args.check_submitted is not None:
+        try:
+            problems = submitted_problems(args.check_submitted)
+        except ValueError as exc:
+            raise SystemExit(f"make_assignments: {exc}") from None
+        print("\n".join(problems) or "every submission is a released notebook under its own name")
+        raise SystemExit(1 if problems else 0)
+    if not args.lessons or args.out is None:
+        parser.error("give the lesson numbers and --out COURSE (or --check-submitted COURSE)")
     try:
         written = write_course(args.lessons, args.out, args.assignment)
     except ValueError as exc:
