@@ -167,12 +167,11 @@ def _debug_02():
     mistakes["planted"] = (lambda: planted, mistakes["planted"][1])
     mistakes["planted numbers"] = (
         lambda: keys_by_queries,
-        "you changed the function, but it still gives the planted numbers: in your weights each column sums "
-        "to 1 (one key's weights over the queries), where each row should (one query's weights over the "
-        "keys). If you computed K Qᵀ, its rows belong to the keys, so a softmax along them (axis=-1) still "
-        "normalises over the queries, and a transpose afterwards does not change which numbers sum to 1; "
-        "axis=-2 is axis=0 for a matrix. Print your weights' sums along each axis: which sums are 1, and "
-        "which should be?")
+        "you changed the function, but it still gives the planted numbers: your weights are a softmax "
+        "down the columns. If you computed K Qᵀ, its rows belong to the keys, so a softmax along them "
+        "(axis=-1) still normalises over the queries, and a transpose afterwards does not change which "
+        "numbers sum to 1; axis=-2 is axis=0 for a matrix. Print your weights' sums along each axis: "
+        "which sums are 1, and which should be?")
     return Trial("02.3", "Fix attention(Q, K, V): one line is wrong.", "debug", make, judge, mistakes,
                  handed_out="planted", handed_out_source=HANDED_OUT_023)
 

@@ -255,10 +255,8 @@ def _debug_06():
                    "on it: which of dQ, dK and dV does it find wrong? Which lines do the wrong ones pass "
                    "through that the right ones do not? Compare those with section 3's steps.",
         "planted numbers": "you changed the function, but it still gives the planted numbers: your dS is "
-                           "A * dA, only half of the softmax's derivative. It counts how each weight moves "
-                           "with its own score, and leaves out how the other weights of the row move with "
-                           "it (∂a_k/∂s_j = -a_k a_j): a row's weights sum to 1, so when one grows the "
-                           "others shrink. Compare your dS line with section 3's steps through the softmax: "
+                           "A * dA, only part of the softmax's derivative. Compare your dS line with "
+                           "section 3's steps through the softmax: "
                            "which part of the derivative does it leave out?",
         "no scale": "the softmax is right now, but the scores were multiplied by 1/√d_k on the way "
                     "in, so their gradient must be multiplied by it on the way back.",

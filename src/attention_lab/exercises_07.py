@@ -234,9 +234,8 @@ def _debug_07():
                    "through the layer or past it. Which of those paths does each line of the function add "
                    "up?",
         "planted numbers": "you changed the function, but it still gives the planted numbers: your dL/dH1 is "
-                           "only what comes back through layer 2. H2 = H1 + A2 H1 W2, so H1 also reaches the "
-                           "loss straight, past layer 2. Count the paths from X to H2: which of them does "
-                           "each line of your function add up, and which does it leave out?",
+                           "only what comes back through layer 2. Count the paths from X to H2: which of "
+                           "them does each line of your function add up, and which does it leave out?",
         "no skip 1": "layer 2 is right now, but layer 1 has a straight path too: dX = dH1 + (what comes "
                      "back through layer 1).",
         "A not transposed": "output i read row i of A; going back, input j collects column j of A: "

@@ -687,5 +687,6 @@ def test_02_3_a_changed_function_with_the_planted_numbers_is_told_why(how):
     result = status("02.3", attention)
     assert result.status == "mistake" and result.mistake == "planted numbers", result.message
     assert "still the planted bug" not in result.message
-    assert "each column sums to 1" in result.message and "which should be?" in result.message, result.message
+    said = result.message
+    assert "a softmax down the columns" in said and "which should be?" in said, said
     assert "runs along each row" not in result.message          # review round 9, B2: the fix is not given

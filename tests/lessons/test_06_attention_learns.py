@@ -911,5 +911,5 @@ def test_06_3_a_changed_function_with_the_planted_numbers_is_told_why():
     assert all(np.array_equal(a, b) for a, b in zip(grads(*args), HANDED_OUT["06.3"](*args)))
     result = al.EXERCISES["06.3"].evaluate(grads)
     assert result.status == "mistake" and result.mistake == "planted numbers", result
-    assert "half of the softmax's derivative" in result.message, result.message
+    assert "only part of the softmax's derivative" in result.message, result.message
     assert "still the planted bug" not in result.message

@@ -545,4 +545,5 @@ def test_07_3_a_changed_function_with_the_planted_numbers_is_told_why():
     assert np.allclose(stream_backward(*args), HANDED_OUT["07.3"](*args), rtol=0, atol=1e-12)
     result = al.EXERCISES["07.3"].evaluate(stream_backward)
     assert result.status == "mistake" and result.mistake == "planted numbers", result
-    assert "past layer 2" in result.message and "still the planted bug" not in result.message
+    assert "only what comes back through layer 2" in result.message and "past layer 2" not in result.message
+    assert "still the planted bug" not in result.message
