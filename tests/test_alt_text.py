@@ -125,6 +125,28 @@ def test_a_big_masked_matrix_names_its_five_largest_entries_unless_it_is_a_grid_
         "Figure. A heatmap of 100 rows by 100 columns; 100 cells masked (blank); the largest entries: row 99 "
         "→ column 0 0.90; row 0 → column 1 0.01; row 0 → column 2 0.01; row 0 → column 3 0.01; row 0 → "
         "column 4 0.01; values from 0.01 to 0.90.")
+    w = np.full((73, 137), 0.5)                         # 73 · 137 = 10,001 cells, no names: a grid
+    w[:, 60:70] = np.nan
+    w[0, 0] = 0.25
+    assert said(image(w).figure) == ("Figure. A grid of small heatmaps with blank gaps between them "
+                                     "(73 × 137 pixels in all); values from 0.25 to 0.50.")
+
+
+def test_images_without_numbers_are_passed_over_for_the_heatmap_drawn_with_them():
+    from matplotlib.image import AxesImage
+    expected = ("Figure. A heatmap of 2 rows by 2 columns; the largest entry in each row: row 0 → column 1 "
+                "0.60; row 1 → column 0 0.90; values from 0.10 to 0.90.")
+    w = np.array([[0.2, 0.6], [0.9, 0.1]])
+    for before in ("a picture", "an empty image", "a mesh of the wrong size"):
+        _, ax = plt.subplots(figsize=(2, 2))
+        if before == "a picture":
+            ax.imshow(np.ones((2, 2, 3)))               # an RGB picture: colours, not numbers
+        elif before == "an empty image":
+            ax.add_image(AxesImage(ax))                 # no values yet
+        else:
+            ax.pcolormesh(np.zeros((2, 3))).set_array(np.zeros(6))    # flat, and no ticks to shape it by
+        image(w, ax=ax)
+        assert said(ax.figure) == expected, before
 
 
 def test_a_panel_without_row_names_takes_those_of_the_panel_beside_it():
@@ -248,6 +270,11 @@ def test_numbered_bars_are_named_by_the_axis_label_of_the_panel_they_share_it_wi
     right.set_xlabel("loss")
     assert said(fig) == ("Figure with 2 panels. 1) a bar chart of 2 bars (weight): layer −1 0.25, layer 0 "
                          "0.75. 2) a bar chart of 3 bars (loss): layer −1 1.50, layer 0 2.50, layer 2 0.50.")
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.bar([0.5, 1.0], [0.3, 0.7], width=0.2)
+    ax.set_xticks([0.5, 1.0])                           # drawn as "0.5" and "1.0"
+    ax.set(xlabel="temperature", ylabel="loss")
+    assert said(fig) == "Figure. A bar chart of 2 bars (loss): temperature 0.5 0.30, temperature 1.0 0.70."
 
 
 def test_twelve_bars_are_all_named_and_thirteen_by_their_five_longest():
