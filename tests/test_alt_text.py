@@ -366,3 +366,10 @@ def test_an_alt_image_with_and_without_a_caption():
     assert base64.b64decode("iVBORw0KGgo=") == png
     with pytest.raises(ValueError, match="caption with words"):
         alt_text.AltImage(png, "x", caption=" ")
+
+
+# ------------------------------------------------------------------ numbers
+def test_a_number_that_rounds_to_a_thousand_is_said_as_a_thousand():
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.bar(["a", "b", "c"], [999.994, 999.996, -999.996])
+    assert said(fig) == "Figure. A bar chart of 3 bars: a 999.99, b 1,000, c -1,000."   # never "1000.00"

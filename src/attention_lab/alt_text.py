@@ -56,7 +56,7 @@ def number(value: float) -> str:
     """A value as a reader hears it: 2 decimals; 2 significant digits when small (0.00036, never 3.6e-04);
     a whole number with thousands separated when large (98,400); never '-0.00'."""
     value = float(value)
-    if abs(value) >= 1000:
+    if abs(round(value, 2)) >= 1000:     # 999.996 too: it would read "1000.00" with 2 decimals
         return f"{value:,.0f}"
     if value == 0 or abs(value) >= 0.01:
         text = f"{value:.2f}"
