@@ -4,6 +4,7 @@
     python tools/mutation.py                # every mutant, then the table below
     python tools/mutation.py --survivors    # re-test only the survivors (after adding a test)
     python tools/mutation.py --report       # the table of the last run, running nothing
+    python tools/mutation.py --module alt_text   # one module's mutants only (with any of the above)
 
 mutmut (configured in pyproject.toml's [tool.mutmut]) copies the package to mutants/, plants one
 small bug at a time (a changed operator, constant, argument...) and runs the quick lane (the fast
@@ -38,6 +39,8 @@ TARGETS = {
     "checks": ["attention_lab.checks.*"],
     # the judges' shared tools, and the registry's check (the exercise files are data and their own judges)
     "judging": ["attention_lab.judging.*", "attention_lab.exercises.x_check__mutmut_*"],
+    # figures in words: the alt text a screen reader reads for every figure
+    "alt_text": ["attention_lab.alt_text.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
@@ -45,13 +48,14 @@ STATUS = {1: "killed", 3: "killed", 0: "survived", 36: "timeout", 24: "timeout",
           152: "timeout", 255: "timeout", 33: "no tests", 5: "no tests", None: "not checked"}
 
 
-def results() -> dict[str, dict[str, str]]:
-    """{module: {mutant name: status}} from mutmut's files in mutants/."""
-    found = {module: {} for module in TARGETS}
+def results(modules=TARGETS) -> dict[str, dict[str, str]]:
+    """{module: {mutant name: status}} from mutmut's files in mutants/, for `modules` (default: all)."""
+    found = {module: {} for module in modules}
     for meta in (ROOT / "mutants" / "src" / PACKAGE).glob("*.py.meta"):
         codes = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
         for name, code in codes.items():
-            for module, patterns in TARGETS.items():
+            for module in modules:
+                patterns = TARGETS[module]
                 if any(fnmatch.fnmatchcase(name, p) for p in patterns):
                     found[module][name] = STATUS.get(code, "other")
     return found
@@ -84,7 +88,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--survivors", action="store_true", help="re-test only the last run's survivors")
     parser.add_argument("--report", action="store_true", help="print the last run's table, run nothing")
     parser.add_argument("--max-children", type=int, default=None, help="parallel workers (default: cores)")
+    parser.add_argument("--module", choices=sorted(TARGETS), default=None,
+                        help="only this module's mutants (run, survivors and table); default: every module")
     args = parser.parse_args(argv)
+    modules = [args.module] if args.module else list(TARGETS)
     try:
         import mutmut  # noqa: F401  (only to say how to get it)
     except ImportError:
@@ -92,19 +99,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not args.report:
         if args.survivors:
-            names = report(results())
+            names = report(results(modules))
             if not names:
                 print("no survivors to re-test")
                 return 0
         else:
-            names = [p for patterns in TARGETS.values() for p in patterns]
+            names = [p for module in modules for p in TARGETS[module]]
         command = [sys.executable, "-m", "mutmut", "run", *names]
         if args.max_children:
             command[4:4] = ["--max-children", str(args.max_children)]
         start = time.perf_counter()
         done = subprocess.run(command, cwd=ROOT)
         print(f"\nmutmut ran for {time.perf_counter() - start:.0f} s (exit code {done.returncode})")
-    report(results())
+    report(results(modules))
     return 0
 
 

@@ -24,12 +24,14 @@ STRONGEST = 5          # how many entries a big matrix names
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def a_figure(fig) -> object:
     """`fig` if it is a matplotlib Figure: TypeError otherwise."""
     from matplotlib.figure import Figure
     if not isinstance(fig, Figure):
         raise TypeError(f"expected a matplotlib Figure, got {type(fig).__name__}")
     return fig
+# pragma: no mutate end
 
 
 # ------------------------------------------------------------ words for each kind of axes
@@ -54,7 +56,7 @@ def number(value: float) -> str:
     """A value as a reader hears it: 2 decimals; 2 significant digits when small (0.00036, never 3.6e-04);
     a whole number with thousands separated when large (98,400); never '-0.00'."""
     value = float(value)
-    if abs(value) >= 1000:
+    if abs(round(value, 2)) >= 1000:     # 999.996 too: it would read "1000.00" with 2 decimals
         return f"{value:,.0f}"
     if value == 0 or abs(value) >= 0.01:
         text = f"{value:.2f}"
@@ -310,8 +312,10 @@ SAID: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def say(fig, words: str):
     """Give a figure its own alt text (e.g. where its numbers are this machine's timings, which the
     words read from the figure would repeat); returns the figure."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     if not isinstance(words, str) or not words.strip():
         raise ValueError("expected a non-empty alt text that says what the figure shows")
+    # pragma: no mutate end
     SAID[a_figure(fig)] = words
     return fig
 
@@ -378,12 +382,14 @@ class AltImage:
     caption, as a figure whose caption stands above the image (and is its plain-text form)."""
 
     def __init__(self, png: bytes, alt: str, caption: str | None = None):
+        # pragma: no mutate start  (the door: input checks are not mutated)
         if not isinstance(png, bytes) or not png.startswith(b"\x89PNG"):
             raise TypeError("expected the bytes of a PNG image")
         if not isinstance(alt, str) or not alt.strip():
             raise ValueError("expected a non-empty alt text that says what the image shows")
         if caption is not None and (not isinstance(caption, str) or not caption.strip()):
             raise ValueError(f"expected a caption with words, or None; got {caption!r}")
+        # pragma: no mutate end
         self.data, self.alt, self.caption = png, alt, caption     # .data, as IPython's Image has it
 
     def _repr_png_(self) -> bytes:
