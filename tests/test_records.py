@@ -190,6 +190,19 @@ def gqa_by_index(Q, K, V):                    # changed, and still the planted n
     return al.softmax(np.where(al.causal_mask(n), S, -np.inf)) @ V
 
 
+def as_handed_out_count_no_attempt(functions, record, capsys):
+    """Each {key: function} checked on a fresh record prints the planted hint; the record and
+    al.progress() then show no attempt at any of them."""
+    for key, fn in functions.items():
+        assert not al.check(key, fn)
+        assert "Hint: still the planted bug" in capsys.readouterr().out, key
+    untouched = {"status": "unanswered", "attempts": 0, "solved": None}
+    assert json.loads(record.read_text()) == {key: untouched for key in functions}
+    al.progress()
+    out = capsys.readouterr().out
+    assert all(f"· {key}" in out for key in functions) and "~" not in out.split("\n", 1)[1], out
+
+
 LATER = ("03.3", "04.3", "05.3", "06.3", "07.3", "08.3")
 CHANGED = {"03.3": split_reshaped, "04.3": masked_weights_zero_fill, "05.3": decode_first_query,
            "06.3": grads_multiplied, "07.3": stream_backward_in_two_steps, "08.3": gqa_by_index}
@@ -199,14 +212,7 @@ def test_the_debug_functions_of_03_to_08_as_handed_out_are_not_counted_as_tried(
     """As 01.4 and 02.3: Run All checks 03.3's to 08.3's functions as handed out. Their hint is printed, but
     a fresh record counts no attempt. A changed function that is still wrong counts, also one that still
     gives the planted numbers; the one handed out, checked again, adds none."""
-    for key in LATER:
-        assert not al.check(key, HANDED_OUT[key])
-        assert "Hint: still the planted bug" in capsys.readouterr().out, key
-    untouched = {"status": "unanswered", "attempts": 0, "solved": None}
-    assert json.loads(record.read_text()) == {key: untouched for key in LATER}
-    al.progress()
-    out = capsys.readouterr().out
-    assert all(f"· {key}" in out for key in LATER) and "~" not in out.split("\n", 1)[1], out
+    as_handed_out_count_no_attempt({key: HANDED_OUT[key] for key in LATER}, record, capsys)
 
     for key in LATER:
         assert not al.check(key, CHANGED[key])
@@ -288,12 +294,7 @@ DEBUG = ("01.4", "02.3", "03.3", "04.3", "05.3", "06.3", "07.3", "08.3")
 def test_the_lessons_debug_cells_as_handed_out_count_no_attempt(record, capsys):
     """Run All: each debug exercise's cell, its function as the lesson hands it out, prints the planted
     hint and counts as no attempt."""
+    functions = {}
     for key in DEBUG:
-        (fn,) = cell_functions(key[:2], f"ex-{key[:2]}-{key[3:]}-code").values()
-        assert not al.check(key, fn)
-        assert "Hint: still the planted bug" in capsys.readouterr().out, key
-    untouched = {"status": "unanswered", "attempts": 0, "solved": None}
-    assert json.loads(record.read_text()) == {key: untouched for key in DEBUG}
-    al.progress()
-    out = capsys.readouterr().out
-    assert all(f"· {key}" in out for key in DEBUG) and "~" not in out.split("\n", 1)[1], out
+        (functions[key],) = cell_functions(key[:2], f"ex-{key[:2]}-{key[3:]}-code").values()
+    as_handed_out_count_no_attempt(functions, record, capsys)
