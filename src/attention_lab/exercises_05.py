@@ -151,9 +151,16 @@ def _debug_05():
     def unmasked(X_, Wq, Wk, Wv):
         return softmax((X_ @ Wq) @ (X_ @ Wk).T * default_scale(Wk.shape[1])) @ (X_ @ Wv)
 
-    printed = {"np": np, "al": al}
-    exec(HANDED_OUT_053, printed)              # the function printed in the lesson, bug included
-    planted = printed["decode"]
+    # the function printed in the lesson, bug included: written out (not made from HANDED_OUT_053), so that
+    # judging.still_planted can read its source, as it reads a student's
+    def planted(X, W_q, W_k, W_v):
+        K, V, Y = np.zeros((0, W_k.shape[1])), np.zeros((0, W_v.shape[1])), []
+        for x in X:
+            K = np.vstack([K, x @ W_k])
+            V = np.vstack([V, x @ W_v])
+            w = al.softmax(K @ (X[-1] @ W_q) / np.sqrt(W_q.shape[1]))
+            Y.append(w @ V)
+        return np.array(Y)
 
     def query_before_the_loop(X_, Wq, Wk, Wv):   # changed, the same numbers: one query, computed once
         q = X_[len(X_) - 1] @ Wq
