@@ -430,6 +430,12 @@ def test_explorer_prints_where_layer_2_looks_hardest():
                f"{' '.join(str(i - (b - a) + 1) for i in q)})" in text, (step, text)
 
 
+def A2_at(run, step, probe):
+    """Layer 2's attention on the probe with the weights kept at `step`: (16, 16)."""
+    w = run.snapshot_params[list(run.snapshot_steps).index(step)]
+    return al.induction_attention(w, probe, CFG)[1, 0, 0]
+
+
 def test_layer_2s_number_before_the_phase_change_is_fixed_places_not_a_lookup():
     """Review round 9, A1: before the phase change layer 2 looks from every place of the copy at one or two
     fixed places; where one is a query's target the number jumps with no lookup. Section 7's words, for
@@ -453,7 +459,12 @@ def test_layer_2s_number_before_the_phase_change_is_fixed_places_not_a_lookup():
     assert "On the slider neither comes first" not in text
     assert ("at step 100 places 8–11 all look hardest at place 5, and the number is 0.00; at step 120 places "
             "8 and 11 look hardest at place 1, which is place 8's target, and it jumps to 0.32") in text
-    assert "at step 140 it is 0.22. What counts is the joint rise past one half." in text
+    # round 10, items 2-3: the fixation is this run's; step 140's 0.22 is place 11 alone, on its target
+    assert hardest[140] == [5, 5, 5, 4] and target[3] == 4
+    assert f"{A2_at(run, 140, probe)[q[3], target[3]] / 4:.2f}" == f"{number[140]:.2f}"
+    assert ("at step 140 it is 0.22, now from place 11 alone, on its target (place 4). What counts is the "
+            "joint rise past one half.") in text
+    assert "In this run, before the phase change layer 2 looks" in text
     for step in (100, 120, 140):
         places = " ".join(map(str, hardest[step]))
         line = f"  step {step}: places {places}   (layer 2's number {number[step]:.2f})"
