@@ -196,9 +196,9 @@ def test_check_submitted_lists_what_autograde_would_score_0_or_should_not_trust(
     problems = ma.submitted_problems(course)
     assert [line.split(":")[0] for line in problems] == [
         f"submitted/dave/lesson01/{LESSON.name}", f"submitted/erin/lesson01/{LESSON.name}",
-        f"submitted/finn/lesson01/{LESSON.stem} (1).ipynb"]
+        f"submitted/finn/lesson01/{LESSON.stem} (1).ipynb", f"submitted/finn/lesson01/{LESSON.name}"]
     assert "EXERCISES, evaluate" in problems[0] and "not the release" in problems[1]
-    assert "not a notebook of lesson01" in problems[2]
+    assert "not a notebook of lesson01" in problems[2] and "missing" in problems[3]   # under its own name
     with pytest.raises(SystemExit) as stop:
         ma.main(["--check-submitted", str(course)])
     assert stop.value.code == 1 and capsys.readouterr().out.splitlines() == problems
@@ -208,6 +208,14 @@ def test_check_submitted_lists_what_autograde_would_score_0_or_should_not_trust(
     with pytest.raises(SystemExit) as stop:
         ma.main(["--check-submitted", str(course)])
     assert stop.value.code == 0 and "every submission is a released notebook" in capsys.readouterr().out
+    # teacher's review 6, item 3: a student who handed in only some of an assignment's notebooks
+    two = tmp_path / "two"
+    ma.write_course(["00", "01"], two, assignment="week1")
+    folder = two / "submitted" / "bea" / "week1"
+    folder.mkdir(parents=True)
+    (folder / LESSON.name).write_text(graded, encoding="utf-8")
+    assert ma.submitted_problems(two) == [
+        "submitted/bea/week1/00-start-here.ipynb: missing: autograde would score its exercises 0"]
     with pytest.raises(SystemExit, match="no notebooks in submitted"):
         ma.main(["--check-submitted", str(tmp_path)])
 
@@ -219,7 +227,7 @@ def test_the_guides_greps_find_what_it_says(tmp_path):
     guide = " ".join((ROOT / "docs" / "teaching-guide.md").read_text(encoding="utf-8").split())
     (graded,) = re.findall(r"`grep -L '(\S+)' submitted/\*/\*/\*\.ipynb`", guide)
     (judge,) = re.findall(r"`grep -lE '(\S+)' submitted/\*/\*/\*\.ipynb`", guide)
-    assert "--check-submitted course" in guide and "--open week1/00-start-here.ipynb" in guide
+    assert "--check-submitted ../course" in guide and "--open week1/00-start-here.ipynb" in guide
     lessons = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))]
     assert len(lessons) == 11 and not any(graded in text or re.search(judge, text) for text in lessons)
     graded_notebooks = [p.read_text(encoding="utf-8") for p in ma.write_course(["00", "01", "02"], tmp_path)]

@@ -265,6 +265,12 @@ def submitted_problems(course: Path) -> list[str]:
                           for w in JUDGE.findall("".join(c["source"]))})
         if touched:
             problems.append(f"{where}: its code names {', '.join(touched)}: read it, it may change the judge")
+    for folder in sorted({path.parent for path in found}):        # a download gone astray scores 0 too
+        handed_in = {p.name for p in folder.glob("*.ipynb")}
+        for name in sorted(p.name for p in (course / "source" / folder.name).glob("*.ipynb")):
+            if name not in handed_in:
+                problems.append(f"{folder.relative_to(course) / name}: missing: autograde would score its "
+                                "exercises 0")
     return problems
 
 
