@@ -24,7 +24,8 @@ the package from that copy's src/, as the lessons do.
 
 lists each submitted notebook that is not the release (no graded cell: the lesson as the link opens it, which
 nbgrader scores 0 without a warning), whose name is not one of its assignment's notebooks (a browser's
-" (1)"), or whose cells touch the judge (EXERCISES, evaluate, answer_keys); exit status 1 if any.
+" (1)"), or whose cells touch the judge (EXERCISES, evaluate, answer_keys), and each of an assignment's
+notebooks missing from a student's folder; exit status 1 if any.
 """
 
 from __future__ import annotations
@@ -83,12 +84,14 @@ Written by `tools/make_assignments.py` for lessons {lessons}. An nbgrader course
   branch (beside `notebooks/`), and open it with the link: its `install_here.py` then installs the
   `attention_lab` package from that copy where it is missing, as the lessons do. Remove `solutions/` from
   that branch (`git rm -r solutions`): the links hand out the whole branch.
-- Collect the submissions into `submitted/<student>/<assignment>/`, each under its notebook's exact name
-  (browsers add " (1)" to a repeated download). Before autograding, `python
+- Students save, then download (*File › Save Notebook*, then *File › Download*: a download is the file as
+  last saved). Collect the submissions into `submitted/<student>/<assignment>/`, each under its notebook's
+  exact name (browsers add " (1)" to a repeated download). Before autograding, `python
   REPOSITORY/tools/make_assignments.py --check-submitted .` (REPOSITORY: your copy of the course) lists every
-  file that is not the release, is misnamed or touches the judge. Then `nbgrader autograde <assignment>`;
-  `nbgrader export` writes every grade to `grades.csv`; `nbgrader generate_feedback <assignment>` writes each
-  student's feedback, with al.check's hint under every exercise not yet right.
+  file that is not the release, is misnamed, is missing from a student's folder or touches the judge.
+  Then `nbgrader autograde <assignment>`; `nbgrader export` writes every grade to `grades.csv`;
+  `nbgrader generate_feedback <assignment>` writes each student's feedback, with al.check's hint under
+  every exercise not yet right.
 - Every exercise is worth {points} point: a submission scores it exactly where `al.check` says ✓.
 
 Assignments: {assignments}.
@@ -282,7 +285,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="put every lesson in this one assignment (default: lessonNN each)")
     parser.add_argument("--check-submitted", type=Path, metavar="COURSE",
                         help="instead: list the submissions in COURSE/submitted/ that autograde would "
-                             "score 0 (not the release, or misnamed) or that touch the judge")
+                             "score 0 (not the release, misnamed, or missing) or that touch the judge")
     args = parser.parse_args(argv)
     if args.check_submitted is not None:
         try:
