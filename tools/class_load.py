@@ -42,6 +42,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import lab_session
 import launch_links
 from git_server import serve, teacher_repository
 
@@ -144,7 +145,7 @@ c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = "{homes}/{{username}}"
 c.Spawner.cmd = [{str(Path(sys.executable).parent / 'jupyterhub-singleuser')!r}]
 c.Spawner.args = ["--LabApp.app_settings_dir={ROOT / 'binder' / 'lab-settings'}",
-                  "--ServerApp.allow_root=True"]
+                  "--ServerApp.allow_root=True", {lab_session.NO_NBGRADER_SERVER!r}]
 c.Spawner.environment = {env!r}
 c.Spawner.start_timeout = {timeout}
 c.Spawner.http_timeout = {timeout}

@@ -32,6 +32,15 @@ README_LAB_FLAGS = [f"--LabApp.app_settings_dir={ROOT / 'binder' / 'lab-settings
 IMAGE_SETTINGS = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
 
 
+# nbgrader (a test tool: tools/make_assignments.py) puts four server extensions into every JupyterLab of the
+# README's install. The students' image has none of them, and the lessons never use them; a test's server
+# starts without them, as in the image. Each costs start-up time, and once nbgrader's JupyterLab extension
+# has called them (JupyterLab with no settings folder loads it), the server hangs on SIGTERM for over 20 s.
+NO_NBGRADER_SERVER = ("--ServerApp.jpserver_extensions={" + ", ".join(
+    f"'nbgrader.server_extensions.{name}': False"
+    for name in ("formgrader", "assignment_list", "course_list", "validate_assignment")) + "}")
+
+
 def lab_flags() -> list[str]:
     """JupyterLab's flags here: the image's own settings where it has them, else the README's."""
     return [] if IMAGE_SETTINGS.exists() else README_LAB_FLAGS
@@ -68,8 +77,8 @@ def copy_repository(dest: Path) -> None:
 def jupyterlab(root: Path | None = None, base_url: str = "/", flags: list[str] | None = None,
                python: Path | str = sys.executable, environ: dict[str, str] | None = None):
     """Start JupyterLab on a copy of the repo (or on `root`, as it is) at `base_url`, with the README's
-    flags (or `flags`), run by `python` (its kernels too) with `environ` (default: this process's);
-    yields (address, root_dir); stops it afterwards."""
+    flags (or `flags`) and no nbgrader server extension (NO_NBGRADER_SERVER), run by `python` (its
+    kernels too) with `environ` (default: this process's); yields (address, root_dir); stops it afterwards."""
     with tempfile.TemporaryDirectory(prefix="attention-lab-") as tmp:
         tmp = Path(tmp)
         copy = Path(root) if root is not None else tmp / "repo"
@@ -86,7 +95,8 @@ def jupyterlab(root: Path | None = None, base_url: str = "/", flags: list[str] |
              "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
              "--IdentityProvider.token=", "--ServerApp.password=", "--ServerApp.allow_root=True",
              "--ServerApp.disable_check_xsrf=True", f"--ServerApp.root_dir={copy}",
-             f"--ServerApp.base_url={base_url}", *(lab_flags() if flags is None else flags)],
+             f"--ServerApp.base_url={base_url}", NO_NBGRADER_SERVER,
+             *(lab_flags() if flags is None else flags)],
             cwd=copy, env=env, stdout=log, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
         status = f"{base}{base_url.rstrip('/')}/api/status"

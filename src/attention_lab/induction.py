@@ -491,6 +491,7 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
     label1 = f"  places 1-{keys[-1]} (where the keys of an induction head can lie):"
     label2 = f"  places {places_text(q_seen)} (whose next token came after that copy too):"
     label3 = "  the places they look at hardest:"
+    nbsp = "\N{NO-BREAK SPACE}"          # a list of places wraps as a whole in a narrow column, never inside
     width = max(len(label1), len(label2)) + 1
 
     def describe(values, r):
@@ -502,8 +503,8 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
                 f"{label1:{width}}{r['layer1'][keys, keys - 1].mean():.2f}   (spread evenly: {even1:.2f})\n"
                 f"layer 2, mean weight on the token after the earlier copy of the query's token,\n"
                 f"{label2:{width}}{r['layer2'][q_seen, k_seen].mean():.2f}   (spread evenly: {even2:.2f})\n"
-                f"{label3:{width}}{' '.join(map(str, hardest_keys(r['layer2'], q_seen)[0]))}   "
-                f"(after the earlier copy: {' '.join(map(str, k_seen))})")
+                f"{label3:{width}}{nbsp.join(map(str, hardest_keys(r['layer2'], q_seen)[0]))}   "
+                f"(after the earlier copy: {nbsp.join(map(str, k_seen))})")
 
     steps = np.arange(len(run.second_losses))
     panels = [Panel("layer1", words, words, "weights", "layer 1 (previous token?)", "key token",

@@ -417,7 +417,9 @@ def test_explorer_prints_layer_1_where_it_is_needed_and_the_even_spread():
 
 def test_explorer_prints_where_layer_2_looks_hardest():
     """The readout's last line: from each of places 8-11, the key layer 2 gives its largest weight (read
-    here straight from the attention, row by row), beside the key after the earlier copy (from the draw)."""
+    here straight from the attention, row by row), beside the key after the earlier copy (from the draw).
+    Each list is joined by no-break spaces: a narrow column wraps it as a whole, never inside it."""
+    nbsp = "\N{NO-BREAK SPACE}"
     run = induction(0)["run"]
     probe = data()[4]
     a, b, q = probe_copies()
@@ -426,8 +428,8 @@ def test_explorer_prints_where_layer_2_looks_hardest():
         A2 = al.induction_attention(w, probe, CFG)[1, 0, 0]
         mine = [int(np.argmax(A2[i])) for i in q]
         text = ex.describe({"step": step}, ex.compute({"step": step}))
-        assert f"look at hardest:{' ' * 27}{' '.join(map(str, mine))}   (after the earlier copy: " \
-               f"{' '.join(str(i - (b - a) + 1) for i in q)})" in text, (step, text)
+        assert f"look at hardest:{' ' * 27}{nbsp.join(map(str, mine))}   (after the earlier copy: " \
+               f"{nbsp.join(str(i - (b - a) + 1) for i in q)})" in text, (step, text)
 
 
 def A2_at(run, step, probe):
