@@ -2,6 +2,7 @@
 
 import dataclasses
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -148,3 +149,23 @@ def test_a_forward_read_back_is_the_computed_one(real_model, memo, monkeypatch):
         assert all(np.array_equal(a, b) for a, b in zip(got, computed_streams, strict=True))
     knocked, _ = rm.forward_unchecked(real_model, ids, knock={16: [0]})              # another key: computed
     assert not np.array_equal(knocked, computed) and len(list(memo.glob("forward-*.pickle"))) == 2
+
+
+def test_seeds_trained_together_share_each_run_with_a_seed_trained_alone(memo, monkeypatch):
+    """train_induction_seeds keeps each seed's run under the key train_induction uses: a seed this run already
+    has is read back (here a marked copy), the others are trained together, and each is the run alone."""
+    cfg = al.InductionConfig()
+    al.train_induction(cfg, steps=6, batch=4, seed=2)
+    (kept,) = memo.glob("train_induction-*.pickle")
+    marked = al.train_induction(cfg, steps=6, batch=4, seed=2)
+    marked.losses[:] = -1.0                                          # what no training gives
+    kept.write_bytes(pickle.dumps(marked))
+    runs = al.train_induction_seeds(cfg, [1, 2, 3], steps=6, batch=4)
+    assert (runs[1].losses == -1.0).all(), "seed 2 was trained again instead of read back"
+    assert len(list(memo.glob("train_induction-*.pickle"))) == 3
+    assert al.train_induction(cfg, steps=6, batch=4, seed=3).losses.tolist() == runs[2].losses.tolist()
+    monkeypatch.delenv(run_memo.ENV)
+    for seed, run in ((1, runs[0]), (3, runs[2])):
+        alone = al.train_induction(cfg, steps=6, batch=4, seed=seed)
+        assert np.array_equal(run.losses, alone.losses)
+        assert all(np.array_equal(run.params[k], alone.params[k]) for k in alone.params)

@@ -38,7 +38,7 @@ from .explorer_kit import Control, Explorer, Panel
 from .heads import concat_heads_unchecked, split_heads_unchecked
 from .masks import causal_mask_unchecked
 from .matrix import attention_unchecked, default_scale, log_softmax_unchecked
-from .run_memo import once
+from .run_memo import once_each
 from .training import (
     adam_step,
     as_rng,
@@ -351,9 +351,7 @@ def train_induction(cfg: InductionConfig, steps: int = 600, batch: int = 32, lr:
     """Adam (β₁ = 0.9, β₂ = 0.999, ε = 1e-8) on fresh batches of repeated-segment sequences;
     a copy of the weights before each step in `snapshots` (step 0 = untrained, `steps` = the end).
     The run of train_induction_seeds with this one seed."""
-    seed = as_count(seed, "seed", minimum=0)
-    return once("train_induction", (cfg, seed, steps, batch, lr, snapshots),     # once per test run
-                lambda: train_induction_seeds(cfg, [seed], steps, batch, lr, snapshots)[0])
+    return train_induction_seeds(cfg, [as_count(seed, "seed", minimum=0)], steps, batch, lr, snapshots)[0]
 
 
 @on_one_blas_thread
@@ -362,11 +360,19 @@ def train_induction_seeds(cfg: InductionConfig, seeds: Sequence[int], steps: int
     """train_induction(cfg, seed=s, ...) for every seed s in `seeds`, trained side by side: every weight
     carries a leading seed axis, and each step runs the forward pass, the backward pass and Adam once for
     all seeds (each seed on its own batches, from its own data stream). Each run is the one
-    train_induction returns with that seed, to the last bit."""
+    train_induction returns with that seed, to the last bit. In a test run, each seed's run is made once and
+    shared (run_memo), whether it was asked for alone or with other seeds."""
     cfg = _config(cfg)
     seeds = as_seeds(seeds)
     steps, batch = as_count(steps, "steps"), as_count(batch, "batch")
     lr, keep = learning_rate(lr, "0.01"), snapshot_steps(snapshots, steps)
+    return once_each("train_induction", [(cfg, seed, steps, batch, lr, tuple(keep)) for seed in seeds],
+                     lambda missing: side_by_side(cfg, [seeds[i] for i in missing], steps, batch, lr, keep))
+
+
+def side_by_side(cfg: InductionConfig, seeds: list[int], steps: int, batch: int, lr: float,
+                 keep: list[int]) -> list[InductionRun]:
+    """train_induction_seeds with its arguments checked: one batched run of every seed."""
     inits = [init_induction(cfg, seed) for seed in seeds]
     p = {k: np.stack([w[k] for w in inits]) for k in cfg.names()}     # (S, rows, cols) each
     rngs = [np.random.default_rng(seed + 1) for seed in seeds]        # the data, apart from the weights

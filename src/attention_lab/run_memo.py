@@ -15,6 +15,7 @@ changed during the run) and each of mutmut's mutants have results of their own.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle
@@ -64,29 +65,54 @@ def package_files() -> tuple:
     return tuple((str(f), (s := f.stat()).st_size, s.st_mtime_ns) for f in sorted(here.glob("*.py")))
 
 
-def once(name: str, key: tuple, compute: Callable[[], T]) -> T:
-    """compute() for this name and key: run once per test run and shared (see the module's docstring)."""
+def once_each(name: str, keys: list, compute: Callable[[list[int]], list[T]]) -> list[T]:
+    """One result per key, each shared as `once` shares it: the keys this run already has are read back,
+    and compute(indices) makes the others together (e.g. seeds trained side by side), in that order."""
     where = folder()
     if where is None or not package_untouched():
-        return compute()
+        return compute(list(range(len(keys))))
     try:
-        blob = pickle.dumps((name, key, package_files(), os.environ.get("MUTANT_UNDER_TEST")), protocol=5)
+        paths = [where / f"{name}-{digest(name, key)}.pickle" for key in keys]
     except (pickle.PicklingError, TypeError, AttributeError):
-        return compute()              # a key that cannot be written down is not shared
+        return compute(list(range(len(keys))))    # a key that cannot be written down is not shared
     import fcntl  # POSIX: the test run's platform (a student never gets here)
 
-    path = where / f"{name}-{hashlib.sha256(blob).hexdigest()[:40]}.pickle"
-    with open(path.with_suffix(".lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)                # the second asker waits for the first's result
-        if path.exists():
-            with open(path, "rb") as f:
-                return pickle.load(f)
-        result = compute()
-        part = path.with_suffix(f".{os.getpid()}.part")
-        try:
-            with open(part, "wb") as f:
-                pickle.dump(result, f, protocol=5)
-            part.replace(path)
-        except (OSError, pickle.PicklingError, TypeError, AttributeError):   # a full disk, an odd result:
-            part.unlink(missing_ok=True)                                    # the next asker computes it
-        return result
+    with contextlib.ExitStack() as held:
+        for path in sorted(set(paths)):            # in one order, so that two askers never wait on each other
+            lock = held.enter_context(open(path.with_suffix(".lock"), "a"))
+            fcntl.flock(lock, fcntl.LOCK_EX)       # a later asker waits for the first one's results
+        results: list = [None] * len(keys)
+        missing = []
+        for i, path in enumerate(paths):
+            if path.exists():
+                with open(path, "rb") as f:
+                    results[i] = pickle.load(f)
+            else:
+                missing.append(i)
+        if missing:
+            for i, result in zip(missing, compute(missing), strict=True):
+                results[i] = result
+                keep(paths[i], result)
+        return results
+
+
+def digest(name: str, key: tuple) -> str:
+    """The file name of a result: its name, its key, the package's files and mutmut's mutant."""
+    blob = pickle.dumps((name, key, package_files(), os.environ.get("MUTANT_UNDER_TEST")), protocol=5)
+    return hashlib.sha256(blob).hexdigest()[:40]
+
+
+def keep(path: Path, result) -> None:
+    """Write a result where later askers read it (whole or not at all)."""
+    part = path.with_suffix(f".{os.getpid()}.part")
+    try:
+        with open(part, "wb") as f:
+            pickle.dump(result, f, protocol=5)
+        part.replace(path)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):   # a full disk, an odd result:
+        part.unlink(missing_ok=True)                                    # the next asker computes it
+
+
+def once(name: str, key: tuple, compute: Callable[[], T]) -> T:
+    """compute() for this name and key: run once per test run and shared (see the module's docstring)."""
+    return once_each(name, [key], lambda missing: [compute()])[0]

@@ -24,7 +24,6 @@ import re
 
 import numpy as np
 import pytest
-from explorer_registry import lesson_07_run
 from lesson07_cells import guide_lesson_07, screen, words
 
 import attention_lab as al
@@ -108,11 +107,35 @@ def content(seed):
             "looked": (looked == held_max).mean()}
 
 
+# the lesson's three runs with a training seed: section 4's (its weights kept every 20 steps), and section 8's
+# with one layer and with the fixed offset
+KINDS = {"two layers": (CFG, range(0, STEPS + 1, 20)), "one layer": (al.InductionConfig(n_layers=1), ()),
+         "fixed offset": (al.InductionConfig(fixed_offset=True), ())}
+
+
+@functools.cache
+def side_by_side(kind: str) -> dict:
+    """One kind of run for every seed of SEEDS, trained together (al.train_induction_seeds: each seed's run is
+    the one-seed run to the last bit, tests/test_induction.py) and shared with the test run's other processes
+    under the one-seed run's key (run_memo): the lesson's kernels and lesson_07_run read them back."""
+    cfg, snapshots = KINDS[kind]
+    return dict(zip(SEEDS, al.train_induction_seeds(cfg, SEEDS, steps=STEPS, batch=32, lr=0.01,
+                                                    snapshots=snapshots)))
+
+
+def trained(kind: str, seed: int) -> al.InductionRun:
+    """The run of `kind` with `seed`: from the seeds trained together, or alone for another seed."""
+    if seed in SEEDS:
+        return side_by_side(kind)[seed]
+    cfg, snapshots = KINDS[kind]
+    return al.train_induction(cfg, steps=STEPS, batch=32, lr=0.01, seed=seed, snapshots=snapshots)
+
+
 def two_layer(seed):
-    """Section 4's run, trained with `seed`, its weights kept every 20 steps (once per process: the explorer
-    tests of this worker share it, tools/explorer_registry.py)."""
+    """Section 4's run, trained with `seed`, its weights kept every 20 steps: the run lesson_07_run trains
+    (tools/explorer_registry.py, for the explorer tests), which reads it back."""
     assert STEPS == 1200 and CFG == al.InductionConfig()          # the run lesson_07_run trains
-    return lesson_07_run(seed)
+    return trained("two layers", seed)
 
 
 @functools.cache
@@ -136,14 +159,14 @@ def induction(seed):
         "keys": {"keys_from_tokens": True}, "queries": {"queries_from_tokens": True},
         "values": {"values_from_tokens": True}}.items()}
     one_cfg = al.InductionConfig(n_layers=1)
-    run_one = al.train_induction(one_cfg, steps=STEPS, batch=32, lr=0.01, seed=seed)
+    run_one = trained("one layer", seed)
     m["one"] = al.induction_loss(run_one.params, held, one_cfg)
     E, W = run.params["E"], run.params
     query = E @ W["W_q2"]
     m["diagonal"] = [(M.argmax(axis=1) == np.arange(24)).mean()
                      for M in (query @ (E @ W["W_v1"] @ W["W_O1"] @ W["W_k2"]).T, query @ (E @ W["W_k2"]).T)]
     fixed = al.InductionConfig(fixed_offset=True)
-    run_fixed = al.train_induction(fixed, steps=STEPS, batch=32, lr=0.01, seed=seed)
+    run_fixed = trained("fixed offset", seed)
     ids_f, _, second_f = al.repeated_batch(stream(100), 500, fixed)
     m["fixed"] = (al.induction_loss(run_fixed.params, ids_f, fixed)[second_f].mean(),
                   al.induction_loss(run_fixed.params, held, fixed)[second].mean(),
