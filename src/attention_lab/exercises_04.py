@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import Choice, Exercise, Trial
+from .checks import Choice, Exercise, Trial, read_numbers
 from .judging import as_numbers, hinted, judge_fix, run_student, still_planted
 from .masks import causal_mask
 from .matrix import default_scale, scaled_dot_product_attention, softmax
@@ -30,8 +30,13 @@ def _design_04():
     Q, K, V = (rng.standard_normal((6, 3)) for _ in range(3))
     wrong = {"causal only": _packed(blocks=False), "blocks only": _packed(causal=False),
              "upper triangle": _packed().T, "inverted": ~_packed()}
+    additive = np.where(_packed(), 0.0, -np.inf)             # PyTorch's float attn_mask: added to the scores
 
     def judge(answer):
+        got = read_numbers(answer)
+        if not isinstance(got, str) and got.shape == (6, 6) and not np.isnan(got).any() \
+                and ((got == 0) | (got <= -1)).all() and (got == 0).any() and (got < 0).any():
+            return "additive float mask"     # 0 where allowed, -inf (or a large negative number) where masked
         M = as_numbers(answer, (6, 6), "a mask")
         if isinstance(M, str):
             return M
@@ -59,7 +64,7 @@ def _design_04():
                 "of its own sentence, nothing else.")
 
     return Trial("04.2", "Design the mask for two sentences packed into one sequence of 6.", "design",
-                 _packed, judge, hinted(wrong, {
+                 _packed, judge, hinted({**wrong, "additive float mask": additive}, {
         "causal only": "the future is hidden, but the second sentence still sees the first: "
                        "combine with a block mask (`&`) that keeps each sentence to itself.",
         "blocks only": "each sentence keeps to itself, but sees its own future: combine with the "
@@ -69,6 +74,9 @@ def _design_04():
         "inverted": "your mask is the exact opposite: True where a token must not look. That is "
                     "PyTorch's convention (nn.MultiheadAttention: True = masked); here True means "
                     "'may look'.",
+        "additive float mask": "that is an additive float mask, added to the scores (0 = allowed, -inf "
+                               "or a large negative number = masked: PyTorch's float `attn_mask`). Here "
+                               "the mask is boolean, True = may look: `yours == 0` turns yours into one.",
     }))
 
 

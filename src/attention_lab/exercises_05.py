@@ -275,6 +275,11 @@ def lesson05():
                             "your second pair turned with w_1 = 1/100 (base 10000 gives that, and so "
                             "does 100^(-1)); with base 100 and d = 4, w_1 = 100^(-2·1/4) = "
                             "100^(-1/2) = 1/10."),
+            "w_1 = 10^(-1/2)": (lambda: both(w1=10 ** -0.5),
+                                "your second pair turned with w_1 = 100^(-1/4) ≈ 0.316 (the 2 of "
+                                "100^(-2i/4) left out), or with base 10 as in the lesson's sections "
+                                "(10^(-2·1/4), the same number). Here the base is 100: w_1 = "
+                                "100^(-2·1/4) = 1/10."),
             "one pair": (lambda: both(w1=0.0),
                          "only your first pair turned: the second pair (entries 2 and 3) turns too, "
                          "by the position times w_1 = 1/10."),

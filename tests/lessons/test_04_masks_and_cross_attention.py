@@ -21,6 +21,7 @@ from lesson_helpers import (
     run_lesson,
     sm,
     softmax_rows,
+    stored_output,
 )
 
 import attention_lab as al
@@ -318,3 +319,40 @@ def test_04_3_a_changed_function_with_the_planted_numbers_is_told_why():
     result = al.EXERCISES["04.3"].evaluate(masked_weights)
     assert result.status == "mistake" and result.mistake == "planted numbers", result
     assert "exp(0) = 1" in result.message and "-inf" not in result.message, result.message
+
+
+# ---------- review round 11: the -1e9 fill in half precision; 04.2's additive float mask ----------
+def test_04_s2_says_minus_1e9_is_minus_inf_in_float16():
+    """Review round 11, 04.1: "a -1e9 fill avoids the NaN" holds in float64 and float32, not in float16,
+    where the largest number is 65504: -1e9 becomes -inf and an all-masked row is NaN again (so libraries
+    fill with the dtype's most negative finite number). By hand: float16's range, the cast, the row."""
+    assert float(np.finfo(np.float16).max) == 65504.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        row = np.full(3, -1e9).astype(np.float16)
+        e = np.exp(row - row.max())
+    assert np.isneginf(row).all() and np.isnan(e / e.sum()).all()
+    assert np.isfinite(np.float16(np.finfo(np.float16).min))          # the dtype's own fill stays finite
+    text = prose("04", "s2")
+    assert "float16" in text and "65504" in text and "torch.finfo(dtype).min" in text
+    printed = stored_output("04", "s2-trap")
+    assert "all -1e9 in float16: [-inf -inf -inf] -> [nan nan nan]" in printed
+    assert "(largest float16: 65504)" in printed
+
+
+def test_04_2_an_additive_float_mask_is_named_and_its_hint_leads_to_the_boolean_mask():
+    """Review round 11, 04.2: PyTorch's float attn_mask (0 = allowed, -inf = masked) was told "contains
+    NaN or inf", and its finite form (-1e9) "a mask holds True/False": one step the wrong way. Written by
+    hand: the packed mask, its additive forms; the hint's `yours == 0` then passes."""
+    right = np.zeros((6, 6), dtype=bool)
+    for start in (0, 3):
+        for i in range(start, start + 3):
+            right[i, start:i + 1] = True
+    for fill in (-np.inf, -1e9, -1e4, np.finfo(np.float32).min):
+        yours = np.where(right, 0.0, fill)
+        result = al.EXERCISES["04.2"].evaluate(yours)
+        assert result.mistake == "additive float mask", (fill, result.message)
+        assert "attn_mask" in result.message and "yours == 0" in result.message
+        assert al.EXERCISES["04.2"].evaluate(yours == 0).status == "correct"
+    causal_only = np.where(np.tril(np.ones((6, 6), dtype=bool)), 0.0, -np.inf)   # wrong, and additive
+    assert al.EXERCISES["04.2"].evaluate(causal_only).mistake == "additive float mask"
+    assert al.EXERCISES["04.2"].evaluate(causal_only == 0).mistake == "causal only"

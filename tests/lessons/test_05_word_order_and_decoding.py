@@ -8,11 +8,12 @@ names the cell or guide section whose sentence it checks. Shared helpers: tests/
 """
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 from handed_out import HANDED_OUT, check_as_handed_out
-from lesson_helpers import cell_text, explorer, lesson_cells, move, run_lesson, sm
+from lesson_helpers import cell_text, explorer, lesson_cells, move, run_lesson, sm, stored_output
 
 import attention_lab as al
 
@@ -381,7 +382,8 @@ def test_05_runs_with_seeds_a_student_might_pick(monkeypatch):
     (printed,) = [o["text"] for c in nb.cells if c.get("id") == "s4-code" for o in c.outputs
                   if o.get("name") == "stdout"]
     after, before = re.findall(r"\): (-?\d+\.\d+)", printed)[:2]
-    assert after != before
+    (difference,) = re.findall(r"difference: ([-+][\d.e+-]+)\n", printed)
+    assert after != before and float(difference) != 0
 
 
 # ---------- the debug function as handed out: what to look for, not the fix, and no attempt --------------
@@ -409,3 +411,95 @@ def test_05_3_a_changed_function_with_the_planted_numbers_is_told_why():
     result = al.EXERCISES["05.3"].evaluate(decode)
     assert result.status == "mistake" and result.mistake == "planted numbers", result
     assert "one and the same query" in result.message and "before the loop" in result.message, result.message
+
+
+# ---------- review round 11: the RoPE corners on screen, 05.4's base-10 slip, the block's conventions ---
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def rope_corners_by_hand(seed: int) -> tuple[float, float]:
+    """Section 4's corners (q at 0 with k at 9, q at 9 with k at 0) with RoPE written as complex numbers:
+    pair i = (2i, 2i+1) is x + iy, turned by e^(i p w_i), w_i = 10000^(-2i/8); q · k is
+    Re(sum z_q conj(z_k))."""
+    rng = np.random.default_rng(seed)
+    q, k = rng.standard_normal(8), rng.standard_normal(8)
+    w = 10000.0 ** (-2 * np.arange(4) / 8)
+    zq, zk = q[0::2] + 1j * q[1::2], k[0::2] + 1j * k[1::2]
+    def score(m, n):
+        return float(np.real(np.sum(zq * np.exp(1j * m * w) * np.conj(zk * np.exp(1j * n * w)))))
+    return score(0, 9), score(9, 0)
+
+
+def test_05_rope_corners_print_a_difference_that_never_shows_as_0_and_the_counts_are_honest():
+    """Review round 11, 05.1: "their scores differ" was not always visible: the figure's one-decimal labels
+    look alike on 17 of seeds 0-499 (seed 68: 4.51 and 4.53), the printed two decimals on seed 471
+    (-4.31 twice). The cell prints the difference to 3 significant digits, which is 0 only if the scores
+    are equal; the held-out file and the cell count both on seeds 16-515, by hand here."""
+    code = lesson_cells("05")["s4-code"]
+    (spec,) = re.findall(r"difference: \{S_rope\[0, 9\] - S_rope\[9, 0\]:([^}]+)\}", code)
+    a, b = rope_corners_by_hand(471)
+    assert f"{a:.2f}" == f"{b:.2f}" == "-4.31" and format(a - b, spec).strip("+-") != "0"
+    assert format(3e-7, spec) != format(0.0, spec)                        # significant digits, not places
+    corners = [rope_corners_by_hand(s) for s in range(16, 516)]
+    shown = sum(format(a - b, spec).strip("+-") != "0" for a, b in corners)
+    one_decimal = sum(f"{a:.1f}" != f"{b:.1f}" for a, b in corners)
+    assert (shown, one_decimal) == (500, 483)
+    assert sum(f"{a:.1f}" != f"{b:.1f}" for a, b in map(rope_corners_by_hand, range(500))) == 483  # reviewer
+    held = (ROOT / "docs" / "held-out" / "05.md").read_text(encoding="utf-8")
+    assert "--seeds 16-515" in held
+    assert re.search(r"\| difference_shown \|[^\n]*\| 500 of 500 \| - \|", held)
+    assert re.search(r"\| figure_corners_differ \|[^\n]*\| 483 of 500 \|", held)
+    folded_code = " ".join(code.split())
+    assert "further seeds 16-515: the difference was never 0" in folded_code
+    assert "the figure's corners differed on 483 of 500" in folded_code
+    assert "16 of 16" not in folded_code
+    (a0, b0), (a4, b4) = rope_corners_by_hand(0), rope_corners_by_hand(4)
+    assert f"seed 0: {a0:.3f} and {b0:.3f}, difference {a0 - b0:+.3g}" in folded_code
+    assert f"seed 4: {a4:.3f} and {b4:.3f}, difference {a4 - b4:+.3g}" in folded_code
+    assert f"difference: {a0 - b0:+.3g}" in stored_output("05", "s4-code")
+    assert "one decimal" in folded("w05-rope-how") and "printed difference" in folded("w05-rope-how")
+
+
+def test_05_4_base_10_or_a_dropped_factor_2_is_named():
+    """Review round 11, 05.2: base 10 (the lesson's own sections) and w_i = base^(-i/d) both turn the second
+    pair by w_1 = 10^(-1/2) and got only the generic message. By hand: both slips give [0.6715, -0.6715]."""
+    def scores(w1):
+        def turn(v, p):
+            out = v.copy()
+            for i, w in enumerate((1.0, w1)):
+                c, s = np.cos(p * w), np.sin(p * w)
+                out[2 * i], out[2 * i + 1] = c * v[2 * i] - s * v[2 * i + 1], s * v[2 * i] + c * v[2 * i + 1]
+            return out
+        q, k = np.array([1.0, 0.0, 0.0, 1.0]), np.array([0.0, 1.0, 1.0, 0.0])
+        return [float(turn(q, 2) @ turn(k, 5)), float(turn(q, 5) @ turn(k, 2))]
+
+    for w1 in (10 ** (-2 * 1 / 4), 100 ** (-1 / 4)):          # base 10; base 100 without the factor 2
+        got = scores(w1)
+        assert np.round(got, 4).tolist() == [0.6715, -0.6715]
+        for answer in (got, np.round(got, 3)):
+            result = al.EXERCISES["05.4"].evaluate(answer)
+            assert result.mistake == "w_1 = 10^(-1/2)", result.message
+            assert "100^(-1/4)" in result.message and "base 10" in result.message and "1/10" in result.message
+    assert al.EXERCISES["05.4"].evaluate(scores(0.1)).status == "correct"
+
+
+def test_05_block_conventions_name_what_gpt2_and_llama_use_instead():
+    """Review round 11, 05.3: the block's LayerNorm and ReLU feed-forward are this lesson's simplification;
+    GPT-2 uses GELU, LLaMA-style models RMSNorm and a gated SwiGLU network."""
+    text = folded("s8")
+    assert "GPT-2's feed-forward network uses GELU" in text and "Hendrycks & Gimpel 2016" in text
+    assert "RMSNorm (Zhang & Sennrich 2019" in text and "SwiGLU" in text and "Shazeer 2020" in text
+
+
+def test_05_guide_misconception_row_keeps_the_mask_caveat():
+    """Review round 11, 05.4: the guide's row "Attention knows the order of the words" lost the lesson's
+    caveat: rows only trade places without a mask (the explorer has none: cats, at place 0, gives weight
+    to the later words), and a causal mask already breaks the symmetry (05.1)."""
+    ex = explorer("05 position_explorer (")
+    assert (move(ex, "shift", 0)["none"][0, 1:] > 0.1).all()              # no causal mask in the explorer
+    guide = " ".join((ROOT / "docs" / "teaching-guide.md").read_text(encoding="utf-8").split())
+    (row,) = [line for line in guide.split("| \"Attention knows the order of the words.\" |")[1:]]
+    answer = row.split(" | ")[1]
+    assert answer.startswith("Without a mask (the explorer has none) and without positions, rows 0 and 2 "
+                             "only trade places")
+    assert "a causal mask already breaks the symmetry (05.1)" in answer.split("|")[0]

@@ -1,4 +1,4 @@
-"""Lesson 05's one claim about a draw: the RoPE figure's two corners (ROPE_SEED).
+"""Lesson 05's claims about a draw: the RoPE figure's two corners (ROPE_SEED), as printed and as labelled.
 
 The lesson's other draws (ORDER_SEED, TABLE_SEED, BLOCK_SEED) carry no claim that depends on the draw:
 every assert after them is an identity (permutation equivariance, LayerNorm of a flat row, a silent
@@ -15,7 +15,9 @@ SEED_NAMES = ("ROPE_SEED",)
 SHOWN = (0, 4)                 # the lesson shows seed 0 and quotes seed 4's corners
 
 CLAIMS = {
-    "corners_differ": "the figure's two corners (offset +9 and -9), printed to one decimal, differ",
+    "difference_shown": "the printed difference of the corners (offset +9 minus -9, 3 significant digits) "
+                        "is not 0",
+    "figure_corners_differ": "the figure's two corners (offset +9 and -9), labelled to one decimal, differ",
 }
 
 
@@ -25,4 +27,5 @@ def measure(seed: int) -> dict[str, bool]:
     q, k = rng.standard_normal(8), rng.standard_normal(8)
     pos = np.arange(10)
     S = al.rope(np.tile(q, (10, 1)), pos) @ al.rope(np.tile(k, (10, 1)), pos).T
-    return {"corners_differ": f"{S[0, 9]:.1f}" != f"{S[9, 0]:.1f}"}
+    return {"difference_shown": f"{S[0, 9] - S[9, 0]:+.3g}" not in ("+0", "-0"),
+            "figure_corners_differ": f"{S[0, 9]:.1f}" != f"{S[9, 0]:.1f}"}
