@@ -104,6 +104,61 @@ def test_printout_problems_allows_rounding_but_not_real_slips():
     assert al.printout_problems([2.0, 1.0, 0.0], [0.68, 0.25, 0.1]) == ["the weights sum to 1.03, not 1"]
 
 
+def test_printout_problems_reads_masked_scores():
+    """Review round 11, item 2: a decoder's printout (causal mask) is judged on the scores the softmax saw,
+    -inf at each masked key; a masked key needs weight 0 and is left out of the order and tie checks."""
+    S = np.array([[1.0, 2.0], [1.0, 2.0]])                             # the raw scores Q Kᵀ
+    masked = np.where(np.tril(np.ones((2, 2), dtype=bool)), S, -np.inf)
+    W = np.round(plain_softmax(masked), 3)                              # [[1, 0], [0.269, 0.731]]
+    assert np.array_equal(W, [[1.0, 0.0], [0.269, 0.731]])
+    kept = masked.copy()
+    assert al.printout_problems(masked, W) == []
+    assert np.array_equal(masked, kept)                                 # the caller's -inf stays
+    assert al.printout_problems(np.where(np.isinf(masked), -1e9, S), W) == []   # a finite fill too
+    # the raw scores give the order finding, and it says what to pass
+    raw = al.printout_problems(S, W)
+    assert len(raw) == 1 and "row 0: key 0 scores 1 and key 1 2" in raw[0]
+    assert "if key 1 was masked, pass the masked scores: -inf at each masked key" in raw[0]
+    # a masked key with weight: found; masked keys never enter the tie check
+    assert al.printout_problems(masked, [[0.9, 0.1], [0.269, 0.731]]) == [
+        "row 0: key 1 is masked (score -inf) but has weight 0.1, not 0"]
+    assert al.printout_problems([1.0, -np.inf, -np.inf], [1.0, 0.0, 0.0]) == []
+
+
+def test_printout_problems_refuses_what_no_softmax_saw():
+    for bad, says in (([np.nan, 1.0], "scores contain nan: expected finite numbers, or -inf at a masked key"),
+                      ([np.inf, 1.0], "scores contain inf: expected finite numbers, or -inf at a masked key"),
+                      ([-np.inf, -np.inf], "scores is -inf at every key")):
+        with pytest.raises(ValueError, match=says):
+            al.printout_problems(bad, [0.5, 0.5])
+    with pytest.raises(ValueError, match="row 1 of scores is -inf at every key"):
+        al.printout_problems([[0.0, 1.0], [-np.inf, -np.inf]], [[0.27, 0.73], [0.5, 0.5]])
+    with pytest.raises(ValueError, match=r"tol is -0\.005: expected a finite number >= 0"):
+        al.printout_problems([1.0, 1.0], [0.5, 0.5], tol=-0.005)
+
+
+def test_printout_problems_tol_is_half_a_unit_of_the_printouts_last_digit():
+    """Review round 11, item 2: weights 0.003 apart on equal scores pass at 2 decimals' tol (5e-3), not at
+    4 decimals' (5e-5), where printing equal weights cannot put them 0.003 apart."""
+    scores, row = [0.7, 0.7, 0.0], [0.4155, 0.4185, 0.1660]
+    assert al.printout_problems(scores, row) == []
+    assert al.printout_problems(scores, row, tol=5e-5) == [
+        "keys 0 and 1 have equal scores (0.7) but weights 0.4155 and 0.4185"]
+
+
+def test_rounding_limit_is_the_larger_of_float32_and_half_a_unit():
+    """Review round 11, item 1: 1e-6 x the printout's largest number, or half a unit in its last printed
+    digit, whichever is larger (by hand: 0.5 x 10^-2 = 0.005 > 1e-6 x 0.40)."""
+    assert al.rounding_limit([0.36, 0.40, 0.24], 2) == 0.005
+    assert al.rounding_limit(1.0, 1) == 0.05
+    assert al.rounding_limit([-6.288555, -13.573791], None) == pytest.approx(1.3573791e-5)
+    assert al.rounding_limit([-13.573791], 6) == pytest.approx(1.3573791e-5)   # float32's limit is larger
+    with pytest.raises(ValueError, match="decimals is -1: expected a whole number >= 0"):
+        al.rounding_limit([1.0], -1)
+    with pytest.raises(TypeError, match=r"decimals is 2\.0 of type float: expected a whole number"):
+        al.rounding_limit([1.0], 2.0)
+
+
 # lesson 01.3: the judge at its threshold
 
 

@@ -495,6 +495,7 @@ CASES = [
     ("10.2", (np.floor(np.abs(_q102) * 100) / 100 * np.sign(_q102))
      @ (np.floor(np.abs(_k102) * 100) / 100 * np.sign(_k102)),
      "cut off", "rounds them"),
+    ("10.2", np.array([1.371, -3.702, 2.628]) @ np.array([4.04, 1.37, -2.36]), None, "rounded k only"),
     ("10.3", _IMPLIED103, "implied only", "subtract"),
     ("10.3", _REAL103, "real only", "minus these"),
     ("10.3", _REAL103 - _IMPLIED103, "signs flipped", "signs are flipped"),

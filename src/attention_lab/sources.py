@@ -13,17 +13,35 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import as_array, shape_of
+from ._validate import as_array, as_count, as_positive, shape_of, to_array
+
+FLOAT32_LIMIT = 1e-6
+"""float32 rounding, relative to a printout's largest number, for sums of a few dozen terms of about that
+size: each result is rounded to a relative 2^-24 (6e-8), a dozen such steps add up to about 1e-7, and
+1e-6 leaves a margin. It grows with the length of the sums, and where large terms cancel."""
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
 def printout_rows(scores, weights) -> tuple[np.ndarray, np.ndarray]:
-    """A source's printed scores and weights: the same shape, one row (n,) or rows (m, n)."""
-    S = as_array(scores, "scores", "(n,) or (m, n)", min_ndim=1)
+    """A source's printed scores and weights: the same shape, one row (n,) or rows (m, n). A score may be
+    -inf (a masked key, as lesson 04 fills them), not nan or +inf; every row keeps at least one key."""
+    raw = to_array(scores, "scores")
+    masked = np.isneginf(raw) if raw.dtype.kind == "f" else np.zeros(raw.shape, dtype=bool)
+    if raw.dtype.kind == "f" and (np.isnan(raw) | np.isposinf(raw)).any():
+        bad = raw[np.isnan(raw) | np.isposinf(raw)][0]
+        raise ValueError(f"scores contain {bad}: expected finite numbers, or -inf at a masked key")
+    S = as_array(np.where(masked, 0.0, raw) if masked.any() else raw, "scores", "(n,) or (m, n)",
+                 min_ndim=1)
     W = as_array(weights, "weights", "(n,) or (m, n)", min_ndim=1)
     if S.shape != W.shape or S.ndim not in (1, 2):
         raise ValueError(f"scores have shape {shape_of(S)} and weights {shape_of(W)}: expected the "
                          "same shape, one row (n,) or rows (m, n)")
+    S[masked] = -np.inf
+    for r, row in enumerate(np.atleast_2d(masked)):
+        if row.all():
+            where = f"row {r} of scores" if S.ndim == 2 else "scores"
+            raise ValueError(f"{where} is -inf at every key: a softmax row needs at least one unmasked "
+                             "key (-inf marks a masked key)")
     return S, W
 
 
@@ -152,25 +170,47 @@ def source_004() -> SourceEncoderDecoder:
     )
 
 
+def rounding_limit(printed: ArrayLike, decimals: int | None = None) -> float:
+    """How far a correct printout may be from the values recomputed at full precision: the larger of
+    float32 rounding (FLOAT32_LIMIT = 1e-6 times the printout's largest number) and half a unit in its last
+    printed digit (0.5 * 10**-decimals; `decimals` is how many digits it shows after the point, None for a
+    printout at float32's full precision). Anything larger is a finding."""
+    P = as_array(printed, "printed", "(numbers as the source printed them)", min_ndim=0)
+    limit = FLOAT32_LIMIT * float(np.abs(P).max())
+    if decimals is not None:
+        limit = max(limit, 0.5 * 10.0 ** -as_count(decimals, "decimals", minimum=0))
+    return limit
+
+
 def printout_problems(scores: ArrayLike, weights: ArrayLike, tol: float = 5e-3) -> list[str]:
     """What printed attention weights get wrong, judged from their own scores alone (no exp needed).
 
-    `scores` and `weights` are one row (n,) or rows (m, n); `tol` allows for the printout's rounding.
+    `scores` and `weights` are one row (n,) or rows (m, n). Pass the scores the softmax saw: with a mask,
+    the masked scores, -inf at each masked key (lesson 04's fill). A masked key must have weight 0 and is
+    left out of the order and tie checks. `tol` allows for the printout's rounding: half a unit in its last
+    printed digit (the default, 5e-3, is that of a printout with 2 decimals; 5e-5 for 4 decimals).
     """
     S, W = printout_rows(scores, weights)
+    tol = as_positive(tol, "tol", "5e-3 (half a unit in the last digit of a 2-decimal printout)", zero=True)
     problems = []
     for r, (s, w) in enumerate(zip(np.atleast_2d(S), np.atleast_2d(W))):
         row = f"row {r}: " if S.ndim == 2 else ""
         problems += [f"{row}weight {w[j]:g} of key {j} is outside 0..1" for j in range(len(w))
                      if not -tol <= w[j] <= 1 + tol]
+        problems += [f"{row}key {j} is masked (score -inf) but has weight {w[j]:g}, not 0"
+                     for j in range(len(w)) if np.isneginf(s[j]) and abs(w[j]) > tol]
         if abs(w.sum() - 1) > tol * len(w):
             problems.append(f"{row}the weights sum to {w.sum():g}, not 1")
-        for i in range(len(s)):
-            for j in range(i + 1, len(s)):
+        kept = [j for j in range(len(s)) if not np.isneginf(s[j])]
+        for a, i in enumerate(kept):
+            for j in kept[a + 1:]:
                 if s[i] == s[j] and abs(w[i] - w[j]) > tol:
                     problems.append(f"{row}keys {i} and {j} have equal scores ({s[i]:g}) but weights "
                                     f"{w[i]:g} and {w[j]:g}")
                 elif (s[i] - s[j]) * (w[i] - w[j]) < 0 and abs(w[i] - w[j]) > tol:
+                    zero = [k for k in (i, j) if abs(w[k]) <= tol]
+                    masked = (f" (if key {zero[0]} was masked, pass the masked scores: -inf at each masked "
+                              "key)") if zero else ""
                     problems.append(f"{row}key {i} scores {s[i]:g} and key {j} {s[j]:g}, but their "
-                                    f"weights {w[i]:g} and {w[j]:g} are in the other order")
+                                    f"weights {w[i]:g} and {w[j]:g} are in the other order{masked}")
     return problems

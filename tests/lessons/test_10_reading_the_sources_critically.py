@@ -7,7 +7,7 @@ Shared helpers: tests/lesson_helpers.py.
 """
 
 import numpy as np
-from lesson_helpers import cell_text, one_call_answers, passes, prose
+from lesson_helpers import cell_text, hand_softmax, one_call_answers, passes, prose, stored_output
 
 import attention_lab as al
 
@@ -128,3 +128,144 @@ def test_r6_c4_10_2_a_result_rounded_to_one_decimal_is_named():
     result = al.EXERCISES["10.2"].evaluate(-5.7)
     assert result.status != "correct" and "one decimal" in result.message and "two" in result.message
     assert "go through the steps" not in result.message, result.message
+
+
+# ---------- review round 11, lesson 10 (3 misleads, 4 cosmetic) -------------------------------------------
+S3 = al.source_003()
+
+
+def source_003_by_hand():
+    """'Write a poem' at full precision, in plain NumPy: nn.Linear's layout is out x in, so q = x W_qᵀ; the
+    scores the source prints are Q Kᵀ, its weights softmax(Q Kᵀ/√2), its first output the weights times V's
+    first column."""
+    X = S3.encodings
+    Q, K, V = X @ S3.W_q_torch.T, X @ S3.W_k_torch.T, X @ S3.W_v_torch.T
+    scores = (Q @ K.T)[0]
+    weights = hand_softmax(scores / np.sqrt(2))
+    return scores, weights, weights @ V[:, 0]
+
+
+def hand_rule(printed, decimals=None):
+    """Section 1's rule, by hand: the larger of 1e-6 x the printout's largest number and half a unit in its
+    last printed digit."""
+    half_unit = 0.0 if decimals is None else 0.5 * 10.0 ** -decimals
+    return max(1e-6 * np.abs(printed).max(), half_unit)
+
+
+def test_r11_m1_the_rounding_rule_allows_for_the_printouts_digits_and_judges_003_as_its_erratum():
+    """M1: '1e-6 x the largest number' alone called source 003's right weights (2 decimals) and output
+    (1 decimal) findings; with half a unit in the last digit, the rule agrees with the erratum: weights and
+    output are rounding, and of the scores only the middle one (0.0648 printed as 0.06) is."""
+    scores, weights, first = source_003_by_hand()
+    printed = S3.printed
+    assert np.abs(weights - printed["weights_write"]).max() > 1e-6 * 0.40    # the old rule: a finding
+    assert np.abs(weights - printed["weights_write"]).max() <= hand_rule(printed["weights_write"], 2)
+    assert abs(first - printed["output_write_first"]) <= hand_rule(1.0, 1)
+    within = np.abs(scores - printed["scores_write"]) <= hand_rule(printed["scores_write"], 2)
+    assert within.tolist() == [False, True, False]
+    for shown, decimals in ((printed["weights_write"], 2), (1.0, 1), (printed["scores_write"], 2),
+                            (al.source_000().printed["scores"], None)):
+        assert np.isclose(al.rounding_limit(shown, decimals), hand_rule(shown, decimals))
+    assert "['finding' 'rounding' 'finding']" in stored_output("10", "s4-code")
+    assert stored_output("10", "s4-code").count("rounding']") == 1                 # the weights' line
+    text = prose("10", "s1")
+    assert ("the larger of $10^{-6}$ times the printout's largest number and half a unit in the printout's "
+            "last digit") in text
+    assert "grows with the length of the sums" in text and "where large terms cancel" in text
+    assert "a 2-decimal printout may be off by 0.005" in stored_output("10", "s1-code")
+
+
+def test_r11_m1_float32_error_grows_with_the_length_of_the_sums():
+    """M1: the 1e-6 margin is for short sums. Sequential float32 dot products of N(0, 1) vectors, relative
+    to their terms' size: at d = 4096 the error is many times that at d = 4."""
+    rng = np.random.default_rng(11)
+
+    def worst(d, draws=20):
+        errors = []
+        for _ in range(draws):
+            a, b = rng.standard_normal(d), rng.standard_normal(d)
+            total = np.float32(0)
+            for t in (a.astype(np.float32) * b.astype(np.float32)):
+                total = np.float32(total + t)
+            errors.append(abs(float(total) - a @ b) / np.sqrt(d))           # the sum's size: ~√d
+        return max(errors)
+
+    assert worst(4096) > 5 * worst(4)
+
+
+def test_r11_m2_the_checklist_says_to_pass_the_masked_scores_and_tol():
+    """M2: a decoder tutorial prints the raw Q Kᵀ and the masked weights; the checklist says to compare with
+    the scores the softmax saw (-inf at masked keys) and what tol is. Causal weights by hand: query 0 sees
+    only key 0 (weight 1); query 1 gets softmax([1, 2]) = [0.269, 0.731]."""
+    w1 = hand_softmax(np.array([1.0, 2.0]))
+    assert np.allclose(w1, [0.269, 0.731], atol=5e-4)
+    causal = [[1.0, 0.0], [0.269, 0.731]]
+    assert al.printout_problems([[1.0, -np.inf], [1.0, 2.0]], causal) == []
+    assert al.printout_problems([[1.0, 2.0], [1.0, 2.0]], causal) != []            # the raw scores
+    text = prose("10", "s1")
+    assert "Compare with the scores the softmax actually saw" in text
+    assert "a masked key must have weight 0 and is left out of the order and tie checks" in text
+    assert "Pass it the masked scores, with $-\\infty$ at each masked key" in text
+    assert "set its `tol` to half a unit in the printout's last digit" in text
+    out = stored_output("10", "s1-code").splitlines()
+    assert out[4] == "[]" and "pass the masked scores" in out[5]
+
+
+def test_r11_m3_initialisation_keeps_the_spread_of_the_scores_not_a_variance_of_1():
+    """M3: with PyTorch's default nn.Linear init, U(±1/√fan_in), and unit-variance inputs, a component of q
+    has variance 1/3 (by hand: fan_in x (1/fan_in)/3), and q·k/√d_k has variance 1/9 at every d_k."""
+    rng = np.random.default_rng(3)
+    fan_in, n = 768, 2000
+    X = rng.standard_normal((n, fan_in))
+    bound = 1 / np.sqrt(fan_in)
+    for d_k in (16, 64):
+        W_q, W_k = (rng.uniform(-bound, bound, (fan_in, d_k)) for _ in range(2))
+        Q, K = X @ W_q, X @ W_k
+        assert abs(Q.var() - 1 / 3) < 0.03
+        scores = (Q[: n // 2] * K[n // 2:]).sum(axis=1) / np.sqrt(d_k)        # different tokens
+        assert abs(scores.var() - 1 / 9) < 0.02
+    text = _quoted("erratum-003")
+    assert "Weights are initialised so that this roughly holds" not in text
+    assert "has variance 1/3" in text and "without making it 1" in text
+    assert "keeps the scores' spread the same at every $d_k$" in text
+
+
+def test_r11_c4_10_1_is_confirmed_with_printout_problems_after_deciding_by_hand():
+    """C4: the helper answers 10.1 (only row a has no finding), so the exercise says to decide by hand first
+    and then confirm with it."""
+    scores = [1.2, 1.2, 0.3]
+    rows = {"a": [0.42, 0.42, 0.17], "b": [0.50, 0.33, 0.17],
+            "c": [0.45, 0.45, 0.20], "d": [0.25, 0.25, 0.50]}
+    assert [x for x in rows if not al.printout_problems(scores, rows[x])] == ["a"]
+    text = prose("10", "ex-10-1")
+    assert "Decide by hand, without computing any exponential; then confirm your letter with" in text
+
+
+def test_r11_c5_10_2_rounding_k_only_is_named():
+    """C5: q @ round(k, 2) = -5.73498 by hand, 0.006 from the right -5.741 (too close for a named mistake,
+    which keeps 0.01 away): it gets its own hint, as typed and rounded to 3 decimals, and the right answer
+    rounded to 2 decimals is still right."""
+    q, k = np.array([1.371, -3.702, 2.628]), np.array([4.04, 1.37, -2.36])
+    assert np.isclose(q @ k, -5.73498)
+    for answer in (q @ k, -5.735):
+        result = al.EXERCISES["10.2"].evaluate(answer)
+        assert result.status == "wrong" and "you rounded k only" in result.message, result.message
+    assert al.EXERCISES["10.2"].evaluate(-5.74).status == "correct"
+    assert "k only" not in al.EXERCISES["10.2"].evaluate(-5.80).message
+
+
+def test_r11_c6_003s_performance_claim_is_set_against_the_paper():
+    text = _quoted("erratum-003")
+    assert ("the authors said the scaling improved performance, but the paper reports no run without it"
+            in text)
+    assert "Britz et al. (2017)" in text
+
+
+def test_r11_c7_the_sources_score_is_read_by_what_was_computed():
+    """C7: 000 prints weights under 'normalized attention scores', 002 calls weights 'scaled softmax
+    attention scores', 003 calls its output 1.0 a 'self-attention score'."""
+    summary = prose("10", "summary")
+    assert "Read what was computed, not its label" in summary
+    for label in ('"normalized attention scores"', '"scaled softmax attention scores"',
+                  '"self-attention score"'):
+        assert label in summary
