@@ -33,6 +33,8 @@ def test_right_answer_gets_a_tick(key, capsys):
     said = capsys.readouterr().out.strip()
     if key == "09.5":           # its ✓ adds what a rank cannot show (tests/lessons/test_09_lens.py)
         assert said.startswith(f"Exercise {key}: ✓ correct. (A rank cannot show"), said
+    elif key == "03.1":         # its ✓ explains what 4 heads do (tests/lessons/test_03_many_heads.py)
+        assert said.startswith(f"Exercise {key}: ✓ correct. Now move `heads h` to 4."), said
     else:
         assert said == f"Exercise {key}: ✓ correct."
     if numeric(key):

@@ -256,19 +256,22 @@ del Exercise.mistakes   # the InitVar's default, left on the class by @dataclass
 
 @dataclass
 class Choice(_Checked):
-    """Predict before you run: one letter, and for each wrong letter the reason it is wrong."""
+    """Predict before you run: one letter, and for each wrong letter the reason it is wrong; `remark` is
+    printed after ✓ (what the lesson would otherwise have said before the student predicted it)."""
     key: str
     question: str
     answer: InitVar[str]
     reasons: InitVar[dict[str, str]]
     kind: str = "predict"
+    remark: InitVar[str] = ""
     _answer_key: Callable[[], str] = field(init=False, repr=False, compare=False,
                                            metadata=_HOLDS_THE_ANSWER)
     _reasons: dict[str, str] = field(init=False, repr=False, compare=False)
+    _remark: str = field(init=False, repr=False, compare=False)   # private: it tells what the answer says
     _mistakes: dict = field(init=False, repr=False, compare=False, metadata=_HOLDS_THE_MISTAKES)
 
-    def __post_init__(self, answer, reasons):
-        self._answer_key, self._reasons = (lambda: answer), dict(reasons)
+    def __post_init__(self, answer, reasons, remark):
+        self._answer_key, self._reasons, self._remark = (lambda: answer), dict(reasons), remark
         self._mistakes = {letter: ((lambda letter=letter: letter), why) for letter, why in reasons.items()}
 
     def evaluate(self, answer) -> Result:
@@ -277,12 +280,16 @@ class Choice(_Checked):
         right = self._answer_key()
         letter = answer.strip().lower().strip("()") if isinstance(answer, str) else None
         if letter == right:
-            return Result("correct", f"Exercise {self.key}: ✓ correct.")
+            remark = f" {self._remark}" if self._remark else ""
+            return Result("correct", f"Exercise {self.key}: ✓ correct.{remark}")
         if letter in self._reasons:
             return Result("mistake", f"Exercise {self.key}: not yet. ({letter}) {self._reasons[letter]}",
                           letter)
         choices = ", ".join(sorted([right, *self._reasons]))
         return Result("wrong", f"Exercise {self.key}: answer with one letter: {choices}.")
+
+
+del Choice.remark   # the InitVar's default, left on the class by @dataclass (as Exercise.mistakes above)
 
 
 class Correct(str):

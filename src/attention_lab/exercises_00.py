@@ -62,7 +62,7 @@ def lesson00():
                                 "is (in, out): the transpose."),
              "reshaped": (lambda: W_t.reshape(3, 2),
                           "reshape keeps the numbers in reading order; you need the transpose, "
-                          "weight.T (or al.from_torch_linear)."),
+                          "weight.T."),
              "columns swapped": (lambda: W_t.T[:, ::-1],
                                  "the transpose puts weight's row 0, (1, 2, 3), in column 0 of W: "
                                  "W[i, j] = weight[j, i]."),

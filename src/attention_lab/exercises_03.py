@@ -11,6 +11,18 @@ from .judging import SHORTCUTS, as_numbers, judge_fix, still_planted
 from .matrix import default_scale, softmax
 
 TIE_MARGIN = 0.05   # 03.2: a tie of two back and one back counts only if the pair clearly leads the rest
+STEP_SLACK = 0.25   # 03.2: a block's turn within this many steps θ of a whole number is that many steps
+
+
+def turn_in_steps(block: np.ndarray, theta: float) -> float | None:
+    """03.2: how far a 2 × 2 block turns a position back, in steps θ, in (-3.5, 3.5] (section 3: x @ R(φ)
+    turns back by φ); None when the block is no positive multiple of a rotation."""
+    (a, b), (c, e) = block
+    size = np.hypot(a, c)
+    if size < 1e-9 or not np.allclose([a, b], [e, -c], rtol=0, atol=1e-6 * size):
+        return None
+    steps = np.arctan2(c, a) / theta                         # in (-3.5, 3.5]: 7 steps make a full turn
+    return float(steps)
 
 
 def _design_03():
@@ -56,6 +68,11 @@ def _design_03():
         if (np.allclose(two, one, rtol=0, atol=1e-9) and (margin(w, 2) > -1e-9).all()
                 and (two - third > TIE_MARGIN).all()):
             return "tie"                                     # two back and one back share the top weight
+        steps = turn_in_steps(W[:2, :2], t)                  # None: the block is no scaled rotation
+        if steps is not None and abs(steps - round(steps)) >= STEP_SLACK:
+            return (f"your block turns each position back by {steps:.2f}θ, not a whole number of steps θ "
+                    "(section 3's R(θ) turns by one). Is your angle in degrees? np.cos and np.sin take "
+                    "radians: θ = 2π/7 (ex.theta), and two tokens back is a turn by 2θ.")
         if finds(w, 1):
             return "previous" if np.allclose(W, ex.W_q) else "still previous"
         if (np.argmax(w[0][:5], axis=1) == np.arange(1, 6)).all():
@@ -65,7 +82,8 @@ def _design_03():
         if (np.argmax(w[0], axis=1) == np.arange(6)).all():
             return "itself"
         if (np.argmax(w[0][3:], axis=1) == np.arange(3)).all():
-            return "three back"
+            if steps is None or abs(steps - 3) < STEP_SLACK:
+                return "three back"
         return (f"head 1's weights two tokens back are {np.round(w[0][queries, queries - 2], 2)} "
                 "(for sat, on, the, mat): each must be the largest in its row, at least 0.5.")
 
@@ -127,6 +145,7 @@ def _debug_03():
     """03.3: split(M, h) reshapes without moving the heads' axis; the check runs the fix on fresh M."""
     rng = np.random.default_rng(33)
     M1, M2 = rng.standard_normal((5, 6)), rng.standard_normal((4, 4))     # (n, d): h = 3, then h = 2
+    M3 = rng.standard_normal((3, 12))        # h = 4: d_k = 3, so a split of the lesson's d_k = 2 fails
 
     def right(M, h):
         d = M.shape[1]
@@ -151,10 +170,16 @@ def _debug_03():
         n, d = M.shape
         return M.reshape(n, h, d // h).transpose(1, 2, 0)
 
-    wrong = {"planted": planted, "no transpose": no_transpose, "interleaved": interleaved,
-             "axes mixed": axes_mixed}
+    def fixed_width(M, h):                    # the lesson's d_k = 2 (section 2), or a 2 typed in
+        return M.reshape(len(M), h, 2).transpose(1, 0, 2)
 
-    fixed = judge_fix(right, wrong, [(M1, 3), (M2, 2)], "expected (3, 5, 2) for a (5, 6) array and "
+    def tokens_split(M, h):                   # np.split's default axis 0: the rows, the tokens
+        return np.stack(np.split(M, h))
+
+    wrong = {"planted": planted, "no transpose": no_transpose, "interleaved": interleaved,
+             "axes mixed": axes_mixed, "fixed width": fixed_width, "tokens split": tokens_split}
+
+    fixed = judge_fix(right, wrong, [(M1, 3), (M2, 2), (M3, 4)], "expected (3, 5, 2) for a (5, 6) array and "
                       "h = 3, split(M, h)[i] holding columns 2i and 2i+1 of every token.", locked=())
 
     def judge(fn):
@@ -196,6 +221,14 @@ def _debug_03():
         "interleaved": (lambda: interleaved,
                         "your head i takes every h-th column; a head takes d_k neighbouring columns, "
                         "i*d_k to (i+1)*d_k: reshape to (n, h, d_k) first."),
+        "fixed width": (lambda: fixed_width,
+                        "your split works only for heads of width 2: it uses a fixed width (the lesson's "
+                        "d_k = 2, from section 2?), and the check also gives 4 heads of a (3, 12) array, "
+                        "width 3. Compute the width inside the function from M: d_k = d // h."),
+        "tokens split": (lambda: tokens_split,
+                         "np.split (and np.array_split) cut along axis 0 by default, the rows, which are "
+                         "the tokens; a head takes a block of columns of every token: split along "
+                         "axis=1, then stack."),
     }, handed_out="planted", handed_out_source=HANDED_OUT_033)
 
 
@@ -211,13 +244,14 @@ def lesson03():
     def out(h=2, W_O=Wo34, scale=SCALE34):
         return multi_head_unchecked(X34, X34, Wq34, I4, I4, W_O, h, None, scale)[0]
 
-    def heads(scale=SCALE34, W_q=Wq34):                           # (2, 3, 2) each head's output
+    def heads(scale=SCALE34, W_q=Wq34, axis=-1, kq=False):       # (2, 3, 2) each head's output
         Q = X34 @ W_q
-        return np.array([softmax(Q[:, c] @ X34[:, c].T * scale) @ X34[:, c]
-                         for c in (slice(0, 2), slice(2, 4))])
+        cols = (slice(0, 2), slice(2, 4))
+        S = [(X34[:, c] @ Q[:, c].T if kq else Q[:, c] @ X34[:, c].T) * scale for c in cols]   # W_k = I
+        return np.array([softmax(s, axis=axis) @ X34[:, c] for s, c in zip(S, cols)])
 
-    def part(keep=0, order=(0, 1), W_O=Wo34, scale=SCALE34, W_q=Wq34):   # one head's part of the output
-        H = heads(scale, W_q)
+    def part(keep=0, order=(0, 1), W_O=Wo34, scale=SCALE34, W_q=Wq34, axis=-1, kq=False):   # one head's part
+        H = heads(scale, W_q, axis, kq)
         concat = np.zeros((3, 4))
         slot = order.index(keep)                                     # where that head was put
         concat[:, 2 * slot:2 * slot + 2] = H[keep]
@@ -238,7 +272,15 @@ def lesson03():
             "c": "each head now has width 1 and its own softmax, over scores from one column instead "
                  "of two: different weights, so different outputs.",
             "d": "the outputs do change (each head has its own softmax), and the work is about the "
-                 "same: the same products, cut into more pieces."}),
+                 "same: the same products, cut into more pieces."},
+            remark="Now move `heads h` to 4. No head finds the previous token for every word any more: with "
+                   "one column, a score is the query's number times the key's number, so a query's favourite "
+                   "is the key with the largest number or the one with the smallest. That is the previous "
+                   "token only by coincidence (cat in head 1, on in head 2), and the numbers beside the "
+                   "sliders print '(flat)' or '(tie)' where no single key wins. Head 3 (content) still "
+                   "groups the content words, but only for content-word queries: a function word's query "
+                   "is 0 there, so its weights are flat. Head 4 (function) does the same for function "
+                   "words."),
         _design_03(),
         _debug_03(),
         Exercise(
@@ -286,6 +328,13 @@ def lesson03():
                 "W_q transposed": (lambda: parts(W_q=Wq34.T),
                                    "you used W_q.T, the column reading; in our rows Q = X @ W_q, with "
                                    "W_q as printed."),
+                "softmax down the columns": (lambda: parts(axis=0),
+                                             "your softmax runs down the columns (axis=0), so each key's "
+                                             "column sums to 1; each query's row of weights must sum to 1: "
+                                             "softmax along axis=-1."),
+                "K Q transposed": (lambda: parts(kq=True),
+                                   "you computed K Qᵀ: its row i holds key i's scores. The scores are Q Kᵀ, "
+                                   "row = query, column = key (section 3)."),
                 "no scaling": (lambda: parts(scale=1.0),
                                "each head divides its scores by √d_k = √2 (its own width) before the "
                                "softmax; you left the scaling out."),

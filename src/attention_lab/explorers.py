@@ -179,6 +179,18 @@ def dk_explorer(n_keys: int = 8, max_dk: int = 128, seed: int = 0) -> Explorer:
     return Explorer(controls, compute, panels, describe=describe, figsize=(9.0, 2.4))
 
 
+def numbered(tokens: Sequence[str]) -> list[str]:
+    """The tokens as a summary names them: a word that occurs more than once gets its count as a subscript
+    (the₁ ... the₂), so that a reader can tell which one is meant; a word that occurs once stays as it is."""
+    total = {t: list(tokens).count(t) for t in tokens}
+    seen: dict[str, int] = {}
+    names = []
+    for t in tokens:
+        seen[t] = seen.get(t, 0) + 1
+        names.append(f"{t}{subscript(seen[t])}" if total[t] > 1 else t)
+    return names
+
+
 def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_O: ArrayLike,
                    tokens: Sequence[str], features: Sequence[str], edit: int = 2, n_heads: int = 2,
                    low: float = -3.0, high: float = 3.0) -> Explorer:
@@ -195,6 +207,7 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
     limit = _colour_limit(_value_bound(X, W_v, edit, low, high) @ np.abs(W_O))
     s = subscript(edit + 1)
     out_labels = [str(c) for c in range(d_model)]         # output columns from 0, as the lesson counts
+    named = numbered(tokens)                              # the summary's words: the₁, the₂ told apart
 
     def adjust(explorer):
         explorer.sliders["head"].max = explorer.sliders["n_heads"].value   # clamps 'head' too
@@ -225,7 +238,7 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
     def describe(values, r):
         h, shown = values["n_heads"], min(values["head"], values["n_heads"])
         w = r[f"head{shown - 1}"]
-        best = ", ".join(f"{tokens[q]}→{strongest(w[q])}" for q in range(len(tokens)))
+        best = ", ".join(f"{named[q]}→{strongest(w[q])}" for q in range(len(tokens)))
         return (f"x{s} = {_fmt(r['x'])}\n"
                 f"h = {h} head{'s' if h > 1 else ''} of width d_k = d_model/h = {d_model // h}\n"
                 f"head {shown}: each query's strongest key\n  {best}")
@@ -235,7 +248,7 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
         if np.ptp(row) < TIE:
             return "(flat)"
         top = np.flatnonzero(row >= row.max() - TIE)
-        return "/".join(tokens[k] for k in top) + (" (tie)" if len(top) > 1 else "")
+        return "/".join(named[k] for k in top) + (" (tie)" if len(top) > 1 else "")
 
     # positions on a circle (cos, sin) are not on a 0.1 grid, and a slider starts on its grid: each
     # feature's grid is anchored at the lesson's value to the 3 decimals it prints (start - k * 0.1), so

@@ -152,3 +152,21 @@ def test_r6_00_undo_says_jupyterlab_autosaves_every_two_minutes():
     assert "saves your edits automatically every two minutes" in text
     assert "only undoes the last" in text
     assert "Binder" in text and "JupyterHub" in text and "git checkout" in text
+
+
+# ---------- review round 11 of lessons 00-03 ---------------------------------------------------------------
+
+def test_00_2_hints_advertise_no_helper_that_does_the_step():
+    """00-A: the reshape slip's hint said 'weight.T (or al.from_torch_linear)': a call that does the
+    exercise."""
+    from lesson_helpers import status
+    for wrong in ([[1, 2], [3, 4], [5, 6]], [[1, 2, 3], [4, 5, 6]], [[3, 6], [2, 5], [1, 4]]):
+        result = status("00.2", wrong)
+        assert result.status == "mistake" and "al." not in result.message, result.message
+
+
+def test_00_notation_names_its_sources():
+    """00-B: the notation table and the residual connection name the papers they come from."""
+    text = prose("00", "s3")
+    assert "Vaswani et al. 2017" in text and "*Attention Is All You Need*" in text and "lesson 02" in text
+    assert "He et al. 2016" in text and "lesson 04" in text

@@ -114,10 +114,13 @@ def heads_explorer():
                              edit=2, n_heads=2)
 
 
+NAMED = ["the₁", "cat", "sat", "on", "the₂", "mat"]   # typed: the summary tells the two thes apart
+
+
 def expected_pick(row):
     if row.max() - row.min() < 0.005:
         return "(flat)"
-    top = [CAT.tokens[k] for k in range(6) if row[k] >= row.max() - 0.005]
+    top = [NAMED[k] for k in range(6) if row[k] >= row.max() - 0.005]
     return "/".join(top) + (" (tie)" if len(top) > 1 else "")
 
 
@@ -131,14 +134,14 @@ def test_heads_explorer_summary_says_flat_or_tie():
             w = weights[head - 1]
             assert np.allclose(ex.result[f"head{head - 1}"], w)
             line = ex.summary().splitlines()[-1].strip()
-            want = ", ".join(f"{CAT.tokens[q]}→{expected_pick(w[q])}" for q in range(6))
+            want = ", ".join(f"{NAMED[q]}→{expected_pick(w[q])}" for q in range(6))
             assert line == want, (h, head, line)
     ex.sliders["n_heads"].value = 4
     ex.sliders["head"].value = 2
     assert "cat→(flat)" in ex.summary()                                 # the review: it said cat→the
     ex.sliders["n_heads"].value = 2
     ex.sliders["head"].value = 1
-    assert "the→the/mat (tie)" in ex.summary()
+    assert "the₁→the₁/mat (tie)" in ex.summary()
 
 
 def test_heads_explorer_output_columns_are_numbered_from_0():
@@ -148,8 +151,8 @@ def test_heads_explorer_output_columns_are_numbered_from_0():
 
 
 def test_03_four_heads_find_the_previous_token_only_by_coincidence():
-    """03 §10: at h = 4 no head finds the previous token for every word; a query's favourite is the key
-    with the largest or the smallest number in its column; cat (head 1) and on (head 2) get their
+    """03 §10 and 03.1's ✓: at h = 4 no head finds the previous token for every word; a query's favourite is
+    the key with the largest or the smallest number in its column; cat (head 1) and on (head 2) get their
     previous token that way."""
     ex = heads_explorer()
     ex.sliders["n_heads"].value = 4
@@ -167,11 +170,12 @@ def test_03_four_heads_find_the_previous_token_only_by_coincidence():
         for row in four[c]:
             assert np.ptp(row) < 0.005 or int(np.argmax(row)) in extremes
     ex.sliders["head"].value = 1
-    assert "cat→the," in ex.summary()
+    assert "cat→the₁," in ex.summary()
     ex.sliders["head"].value = 2
     assert "on→sat," in ex.summary()
-    text = prose("03", "s10")
+    text = status("03.1", "b").message          # said after 03.1's ✓, not above the exercise (round 11, 03-C)
     assert "No head finds the previous token for every word" in text and "only by coincidence" in text
+    assert "(cat in head 1, on in head 2)" in text
 
 
 # ---------- cosmetic items in the lessons' words --------------------------------------------------------
@@ -452,3 +456,112 @@ def test_03_3_a_changed_split_with_the_planted_numbers_is_told_why():
     result = status("03.3", split)
     assert result.status == "mistake" and result.mistake == "planted numbers", result
     assert "still the planted bug" not in result.message and "row after row" in result.message
+
+
+# ---------- review round 11 of lessons 00-03 ---------------------------------------------------------------
+
+d_k = 2          # as the lesson's s2-code leaves it in the kernel: a split may (wrongly) close over it
+
+
+def test_03_3_a_split_of_the_notebooks_fixed_width_fails_and_is_named():
+    """03-A: §2's s2-check line copied into the function, with the notebook's global d_k = 2, or a hard-coded
+    2, gave ✓: both fresh inputs had d_k = 2. On a (3, 8) array with h = 2 (d_k = 4) it raises."""
+    def split_global(M, h):
+        return M.reshape(len(M), h, d_k).transpose(1, 0, 2)
+
+    def split_two(M, h):
+        return M.reshape(M.shape[0], h, 2).transpose(1, 0, 2)
+
+    M = np.arange(24.0).reshape(3, 8)
+    try:
+        split_global(M, 2)
+        raise AssertionError("the fixed-width split ran on d_k = 4")
+    except ValueError:
+        pass
+    for fn in (split_global, split_two):
+        result = status("03.3", fn)
+        assert result.status != "correct", result.message
+        assert "d_k = d // h" in result.message and "d_k = 2" in result.message, result.message
+    right = lambda M, h: M.reshape(len(M), h, M.shape[1] // h).transpose(1, 0, 2)   # noqa: E731
+    assert status("03.3", right).status == "correct"
+
+
+def test_03_3_np_split_along_the_tokens_gets_a_hint_not_numpys_error():
+    """03-F: np.split(M, h) cuts along axis 0, the tokens; the check said only NumPy's 'array split does not
+    result in an equal division'."""
+    for fn in (lambda M, h: np.stack(np.split(M, h)), lambda M, h: np.stack(np.array_split(M, h)),
+               lambda M, h: np.array(np.split(M, h, axis=0))):
+        result = status("03.3", fn)
+        assert result.status == "mistake", result.message
+        assert "axis=1" in result.message and "equal division" not in result.message, result.message
+
+
+def test_03_4_the_two_slips_section_9_names_get_their_hints():
+    """03-D: softmax down the columns (each key's column sums to 1), and K Qᵀ for Q Kᵀ, computed by hand."""
+    Q = X34 @ WQ34
+
+    def col_softmax(S):
+        E = np.exp(S - S.max(axis=0, keepdims=True))
+        return E / E.sum(axis=0, keepdims=True)
+
+    cols = (slice(0, 2), slice(2, 4))
+    down = np.stack([col_softmax(Q[:, c] @ X34[:, c].T / np.sqrt(2)) @ X34[:, c] @ WO34[c] for c in cols])
+    kq = np.stack([sm(X34[:, c] @ Q[:, c].T / np.sqrt(2)) @ X34[:, c] @ WO34[c] for c in cols])
+    result = status("03.4", down)
+    assert result.status == "mistake" and "column" in result.message and "sum to 1" in result.message, \
+        result.message
+    result = status("03.4", kq)
+    assert result.status == "mistake" and "K Qᵀ" in result.message and "Q Kᵀ" in result.message, \
+        result.message
+
+
+def test_03_2_an_angle_in_degrees_is_not_called_three_back():
+    """03-E: θ taken in degrees (θ = 360/7 fed to np.cos) turns by 2(360/7) rad ≡ 2.326 rad = 2.59θ (by hand:
+    2·360/7 − 16·2π = 2.3262; / (2π/7) = 2.592). The hint said '3θ: R(θ) three times'."""
+    t_deg = 360 / 7
+    block = 8 * rotation(t_deg) @ rotation(t_deg)
+    W = al.the_cat_sat().W_q.copy()
+    W[:2, :2] = block
+    angle = (2 * t_deg) % (2 * np.pi)
+    assert abs(angle - 2.3262) < 1e-3 and abs(angle / (2 * np.pi / 7) - 2.59) < 5e-3
+    result = status("03.2", W)
+    assert result.status != "correct", result.message
+    assert "three" not in result.message and "3θ" not in result.message, result.message
+    assert "2.59θ" in result.message and "degrees" in result.message and "radians" in result.message, \
+        result.message
+
+
+def test_03_section_4_says_trained_heads_overlap_and_can_be_pruned():
+    """03-B: the heads here are designed to one job each; trained heads overlap, and many can be removed
+    with little loss (Michel et al. 2019; Voita et al. 2019)."""
+    text = prose("03", "s4")
+    assert "designed" in text and "overlap" in text and "pruned" in text
+    assert "Michel et al. 2019" in text and "*Are Sixteen Heads Really Better than One?*" in text
+    assert "Voita et al. 2019" in text and "lesson 09" in text.lower()
+
+
+def test_03_1_the_answer_is_not_printed_above_the_exercise():
+    """03-C: §10 said what 4 heads do before 03.1 asks to predict it; the explanation is now 03.1's ✓."""
+    text = prose("03", "s10")
+    assert "No head finds the previous token" not in text and "03.1" in text
+    right = status("03.1", "b")
+    assert right.status == "correct"
+    assert "No head finds the previous token for every word" in right.message
+    assert "only by coincidence" in right.message
+
+
+def test_03_explorer_summary_tells_the_two_thes_apart():
+    """03-G: 'the→the/mat (tie)' did not say which the; the summary numbers a repeated token (the₁, the₂)."""
+    ex = heads_explorer()
+    ex.sliders["head"].value = 1
+    line = ex.summary().splitlines()[-1]
+    assert line.strip().startswith("the₁→the₁/mat (tie), cat→the₁,"), line
+    assert "the₂→on" in line and "mat→the₂" in line, line
+    assert "cat₁" not in line and "mat₁" not in line
+
+
+def test_03_section_9_quotes_source_004s_equation_as_written():
+    """03-H: source 004's final equation reads Multi-Head Attention(Q, K, V), not MultiHead(Q, K, V)."""
+    text = prose("03", "s9-note")
+    assert r"\text{Multi-Head Attention}(Q, K, V)" in text and r"\mathrm{MultiHead}(Q, K, V)" in text
+    assert "Its final equation is written $\\mathrm{MultiHead}" not in text
