@@ -97,9 +97,10 @@ def test_printout_problems_allows_rounding_but_not_real_slips():
     # four weights, each rounded down by 0.0025: they sum to 0.99, within 4 roundings of 0.005
     w = np.array([0.2525, 0.2525, 0.2525, 0.2425])
     assert al.printout_problems(np.log(w), np.round(w, 2)) == []
-    # equal scores but weights 0.006 apart: more than any rounding to 2 decimals can explain
-    assert al.printout_problems([1.0, 1.0, 0.0], [0.4, 0.394, 0.206]) == [
-        "keys 0 and 1 have equal scores (1) but weights 0.4 and 0.394"]
+    # exact equal scores, weights with 3 decimals 0.006 apart: more than a unit of the third decimal (0.001)
+    assert al.printout_problems([1.0, 1.0, 0.0], [0.4, 0.394, 0.206], tol=5e-4, score_tol=0) == [
+        "keys 0 and 1 have equal scores (1) but weights 0.4 and 0.394, further apart than the rounding "
+        "allows (0.001)"]
     # a sum of 1.03 on three weights: more than 3 roundings of 0.005
     assert al.printout_problems([2.0, 1.0, 0.0], [0.68, 0.25, 0.1]) == ["the weights sum to 1.03, not 1"]
 
@@ -118,7 +119,8 @@ def test_printout_problems_reads_masked_scores():
     # the raw scores give the order finding, and it says what to pass
     raw = al.printout_problems(S, W)
     assert len(raw) == 1 and "row 0: key 0 scores 1 and key 1 2" in raw[0]
-    assert "if key 1 was masked, pass the masked scores: -inf at each masked key" in raw[0]
+    assert ("key 1's weight rounds to 0 at tol=0.005: if key 1 was masked, pass the masked scores, -inf at "
+            "each masked key") in raw[0]
     # a masked key with weight: found; masked keys never enter the tie check
     assert al.printout_problems(masked, [[0.9, 0.1], [0.269, 0.731]]) == [
         "row 0: key 1 is masked (score -inf) but has weight 0.1, not 0"]
@@ -143,7 +145,90 @@ def test_printout_problems_tol_is_half_a_unit_of_the_printouts_last_digit():
     scores, row = [0.7, 0.7, 0.0], [0.4155, 0.4185, 0.1660]
     assert al.printout_problems(scores, row) == []
     assert al.printout_problems(scores, row, tol=5e-5) == [
-        "keys 0 and 1 have equal scores (0.7) but weights 0.4155 and 0.4185"]
+        "keys 0 and 1 have equal scores (0.7) but weights 0.4155 and 0.4185, further apart than the rounding "
+        "allows (0.00014)"]
+
+
+def test_printout_problems_ties_allow_the_scores_own_rounding():
+    """Review round 12, item 1: printed scores that look equal may truly differ by up to a unit of their last
+    digit, 2 score_tol; the softmax makes one weight exp(d) times the other, so the larger, w, exceeds the
+    smaller by w (1 - exp(-d)), and printing both adds up to 2 tol. Correct printouts of random near-ties
+    give no finding; real tie-slips still do."""
+    # the reviewer's case: true scores [1.204, 1.196, 0.3], weights by hand, printed with 1 and 2 decimals
+    true = np.array([1.204, 1.196, 0.3])
+    assert np.array_equal(np.round(true, 1), [1.2, 1.2, 0.3])
+    assert np.array_equal(np.round(plain_softmax(true), 2), [0.42, 0.41, 0.17])
+    assert al.printout_problems([1.2, 1.2, 0.3], [0.42, 0.41, 0.17]) == []
+    assert al.printout_problems([1.2, 1.2, 0.3], [0.42, 0.41, 0.17], score_tol=0.05) == []
+    # a wider near-tie, 0.098 apart, as far as 1 decimal allows: weights 0.04 apart, still correct
+    true = np.array([1.249, 1.151, 0.3])
+    assert np.array_equal(np.round(true, 1), [1.2, 1.2, 0.3])
+    assert np.array_equal(np.round(plain_softmax(true), 2), [0.44, 0.40, 0.17])
+    assert al.printout_problems([1.2, 1.2, 0.3], [0.44, 0.40, 0.17], score_tol=0.05) == []
+    # by hand, at 1-decimal scores and 2-decimal weights: 0.01 + (0.46 + 0.005)(1 - e^-0.1) = 0.0542 allowed
+    assert 0.01 + 0.465 * (1 - math.exp(-0.1)) < 0.06
+    assert len(al.printout_problems([0.6, 0.6, -0.5], [0.46, 0.40, 0.14], score_tol=0.05)) == 1
+    # random near-ties, rounded as a printout would round them: no finding at any pair of precisions
+    rng = np.random.default_rng(12)
+    ties = old_rule = 0
+    for score_decimals, weight_decimals in ((1, 2), (2, 2), (4, 4), (2, 3), (1, 3), (3, 2)):
+        score_tol, tol = 0.5 * 10.0 ** -score_decimals, 0.5 * 10.0 ** -weight_decimals
+        for _ in range(2000):
+            s = rng.normal(0, 1.5, rng.integers(2, 6))
+            s[1] = np.round(s[0], score_decimals) + rng.uniform(-1, 1) * score_tol   # prints as s[0] does
+            shown_s, shown_w = np.round(s, score_decimals), np.round(plain_softmax(s), weight_decimals)
+            assert al.printout_problems(shown_s, shown_w, tol=tol, score_tol=score_tol) == [], (s, shown_w)
+            if shown_s[0] == shown_s[1]:
+                ties += 1
+                old_rule += abs(shown_w[0] - shown_w[1]) > tol + 1e-12     # what the old tie check flagged
+    assert ties > 10_000 and old_rule > 1_000
+    # the real tie-slip of source 004: equal scores 1/√2, weights 0.5 and 0.317, found at every reading
+    s4 = al.source_004()
+    scores = s4.X @ s4.X.T / np.sqrt(2)
+    for kw in ({}, {"tol": 5e-4, "score_tol": 0}, {"tol": 5e-4, "score_tol": 5e-4}):
+        found = al.printout_problems(scores, s4.printed["self_weights"], **kw)
+        assert [f[:40] for f in found] == ["row 0: keys 0 and 2 have equal scores (0",
+                                           "row 1: keys 1 and 2 have equal scores (0"]
+
+
+def test_printout_problems_names_a_mask_only_where_the_weight_rounds_to_0():
+    """Review round 12, item 2: source 000 masks nothing; at its own tol (half a unit of -13.573791's last
+    digit, 5e-7) its w_21 = 0.00466374 is no zero weight, so no mask is suggested."""
+    p = al.source_000().printed
+    found = al.printout_problems(p["scores"], p["weights"], tol=5e-7)
+    assert found[-1] == ("key 0 scores -6.28855 and key 3 -1.7212, but their weights 0.00466374 and -1.7212 "
+                         "are in the other order")
+    assert not any("mask" in f for f in found)
+    assert "key 0's weight rounds to 0 at tol=0.005" in al.printout_problems(p["scores"], p["weights"])[-1]
+
+
+def test_printout_problems_reads_a_numpy_masked_array():
+    """Review round 12, item 6: a masked array's masked scores are masked keys (-inf); masked weights are
+    refused with what to pass."""
+    causal = [[1.0, 0.0], [0.269, 0.731]]
+    scores = np.ma.masked_array([[1, 2], [1, 2]], mask=[[0, 1], [0, 0]])
+    kept = scores.copy()
+    assert al.printout_problems(scores, causal) == []
+    assert np.array_equal(scores.mask, kept.mask) and np.array_equal(scores.data, kept.data)
+    assert al.printout_problems(np.ma.masked_array([1.0, 2.0]), [0.269, 0.731]) == []   # nothing masked
+    assert al.printout_problems(scores, [[0.9, 0.1], [0.269, 0.731]]) == [
+        "row 0: key 1 is masked (score -inf) but has weight 0.1, not 0"]
+    with pytest.raises(ValueError, match=r"weights is a masked array with masked entries: pass the printed "
+                                         r"weights as plain numbers \(0 at each masked key\)"):
+        al.printout_problems([[1.0, -np.inf], [1.0, 2.0]], np.ma.masked_array(causal, mask=[[0, 1], [0, 0]]))
+
+
+def test_rounding_limit_leaves_out_masked_scores():
+    """Review round 12, item 6: rounding_limit takes -inf (a masked key), as printout_problems does: the
+    float32 limit is 1e-6 x the largest finite number (by hand: 1e-6 x 2)."""
+    assert al.rounding_limit([[1.0, -np.inf], [1.0, 2.0]]) == pytest.approx(2e-6)
+    assert al.rounding_limit([[1.0, -np.inf], [1.0, 2.0]], 3) == 5e-4
+    assert al.rounding_limit(np.ma.masked_array([1.0, 50.0], mask=[0, 1])) == pytest.approx(1e-6)
+    with pytest.raises(ValueError, match=r"printed is -inf \(masked\) everywhere"):
+        al.rounding_limit([-np.inf, -np.inf])
+    for bad in ([np.nan, 1.0], [np.inf, 1.0]):
+        with pytest.raises(ValueError, match="every entry must be a finite number"):
+            al.rounding_limit(bad)
 
 
 def test_rounding_limit_is_the_larger_of_float32_and_half_a_unit():

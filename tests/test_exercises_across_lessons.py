@@ -241,7 +241,6 @@ NAMED = [
     ("06.3", causal_grads(swap=True), "dQ and dK swapped", "dQ = dS K"),
     ("06.4", -DS64, "sign flipped", "signs are flipped"),
     ("06.4", A64, "the weights", "forward pass"),
-    ("10.2", np.round([1.371, -3.702, 2.628], 2) @ np.array([4.041, 1.368, -2.358]), "one rounded", "both"),
 ]
 
 

@@ -354,7 +354,8 @@ def test_printout_problems_finds_each_kind_of_slip():
         "weight -0.1 of key 0 is outside 0..1", "weight 1.1 of key 1 is outside 0..1",
         "key 0 scores 2 and key 1 1, but their weights -0.1 and 1.1 are in the other order"]
     assert al.printout_problems([1.0, 1.0, 0.0], [0.5, 0.3, 0.2]) == [
-        "keys 0 and 1 have equal scores (1) but weights 0.5 and 0.3"]
+        "keys 0 and 1 have equal scores (1) but weights 0.5 and 0.3, further apart than the rounding allows "
+        "(0.015)"]
     assert al.printout_problems([[0.0, 0.0]], [[0.4, 0.4]]) == ["row 0: the weights sum to 0.8, not 1"]
     with pytest.raises(ValueError, match=r"scores have shape \(3,\) and weights \(2,\): expected the same"):
         al.printout_problems([1, 2, 3], [0.5, 0.5])

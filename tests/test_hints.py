@@ -496,6 +496,8 @@ CASES = [
      @ (np.floor(np.abs(_k102) * 100) / 100 * np.sign(_k102)),
      "cut off", "rounds them"),
     ("10.2", np.array([1.371, -3.702, 2.628]) @ np.array([4.04, 1.37, -2.36]), None, "rounded k only"),
+    ("10.2", np.array([1.37, -3.70, 2.63]) @ np.array([4.041, 1.368, -2.358]), None, "rounded q only"),
+    ("10.2", -5.73, None, "one of the two vectors (q or k)"),     # q only and k only, both at 2 decimals
     ("10.3", _IMPLIED103, "implied only", "subtract"),
     ("10.3", _REAL103, "real only", "minus these"),
     ("10.3", _REAL103 - _IMPLIED103, "signs flipped", "signs are flipped"),

@@ -12,17 +12,24 @@ q102 = np.array([1.371, -3.702, 2.628])            # 10.2: a fresh query and key
 SCALE103 = default_scale(2)                        # 10.3: source 004's d_k = 2
 k102 = np.array([4.041, 1.368, -2.358])            # store them, printed with two decimals
 
-K_ONLY_CLOSE = 1e-3
-"""10.2: q @ round(k, 2) is only 0.006 from the right answer, too close for a named mistake (those keep twice
-the tolerance, 0.01, away). An answer within this of it, and not accepted, is that slip: the window ends
-0.005 from the right answer, so no answer is both."""
+ONE_ROUNDED_CLOSE = 1e-3
+"""10.2: rounding only q gives -5.72697, only k -5.73498; the latter is 0.006 from the right answer, too close
+for a named mistake (those keep twice the tolerance, 0.01, away). An answer within this of either, and not
+accepted, is that slip: the k window ends 0.005 from the right answer, so no answer is both."""
 
 
-def k_only_10_2(got: np.ndarray) -> str | None:
-    """10.2: the dot product with k rounded and q not (the mirror of the mistake 'one rounded'), or None."""
-    if abs(float(got) - q102 @ np.round(k102, 2)) <= K_ONLY_CLOSE:
-        return ("you rounded k only; the tutorial shows both vectors with two decimals, and computes with "
-                "both as shown.")
+def one_rounded_10_2(got: np.ndarray) -> str | None:
+    """10.2: the dot product with only one of q and k rounded, or None. Given with 2 decimals, both slips
+    print -5.73, so that answer is told it rounded one of the two, not which."""
+    value = float(got)
+    q_only, k_only = np.round(q102, 2) @ k102, q102 @ np.round(k102, 2)
+    tail = "the tutorial shows both vectors with two decimals, and computes with both as shown."
+    if round(q_only, 2) == round(k_only, 2) and abs(value - round(q_only, 2)) < 5e-4:
+        return f"you rounded only one of the two vectors (q or k); {tail}"
+    if abs(value - q_only) <= ONE_ROUNDED_CLOSE:
+        return f"you rounded q only; {tail}"
+    if abs(value - k_only) <= ONE_ROUNDED_CLOSE:
+        return f"you rounded k only; {tail}"
     return None
 
 
@@ -54,9 +61,6 @@ def lesson10():
                                    "numbers as printed, rounded to 2 decimals first."),
                 "one decimal": (lambda: np.round(q102, 1) @ np.round(k102, 1),
                                 "you rounded to one decimal; the tutorial shows two."),
-                "one rounded": (lambda: np.round(q102, 2) @ k102,
-                                "you rounded q only; the tutorial shows both vectors with two "
-                                "decimals, and computes with both as shown."),
                 "result to one decimal": (lambda: np.round(np.round(q102, 2) @ np.round(k102, 2), 1),
                                           "you rounded the result to one decimal: at that precision "
                                           "the rounding cannot be seen (the exact dot product rounds "
@@ -64,7 +68,7 @@ def lesson10():
                 "cut off": (lambda: np.trunc(q102 * 100) / 100 @ (np.trunc(k102 * 100) / 100),
                             "you cut the digits off after two decimals; printing rounds them "
                             "(2.628 is shown as 2.63)."),
-            }, expects="one number, the dot product the tutorial prints", fallback=k_only_10_2),
+            }, expects="one number, the dot product the tutorial prints", fallback=one_rounded_10_2),
         Exercise(
             "10.3", "Source 004's printed weights, read back: the score differences s_j - s_0 (j = 1, 2) "
                     "that each printed row implies, minus those of the real scores X Xᵀ/√2 (3 × 2).",

@@ -24,7 +24,17 @@ size: each result is rounded to a relative 2^-24 (6e-8), a dozen such steps add 
 # ------------------------------------------------------------ the door: checks of this module's inputs
 def printout_rows(scores, weights) -> tuple[np.ndarray, np.ndarray]:
     """A source's printed scores and weights: the same shape, one row (n,) or rows (m, n). A score may be
-    -inf (a masked key, as lesson 04 fills them), not nan or +inf; every row keeps at least one key."""
+    -inf (a masked key, as lesson 04 fills them; a NumPy masked array's masked scores count as -inf), not
+    nan or +inf; every row keeps at least one key. Weights may not be masked: a masked key's weight is 0."""
+    for given, name in ((scores, "scores"), (weights, "weights")):
+        if isinstance(given, np.ma.MaskedArray) and np.ma.is_masked(given) and name == "weights":
+            raise ValueError("weights is a masked array with masked entries: pass the printed weights as "
+                             "plain numbers (0 at each masked key), and mask the scores (-inf, or a masked "
+                             "array) instead")
+    if isinstance(scores, np.ma.MaskedArray):       # a masked score is a masked key: -inf, as lesson 04 fills
+        scores = np.ma.asarray(scores, dtype=float).filled(-np.inf)
+    if isinstance(weights, np.ma.MaskedArray):
+        weights = np.ma.getdata(weights)
     raw = to_array(scores, "scores")
     masked = np.isneginf(raw) if raw.dtype.kind == "f" else np.zeros(raw.shape, dtype=bool)
     if raw.dtype.kind == "f" and (np.isnan(raw) | np.isposinf(raw)).any():
@@ -172,26 +182,50 @@ def source_004() -> SourceEncoderDecoder:
 
 def rounding_limit(printed: ArrayLike, decimals: int | None = None) -> float:
     """How far a correct printout may be from the values recomputed at full precision: the larger of
-    float32 rounding (FLOAT32_LIMIT = 1e-6 times the printout's largest number) and half a unit in its last
-    printed digit (0.5 * 10**-decimals; `decimals` is how many digits it shows after the point, None for a
-    printout at float32's full precision). Anything larger is a finding."""
-    P = as_array(printed, "printed", "(numbers as the source printed them)", min_ndim=0)
+    float32 rounding (FLOAT32_LIMIT = 1e-6 times the printout's largest finite number) and half a unit in its
+    last printed digit (0.5 * 10**-decimals; `decimals` is how many digits it shows after the point, None
+    for a printout at float32's full precision). Anything larger is a finding. As in `printout_problems`,
+    -inf marks a masked score (so do a NumPy masked array's masked entries) and is left out."""
+    if isinstance(printed, np.ma.MaskedArray):
+        printed = np.ma.asarray(printed, dtype=float).filled(-np.inf)
+    raw = to_array(printed, "printed")
+    if raw.dtype.kind == "f" and raw.size and np.isneginf(raw).any():
+        if np.isneginf(raw).all():
+            raise ValueError("printed is -inf (masked) everywhere: expected at least one finite number")
+        raw = raw[~np.isneginf(raw)]
+    P = as_array(raw, "printed", "(numbers as the source printed them; -inf at a masked key)", min_ndim=0)
     limit = FLOAT32_LIMIT * float(np.abs(P).max())
     if decimals is not None:
         limit = max(limit, 0.5 * 10.0 ** -as_count(decimals, "decimals", minimum=0))
     return limit
 
 
-def printout_problems(scores: ArrayLike, weights: ArrayLike, tol: float = 5e-3) -> list[str]:
+def tie_allowance(w_i: float, w_j: float, tol: float, score_tol: float) -> float:
+    """How far apart two correct printed weights may be when their printed scores are equal. Each printed
+    score is within `score_tol` of the true one, so the true scores differ by d <= 2 score_tol, and the true
+    weights' ratio is exp(d): the larger true weight w exceeds the smaller by w (1 - exp(-d)) <= w (1 -
+    exp(-2 score_tol)), where w <= max(w_i, w_j) + tol. Each printed weight is within `tol` of its true
+    one, which adds up to 2 tol."""
+    return 2 * tol + (max(w_i, w_j) + tol) * -np.expm1(-2 * score_tol)
+
+
+def printout_problems(scores: ArrayLike, weights: ArrayLike, tol: float = 5e-3,
+                      score_tol: float | None = None) -> list[str]:
     """What printed attention weights get wrong, judged from their own scores alone (no exp needed).
 
     `scores` and `weights` are one row (n,) or rows (m, n). Pass the scores the softmax saw: with a mask,
-    the masked scores, -inf at each masked key (lesson 04's fill). A masked key must have weight 0 and is
-    left out of the order and tie checks. `tol` allows for the printout's rounding: half a unit in its last
-    printed digit (the default, 5e-3, is that of a printout with 2 decimals; 5e-5 for 4 decimals).
+    the masked scores, -inf at each masked key (lesson 04's fill; a NumPy masked array's mask counts too).
+    A masked key must have weight 0 and is left out of the order and tie checks. `tol` allows for the
+    weights' rounding: half a unit in their last printed digit (the default, 5e-3, is that of a printout with
+    2 decimals; 5e-5 for 4 decimals). `score_tol` is the same for the scores (by default `tol`: scores and
+    weights printed with the same digits; 0 for scores recomputed at full precision). Printed scores that
+    look equal may differ by up to 2 score_tol, so their weights may differ by `tie_allowance`.
     """
     S, W = printout_rows(scores, weights)
     tol = as_positive(tol, "tol", "5e-3 (half a unit in the last digit of a 2-decimal printout)", zero=True)
+    score_tol = tol if score_tol is None else as_positive(
+        score_tol, "score_tol", "half a unit in the last digit of the printed scores (0.05 for 1 decimal)",
+        zero=True)
     problems = []
     for r, (s, w) in enumerate(zip(np.atleast_2d(S), np.atleast_2d(W))):
         row = f"row {r}: " if S.ndim == 2 else ""
@@ -204,13 +238,15 @@ def printout_problems(scores: ArrayLike, weights: ArrayLike, tol: float = 5e-3) 
         kept = [j for j in range(len(s)) if not np.isneginf(s[j])]
         for a, i in enumerate(kept):
             for j in kept[a + 1:]:
-                if s[i] == s[j] and abs(w[i] - w[j]) > tol:
+                allowed = tie_allowance(w[i], w[j], tol, score_tol)
+                if s[i] == s[j] and abs(w[i] - w[j]) > allowed * (1 + 1e-9):
                     problems.append(f"{row}keys {i} and {j} have equal scores ({s[i]:g}) but weights "
-                                    f"{w[i]:g} and {w[j]:g}")
+                                    f"{w[i]:g} and {w[j]:g}, further apart than the rounding allows "
+                                    f"({allowed:.2g})")
                 elif (s[i] - s[j]) * (w[i] - w[j]) < 0 and abs(w[i] - w[j]) > tol:
                     zero = [k for k in (i, j) if abs(w[k]) <= tol]
-                    masked = (f" (if key {zero[0]} was masked, pass the masked scores: -inf at each masked "
-                              "key)") if zero else ""
+                    masked = (f" (key {zero[0]}'s weight rounds to 0 at tol={tol:g}: if key {zero[0]} was "
+                              "masked, pass the masked scores, -inf at each masked key)") if zero else ""
                     problems.append(f"{row}key {i} scores {s[i]:g} and key {j} {s[j]:g}, but their "
                                     f"weights {w[i]:g} and {w[j]:g} are in the other order{masked}")
     return problems

@@ -7,7 +7,15 @@ Shared helpers: tests/lesson_helpers.py.
 """
 
 import numpy as np
-from lesson_helpers import cell_text, hand_softmax, one_call_answers, passes, prose, stored_output
+from lesson_helpers import (
+    cell_text,
+    hand_softmax,
+    lesson_cells,
+    one_call_answers,
+    passes,
+    prose,
+    stored_output,
+)
 
 import attention_lab as al
 
@@ -269,3 +277,69 @@ def test_r11_c7_the_sources_score_is_read_by_what_was_computed():
     for label in ('"normalized attention scores"', '"scaled softmax attention scores"',
                   '"self-attention score"'):
         assert label in summary
+
+
+# ---------- review round 12, lesson 10 (1 wrong, 1 misleads, 4 cosmetic) -----------------------------------
+
+def test_r12_w1_printed_scores_that_look_equal_may_differ_by_their_own_rounding():
+    """W1: true scores 0.649, 0.551, -0.5 print as [0.6, 0.6, -0.5] (1 decimal) and their weights, by hand,
+    as [0.45, 0.41, 0.14]; a correct printout, found only when score_tol is left at the weights' tol."""
+    true = np.array([0.649, 0.551, -0.5])
+    assert np.array_equal(np.round(true, 1), [0.6, 0.6, -0.5])
+    assert np.array_equal(np.round(hand_softmax(true), 2), [0.45, 0.41, 0.14])
+    out = stored_output("10", "s1-code").splitlines()
+    assert "equal scores (0.6) but weights 0.45 and 0.41" in out[6] and out[7] == "[]"
+    text = prose("10", "s1")
+    assert "printed scores that look equal may truly differ by up to a unit of their own last digit" in text
+    assert "set `score_tol` to half a unit in the scores' last digit" in text
+    assert "further apart than the rounding allows (0.001)" in stored_output("10", "s5-code")
+
+
+def test_r12_m2_source_000s_printout_is_judged_at_its_own_tol_and_suggests_no_mask():
+    """M2: 000 masks nothing; its coarsest entry, -13.573791, has 6 decimals: tol = 5e-7."""
+    assert 0.5 * 10.0 ** -len("573791") == 5e-7
+    assert "tol = 5e-7" in lesson_cells("10")["s2-weights"]
+    out = stored_output("10", "s2-weights")
+    assert "are in the other order" in out and "mask" not in out
+
+
+def test_r12_c3_10_2_minus_5_73_names_both_one_vector_slips():
+    """C3: q only, round(q, 2) @ k = -5.72697, and k only, q @ round(k, 2) = -5.73498 (by hand), both print
+    -5.73 with 2 decimals: that answer is told it rounded one of the two; each in full keeps its own."""
+    q, k = np.array([1.371, -3.702, 2.628]), np.array([4.041, 1.368, -2.358])
+    q_only, k_only = np.array([1.37, -3.70, 2.63]) @ k, q @ np.array([4.04, 1.37, -2.36])
+    assert round(q_only, 2) == round(k_only, 2) == -5.73
+    said = al.EXERCISES["10.2"].evaluate(-5.73).message
+    assert "you rounded only one of the two vectors (q or k)" in said, said
+    assert "you rounded q only" in al.EXERCISES["10.2"].evaluate(q_only).message
+    assert "you rounded k only" in al.EXERCISES["10.2"].evaluate(k_only).message
+
+
+def test_r12_c4_003s_percentages_are_not_from_the_quoted_similarities():
+    """C4: softmax of the quoted [-0.09, 0.06, -0.61] / √2 gives a last weight of 25 % (by hand); the other
+    paths (full precision, Q and K rounded) give 24 %, so only the quoted similarities are ruled out."""
+    last = hand_softmax(np.array([-0.09, 0.06, -0.61]) / np.sqrt(2))[2]
+    assert round(100 * last) == 25
+    text = _quoted("erratum-003")
+    assert "The percentages were computed at full precision" not in text
+    assert "The percentages were not computed from the quoted similarities: with $-0.61$" in text
+
+
+def test_r12_c5_precision_phrases_match_source_000_and_section_2s_table():
+    """C5: 000's printed numbers have 6 to 8 significant digits (counted here from their digits); an absolute
+    1e-7 flags every row of section 2's table but q_2, and 1e-7 x the largest flags only y_2."""
+    digits = set()
+    for values in al.source_000().printed.values():
+        for x in np.ravel(values):
+            digits.add(len(repr(abs(float(x))).replace(".", "").lstrip("0")))
+    assert min(digits) == 6 and max(digits) == 8
+    assert "6 to 8 significant digits (float32's shortest form)" in prose("10", "s2")
+    rows = {}
+    for line in stored_output("10", "s2-compare").splitlines()[1:]:
+        name, rest = line[:22].strip(), line[22:].split()
+        rows[name] = (float(rest[0]), float(rest[2]) / 10)        # source - ours, 1e-7 x the largest
+    assert [n for n, (diff, _) in rows.items() if diff > 1e-7] == [n for n in rows if n != "q_2"]
+    assert [n for n, (diff, rel) in rows.items() if diff > rel] == ["y_2"]
+    text = prose("10", "s1")
+    assert "A fixed $10^{-7}$" not in text
+    assert "An absolute $10^{-7}$ would flag every row of section 2's table but $q_2$" in text
