@@ -374,7 +374,7 @@ CASES = [
     ("03.1", "c", "c", "different outputs"),
     ("03.1", "d", "d", "outputs do change"),
     ("03.2", _WQ32, "previous", "lesson's W_q"),
-    ("03.2", with_block(_WQ32, 16.0 * rotation(_t)), "still previous", "larger factor"),
+    ("03.2", with_block(_WQ32, 16.0 * rotation(_t)), "still previous", "sharper or softer"),
     ("03.2", _WQ32.T, "next", "next token"),
     ("03.2", with_block(with_block(_WQ32, 8.0 * rotation(2 * _t)), np.zeros((2, 2)), slice(2, 4),
                         slice(2, 4)),

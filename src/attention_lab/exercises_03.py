@@ -11,7 +11,9 @@ from .judging import SHORTCUTS, as_numbers, judge_fix, still_planted
 from .matrix import default_scale, softmax
 
 TIE_MARGIN = 0.05   # 03.2: a tie of two back and one back counts only if the pair clearly leads the rest
-STEP_SLACK = 0.25   # 03.2: a block's turn within this many steps θ of a whole number is that many steps
+STEP_SLACK = 0.2    # 03.2: a block's turn within this many steps θ of a whole number is that many steps
+EXACT_SLACK = 0.01  # 03.2: a turn this close to a whole number and a half (a negative factor) or a quarter
+#                     (cos and sin swapped) is that, as exactly as the student's typed θ allows
 
 
 def turn_in_steps(block: np.ndarray, theta: float) -> float | None:
@@ -69,21 +71,38 @@ def _design_03():
                 and (two - third > TIE_MARGIN).all()):
             return "tie"                                     # two back and one back share the top weight
         steps = turn_in_steps(W[:2, :2], t)                  # None: the block is no scaled rotation
-        if steps is not None and abs(steps - round(steps)) >= STEP_SLACK:
+        if steps is None:
+            return ("head 1's block W_q[:2, :2] is no rotation times a positive number: a rotation has equal "
+                    "numbers on its diagonal and opposite numbers off it, [[cos φ, −sin φ], [sin φ, cos φ]]. "
+                    "Compare your block's signs with 8 R(θ), printed in section 3; two tokens back is "
+                    "8 R(2θ).")
+        whole = round(steps)
+        off = abs(steps - whole)                             # 0: whole steps; 0.5: a half; 0.25: a quarter
+        if abs(off - 0.5) < EXACT_SLACK:                     # 7 steps make a full turn: half a turn is 3.5θ
+            k = round(steps - 3.5 if steps > 0 else steps + 3.5)
+            turn = "I (no turn)" if k == 0 else f"R({k}θ)"
+            return (f"your block turns each position back by {steps:.2f}θ, halfway between two whole steps: "
+                    f"it equals a negative number times {turn}, and a negative factor turns by half a circle "
+                    "more (3.5θ, as 7 steps make a full turn). Use a positive factor: two tokens back is "
+                    "8 R(2θ).")
+        if abs(off - 0.25) < EXACT_SLACK:                    # a quarter circle is 1.75θ
+            return (f"your block turns each position back by {steps:.2f}θ, a quarter circle (1.75θ) away "
+                    "from a whole number of steps: are cos and sin swapped? R(φ) = [[cos φ, −sin φ], "
+                    "[sin φ, cos φ]], and two tokens back is 8 R(2θ).")
+        if off >= STEP_SLACK:
             return (f"your block turns each position back by {steps:.2f}θ, not a whole number of steps θ "
                     "(section 3's R(θ) turns by one). Is your angle in degrees? np.cos and np.sin take "
                     "radians: θ = 2π/7 (ex.theta), and two tokens back is a turn by 2θ.")
-        if finds(w, 1):
+        if finds(w, 1) and whole == 1:
             return "previous" if np.allclose(W, ex.W_q) else "still previous"
-        if (np.argmax(w[0][:5], axis=1) == np.arange(1, 6)).all():
+        if whole == -1 and (np.argmax(w[0][:5], axis=1) == np.arange(1, 6)).all():
             return "next"
-        if (np.argmax(w[0][:4], axis=1) == np.arange(2, 6)).all():
+        if whole == -2 and (np.argmax(w[0][:4], axis=1) == np.arange(2, 6)).all():
             return "two forward"
-        if (np.argmax(w[0], axis=1) == np.arange(6)).all():
+        if whole == 0 and (np.argmax(w[0], axis=1) == np.arange(6)).all():
             return "itself"
-        if (np.argmax(w[0][3:], axis=1) == np.arange(3)).all():
-            if steps is None or abs(steps - 3) < STEP_SLACK:
-                return "three back"
+        if whole == 3 and (np.argmax(w[0][3:], axis=1) == np.arange(3)).all():
+            return "three back"
         return (f"head 1's weights two tokens back are {np.round(w[0][queries, queries - 2], 2)} "
                 "(for sat, on, the, mat): each must be the largest in its row, at least 0.5.")
 
@@ -95,8 +114,8 @@ def _design_03():
                      "position back by one step, θ. Two tokens back is a turn by 2θ."),
         "still previous": (lambda: with_head1(16.0 * back),
                            "head 1 still finds the previous token: its block turns each position back "
-                           "by one step, θ (a larger factor only sharpens it). Two tokens back is a "
-                           "turn by 2θ."),
+                           "by one step, θ (its factor only makes the choice sharper or softer). Two "
+                           "tokens back is a turn by 2θ."),
         "next": (lambda: ex.W_q.T,
                  "head 1 now finds the next token: transposing a rotation turns it the other way. "
                  "You need two steps back, a turn by 2θ."),
@@ -179,8 +198,10 @@ def _debug_03():
     wrong = {"planted": planted, "no transpose": no_transpose, "interleaved": interleaved,
              "axes mixed": axes_mixed, "fixed width": fixed_width, "tokens split": tokens_split}
 
-    fixed = judge_fix(right, wrong, [(M1, 3), (M2, 2), (M3, 4)], "expected (3, 5, 2) for a (5, 6) array and "
-                      "h = 3, split(M, h)[i] holding columns 2i and 2i+1 of every token.", locked=())
+    expected = ("split(M, h)[i] must hold columns i·d_k to (i+1)·d_k − 1 of every token, with d_k = d // h: "
+                "shape (3, 5, 2) for a (5, 6) array and h = 3, (4, 3, 3) for a (3, 12) array and h = 4.")
+    fixed = judge_fix(right, wrong, [(M1, 3), (M2, 2), (M3, 4)], expected, locked=())
+    width_two = judge_fix(right, wrong, [(M1, 3), (M2, 2)], "", locked=())   # only the inputs with d_k = 2
 
     def judge(fn):
         """judge_fix hands every input over as an array; h reaches the student as a plain int, and the
@@ -198,6 +219,11 @@ def _debug_03():
             with switched_off(fn, LOCKED_033):
                 return fn(M, int(h))
         verdict = fixed(with_int_h)
+        if verdict is not None and verdict not in wrong:     # no named slip on all three inputs: is the
+            early = width_two(with_int_h)                    # function right, or a named slip, where d_k = 2?
+            if early is None:
+                return "fixed width"         # right wherever d_k = 2, wrong on the (3, 12) array's d_k = 3
+            verdict = early if early in wrong else verdict   # that slip first; the width's hint comes next
         return "planted numbers" if verdict == "planted" and not still_planted(fn, PLANTED_033) else verdict
 
     return Trial("03.3", "Fix split(M, h): one line is wrong.", "debug", lambda: right, judge, {

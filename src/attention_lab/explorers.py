@@ -207,7 +207,7 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
     limit = _colour_limit(_value_bound(X, W_v, edit, low, high) @ np.abs(W_O))
     s = subscript(edit + 1)
     out_labels = [str(c) for c in range(d_model)]         # output columns from 0, as the lesson counts
-    named = numbered(tokens)                              # the summary's words: the₁, the₂ told apart
+    named = numbered(tokens)                  # the₁, the₂ told apart: in the summary and on every map
 
     def adjust(explorer):
         explorer.sliders["head"].max = explorer.sliders["n_heads"].value   # clamps 'head' too
@@ -225,13 +225,13 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
         # every head as a small map of colours, the selected head with its numbers, the output
         h, shown = values["n_heads"], min(values["head"], values["n_heads"])
         blank = ["" for _ in tokens]
-        thumbs = [Panel(f"head{i}", blank if i else tokens, tokens if h <= 2 else blank, "weights",
+        thumbs = [Panel(f"head{i}", blank if i else named, named if h <= 2 else blank, "weights",
                         ("▶ " if i + 1 == shown else "") + f"head {i + 1}", "", "",
                         annot=False, cbar=False, width=7.0 / h)   # all heads share one width
                   for i in range(h)]
-        shown_panel = Panel("shown", tokens, tokens, "weights", f"head {shown} of {h} (d_k = {d_model // h})",
+        shown_panel = Panel("shown", named, named, "weights", f"head {shown} of {h} (d_k = {d_model // h})",
                             "key", "query", annot_size=11)
-        output_panel = Panel("output", tokens, out_labels, "value", "Concat(heads) · W_O",
+        output_panel = Panel("output", named, out_labels, "value", "Concat(heads) · W_O",
                              "column", "", -limit, limit, annot_size=10, width=len(out_labels) + 1.6)
         return [*thumbs, shown_panel, output_panel]
 

@@ -531,13 +531,21 @@ def test_03_2_an_angle_in_degrees_is_not_called_three_back():
         result.message
 
 
-def test_03_section_4_says_trained_heads_overlap_and_can_be_pruned():
-    """03-B: the heads here are designed to one job each; trained heads overlap, and many can be removed
-    with little loss (Michel et al. 2019; Voita et al. 2019)."""
-    text = prose("03", "s4")
-    assert "designed" in text and "overlap" in text and "pruned" in text
-    assert "Michel et al. 2019" in text and "*Are Sixteen Heads Really Better than One?*" in text
-    assert "Voita et al. 2019" in text and "lesson 09" in text.lower()
+def test_03_section_4_says_what_the_two_pruning_papers_found():
+    """03-B, review round 12 item 2: Michel et al. 2019 found that many heads can be pruned at test time
+    with little loss; Voita et al. 2019 that the heads that matter have consistent, interpretable roles
+    (positional: a neighbouring token; syntactic; rare words) and the rest can be pruned. Neither says
+    trained heads 'mix several jobs', and Voita's finding is not that trained heads are 'less tidy'."""
+    text = " ".join(prose("03", "s4").split())
+    assert "designed" in text and "pruned" in text and "lesson 09" in text.lower()
+    assert "Michel et al. 2019 (*Are Sixteen Heads Really Better than One?*)" in text
+    assert ("Voita et al. 2019 (*Analyzing Multi-Head Self-Attention: Specialized Heads Do the Heavy "
+            "Lifting, the Rest Can Be Pruned*)") in text
+    for role in ("*positional*", "neighbouring token", "*syntactic*", "rare words", "consistent"):
+        assert role in text, role
+    for claim in ("mix several jobs", "less tidy", "overlap"):
+        for cell in ("intro", "s4", "summary"):
+            assert claim not in prose("03", cell), (claim, cell)
 
 
 def test_03_1_the_answer_is_not_printed_above_the_exercise():
@@ -565,3 +573,85 @@ def test_03_section_9_quotes_source_004s_equation_as_written():
     text = prose("03", "s9-note")
     assert r"\text{Multi-Head Attention}(Q, K, V)" in text and r"\mathrm{MultiHead}(Q, K, V)" in text
     assert "Its final equation is written $\\mathrm{MultiHead}" not in text
+
+
+# ---------- review round 12 of lesson 03 -----------------------------------------------------------------
+
+def test_03_3_a_width_two_loop_or_reshape_gets_the_fixed_width_hint_not_columns_2i():
+    """Item 1: §2's own slicing with the kernel's d_k = 2, and reshape(n, -1, d_k), are right on every array
+    with d_k = 2 and wrong on the (3, 12) array with h = 4 (d_k = 3): they got the generic message, which said
+    'columns 2i and 2i+1', the width-2 belief itself. Shapes by hand: 12 // 4 = 3 columns a head."""
+    def loop(M, h):
+        return np.stack([M[:, i * d_k:(i + 1) * d_k] for i in range(h)])
+
+    def minus_one(M, h):
+        return M.reshape(len(M), -1, d_k).transpose(1, 0, 2)
+
+    def typed_two(M, h):
+        return np.stack([M[:, 2 * i:2 * i + 2] for i in range(h)])
+
+    M = np.arange(36.0).reshape(3, 12)
+    assert loop(M, 4).shape == (4, 3, 2) and minus_one(M, 4).shape == (6, 3, 2)   # the right one: (4, 3, 3)
+    M6 = np.arange(30.0).reshape(5, 6)
+    assert np.array_equal(loop(M6, 3), np.stack([M6[:, :2], M6[:, 2:4], M6[:, 4:]]))   # right for d_k = 2
+    for fn in (loop, minus_one, typed_two):
+        result = status("03.3", fn)
+        assert result.status == "mistake" and result.mistake == "fixed width", result.message
+        assert "d_k = d // h" in result.message and "2i" not in result.message, result.message
+    # a split wrong twice (no transpose, and width 2) hears of the transpose first; no message says '2i'
+    result = status("03.3", lambda M, h: M.reshape(len(M), h, d_k))
+    assert result.mistake == "no transpose", result.message
+    result = status("03.3", lambda M, h: np.stack([M[:, i::h] for i in range(h)], axis=1))
+    assert result.status != "correct" and "2i" not in result.message and "(4, 3, 3)" in result.message, \
+        result.message
+
+
+def test_03_2_hints_state_only_a_turn_the_block_has():
+    """Item 3: cos and sin swapped turns by π/2 − 2θ = −0.25θ (by hand: π/2 = 1.75θ, as θ = 2π/7) and was told
+    'does not turn at all'; a sign slip is no rotation and was told 'turns forward by 2θ'; −8 R(2θ) turns by
+    2θ + π = 5.5θ ≡ −1.5θ and was asked 'degrees?'."""
+    ex = al.the_cat_sat()
+    t = ex.theta
+    assert abs((np.pi / 2 - 2 * t) / t + 0.25) < 1e-12 and abs(np.pi / t - 3.5) < 1e-12
+    c, s = np.cos(2 * t), np.sin(2 * t)
+
+    def head1(block):
+        W = ex.W_q.copy()
+        W[:2, :2] = block
+        return W
+    swapped = status("03.2", head1(8 * np.array([[s, -c], [c, s]])))
+    assert swapped.status != "correct" and "cos and sin swapped" in swapped.message, swapped.message
+    assert "-0.25θ" in swapped.message and "not turn" not in swapped.message, swapped.message
+    sign = status("03.2", head1(8 * np.array([[c, s], [-s, -c]])))
+    assert sign.status != "correct" and "no rotation" in sign.message, sign.message
+    assert "forward" not in sign.message, sign.message
+    negative = status("03.2", head1(-8 * rotation(2 * t)))
+    assert negative.status != "correct" and "negative" in negative.message, negative.message
+    assert "degrees" not in negative.message and "-1.50θ" in negative.message, negative.message
+    assert status("03.2", head1(8 * rotation(2 * 360 / 7))).message.count("degrees") == 1   # still asked
+    for block, mistake in ((8 * rotation(3 * t), "three back"), (8 * np.eye(2), "itself"),
+                           (8 * rotation(-2 * t), "two forward"), (4 * rotation(t), "still previous")):
+        assert status("03.2", head1(block)).mistake == mistake
+
+
+def test_03_explorer_maps_and_table_label_the_two_thes_as_the_summary_does():
+    """Item 4: the summary said the₁ / the₂, the maps and the output table 'the' twice."""
+    ex = heads_explorer()
+    for key in ("head0", "shown", "output"):
+        assert [t.get_text() for t in ex.axes[key].get_yticklabels()] == NAMED, key
+    assert [t.get_text() for t in ex.axes["shown"].get_xticklabels()] == NAMED
+
+
+def test_03_after_03_1_the_site_shows_what_4_heads_do_collapsed():
+    """Item 5: what h = 4 shows was only in 03.1's ✓, which the static site never prints; a collapsed note
+    below 03.1 says it, in the ✓'s own words, and §10 points to it."""
+    note = prose("03", "ex-03-2")
+    assert note.startswith("<details><summary>After 03.1") and "</details>" in note
+    inside = " ".join(note.split("</details>")[0].split())
+    remark = " ".join(status("03.1", "b").message.split())
+    for words in ("no head finds the previous token for every word", "only by coincidence",
+                  "(*cat* in head 1, *on* in head 2)", "Head 4 (function) does the same for function words"):
+        assert words in inside, words
+        assert words.replace("*", "").lower() in remark.lower(), words
+    assert "After 03.1" in prose("03", "s10")
+    assert "No head finds the previous token" not in prose("03", "s10")
