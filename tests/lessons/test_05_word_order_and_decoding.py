@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from handed_out import HANDED_OUT, check_as_handed_out
 from lesson_helpers import cell_text, explorer, lesson_cells, move, run_lesson, sm, stored_output
+from test_hints import rope_score
 
 import attention_lab as al
 
@@ -462,16 +463,10 @@ def test_05_rope_corners_print_a_difference_that_never_shows_as_0_and_the_counts
 
 def test_05_4_base_10_or_a_dropped_factor_2_is_named():
     """Review round 11, 05.2: base 10 (the lesson's own sections) and w_i = base^(-i/d) both turn the second
-    pair by w_1 = 10^(-1/2) and got only the generic message. By hand: both slips give [0.6715, -0.6715]."""
+    pair by w_1 = 10^(-1/2) and got only the generic message. By hand (test_hints.rope_score, the exercise's
+    q and k): both slips give [0.6715, -0.6715]."""
     def scores(w1):
-        def turn(v, p):
-            out = v.copy()
-            for i, w in enumerate((1.0, w1)):
-                c, s = np.cos(p * w), np.sin(p * w)
-                out[2 * i], out[2 * i + 1] = c * v[2 * i] - s * v[2 * i + 1], s * v[2 * i] + c * v[2 * i + 1]
-            return out
-        q, k = np.array([1.0, 0.0, 0.0, 1.0]), np.array([0.0, 1.0, 1.0, 0.0])
-        return [float(turn(q, 2) @ turn(k, 5)), float(turn(q, 5) @ turn(k, 2))]
+        return [rope_score(2, 5, w1), rope_score(5, 2, w1)]
 
     for w1 in (10 ** (-2 * 1 / 4), 100 ** (-1 / 4)):          # base 10; base 100 without the factor 2
         got = scores(w1)
