@@ -102,7 +102,8 @@ def test_printout_problems_allows_rounding_but_not_real_slips():
         "keys 0 and 1 have equal scores (1) but weights 0.4 and 0.394, further apart than the rounding "
         "allows (0.001)"]
     # a sum of 1.03 on three weights: more than 3 roundings of 0.005
-    assert al.printout_problems([2.0, 1.0, 0.0], [0.68, 0.25, 0.1]) == ["the weights sum to 1.03, not 1"]
+    assert al.printout_problems([2.0, 1.0, 0.0], [0.68, 0.25, 0.1]) == [
+        "the weights sum to 1.03, not 1 (off by +0.03; the rounding allows 0.015)"]
 
 
 def test_printout_problems_reads_masked_scores():
@@ -115,7 +116,6 @@ def test_printout_problems_reads_masked_scores():
     kept = masked.copy()
     assert al.printout_problems(masked, W) == []
     assert np.array_equal(masked, kept)                                 # the caller's -inf stays
-    assert al.printout_problems(np.where(np.isinf(masked), -1e9, S), W) == []   # a finite fill too
     # the raw scores give the order finding, and it says what to pass
     raw = al.printout_problems(S, W)
     assert len(raw) == 1 and "row 0: key 0 scores 1 and key 1 2" in raw[0]
@@ -192,10 +192,10 @@ def test_printout_problems_ties_allow_the_scores_own_rounding():
 
 
 def test_printout_problems_names_a_mask_only_where_the_weight_rounds_to_0():
-    """Review round 12, item 2: source 000 masks nothing; at its own tol (half a unit of -13.573791's last
-    digit, 5e-7) its w_21 = 0.00466374 is no zero weight, so no mask is suggested."""
+    """Review round 12, item 2: source 000 masks nothing; at its own tol (section 1's rule at full precision,
+    1e-6 x 13.573791 = 1.4e-5 by hand) its w_21 = 0.00466374 is no zero weight, so no mask is suggested."""
     p = al.source_000().printed
-    found = al.printout_problems(p["scores"], p["weights"], tol=5e-7)
+    found = al.printout_problems(p["scores"], p["weights"], tol=1.3573791e-5)
     assert found[-1] == ("key 0 scores -6.28855 and key 3 -1.7212, but their weights 0.00466374 and -1.7212 "
                          "are in the other order")
     assert not any("mask" in f for f in found)
@@ -216,6 +216,109 @@ def test_printout_problems_reads_a_numpy_masked_array():
     with pytest.raises(ValueError, match=r"weights is a masked array with masked entries: pass the printed "
                                          r"weights as plain numbers \(0 at each masked key\)"):
         al.printout_problems([[1.0, -np.inf], [1.0, 2.0]], np.ma.masked_array(causal, mask=[[0, 1], [0, 0]]))
+
+
+def float32_printout(scores):
+    """A float32 source's row, as source 000 computed it (exp, sum, divide, every step in float32), printed in
+    float32's shortest form (str of each np.float32, as NumPy and TensorFlow print it) and read back."""
+    s32 = np.asarray(scores, dtype=np.float32)
+    e = np.exp(s32)
+    w32 = e / e.sum(dtype=np.float32)
+    assert w32.dtype == np.float32
+
+    def read(a):
+        return np.array([float(str(x)) for x in a])
+    return read(s32), read(w32)
+
+
+def test_printout_problems_passes_correct_printouts_at_the_lessons_tol():
+    """Review round 13, item 1: with tol and score_tol set by the lesson's rule, rounding_limit(printed,
+    decimals), correct float32 rows printed at full precision (source 000's kind; the sum check allows
+    float32's rounding) and correct rows rounded to a few decimals give no finding. The old advice, tol =
+    half a unit of an 8-decimal digit, made the sum check flag the float32 rows."""
+    rng = np.random.default_rng(13)
+    old_advice = 0
+    base = al.source_000().printed["scores"]
+    for case in range(4000):
+        n = int(rng.integers(2, 9))
+        s = base + rng.normal(0, 0.5, 4) if case % 4 == 0 else rng.normal(0, 3, n)
+        if case % 3 == 0:
+            s[1] = s[0]                                                  # an exact tie
+        shown_s, shown_w = float32_printout(s)
+        tol, score_tol = al.rounding_limit(shown_w), al.rounding_limit(shown_s)
+        assert al.printout_problems(shown_s, shown_w, tol=tol, score_tol=score_tol) == [], (shown_s, shown_w)
+        old_advice += abs(shown_w.sum() - 1) > len(s) * 5e-9
+        # even at the finest tol a student might pick (half a unit of an 8th decimal), the sum check allows
+        # float32's rounding
+        assert not any("sum to" in f for f in al.printout_problems(shown_s, shown_w, tol=5e-9, score_tol=0))
+    assert old_advice > 400
+    for score_decimals, weight_decimals in ((0, 2), (1, 2), (2, 2), (1, 3), (3, 3), (2, 4)):
+        for _ in range(400):
+            s = rng.normal(0, 1.5, int(rng.integers(2, 7)))
+            s[1] = np.round(s[0], score_decimals) + rng.uniform(-0.5, 0.5) * 10.0 ** -score_decimals
+            shown_s, shown_w = np.round(s, score_decimals), np.round(plain_softmax(s), weight_decimals)
+            tol = al.rounding_limit(shown_w, weight_decimals)
+            score_tol = al.rounding_limit(shown_s, score_decimals)
+            assert tol == 0.5 * 10.0 ** -weight_decimals and score_tol == 0.5 * 10.0 ** -score_decimals
+            assert al.printout_problems(shown_s, shown_w, tol=tol, score_tol=score_tol) == [], (s, shown_w)
+
+
+def test_printout_problems_finds_the_real_slips_at_the_lessons_tol():
+    """Review round 13, item 1: the rule's tol still finds every slip the lesson shows, and a float32 row
+    with one weight off by 1e-4 (far above float32's rounding)."""
+    p = al.source_000().printed
+    found = al.printout_problems(p["scores"], p["weights"], tol=al.rounding_limit(p["weights"]),
+                                 score_tol=al.rounding_limit(p["scores"]))
+    assert len(found) == 4 and "are in the other order" in found[-1] and "mask" not in found[-1]
+    s4 = al.source_004()
+    scores4, shown4 = s4.X @ s4.X.T / np.sqrt(2), s4.printed["self_weights"]
+    found = al.printout_problems(scores4, shown4, tol=al.rounding_limit(shown4, 3),
+                                 score_tol=al.rounding_limit(scores4))
+    assert [f[:40] for f in found] == ["row 0: keys 0 and 2 have equal scores (0",
+                                       "row 1: keys 1 and 2 have equal scores (0"]
+    shown_s, shown_w = float32_printout([-6.22569, -1.5913181, -13.253579, -1.6687526])
+    tol, score_tol = al.rounding_limit(shown_w), al.rounding_limit(shown_s)
+    assert al.printout_problems(shown_s, shown_w, tol=tol, score_tol=score_tol) == []
+    off = shown_w + np.array([0, 1e-4, 0, 0])
+    found = al.printout_problems(shown_s, off, tol=tol, score_tol=score_tol)
+    assert len(found) == 1 and found[0].startswith("the weights sum to 1.0000999")
+    assert "off by +0.0001" in found[0]
+    swapped = shown_w[[0, 3, 2, 1]]                                     # keys 1 and 3's weights swapped
+    assert "in the other order" in al.printout_problems(shown_s, swapped, tol=tol, score_tol=score_tol)[-1]
+
+
+def test_a_finite_mask_fill_is_refused_with_what_to_pass():
+    """Review round 13, item 3: a finite mask fill (lesson 04's finfo(dtype).min, a tutorial's -1e9,
+    BERT's -10000) would hide a forgotten mask (the wrong weight 0.14 of the masked key is the smallest, so
+    the order check cannot see it) and make rounding_limit 1e-6 x 1e9 = 1000: both helpers refuse it."""
+    says = r"looks like a mask fill \(a finite number at or below -10000.*\): pass -inf at each masked key"
+    for fill in (-1e9, np.finfo(np.float32).min, np.finfo(float).min, -1e4, -1_000_000_000):
+        with pytest.raises(ValueError, match=says):
+            al.printout_problems([0.3, 0.6, fill], [0.23, 0.63, 0.14])
+        with pytest.raises(ValueError, match=says):
+            al.rounding_limit([[0.52, fill], [0.31, 0.77]], 2)
+    assert al.printout_problems([0.3, 0.6, -np.inf], [0.23, 0.63, 0.14]) == [
+        "key 2 is masked (score -inf) but has weight 0.14, not 0"]
+    assert al.printout_problems([0.3, 0.6, -50.0], [0.43, 0.57, 0.0]) == []      # a low real score
+    assert al.rounding_limit([[0.52, -np.inf], [0.31, 0.77]], 2) == 0.005
+
+
+def test_boolean_scores_are_told_how_a_mask_goes_in():
+    """Review round 13, item 5: the helpers have no `mask` argument, so the message says where a mask goes."""
+    for call in (lambda: al.printout_problems([True, False], [0.73, 0.27]),
+                 lambda: al.printout_problems([1.0, 0.0], [True, False]),
+                 lambda: al.rounding_limit([True, False])):
+        with pytest.raises(TypeError, match="a mask goes into the scores as -inf at each masked key") as err:
+            call()
+        assert "`mask`" not in str(err.value)
+
+
+def test_the_sum_finding_prints_the_difference():
+    """Review round 13, item 6: the sum is printed with 10 digits and the difference with 3, so a sum near 1
+    never reads 'sums to 1, not 1'; a sum within float32's rounding of 1 (1e-7 off) is no finding at all."""
+    assert al.printout_problems([0.1, 0.0], [0.5, 0.499996], tol=0) == [
+        "the weights sum to 0.999996, not 1 (off by -4e-06; the rounding allows 1e-06)"]
+    assert al.printout_problems([0.1, 0.0], [0.5, 0.4999999], tol=0) == []
 
 
 def test_rounding_limit_leaves_out_masked_scores():

@@ -356,7 +356,8 @@ def test_printout_problems_finds_each_kind_of_slip():
     assert al.printout_problems([1.0, 1.0, 0.0], [0.5, 0.3, 0.2]) == [
         "keys 0 and 1 have equal scores (1) but weights 0.5 and 0.3, further apart than the rounding allows "
         "(0.015)"]
-    assert al.printout_problems([[0.0, 0.0]], [[0.4, 0.4]]) == ["row 0: the weights sum to 0.8, not 1"]
+    assert al.printout_problems([[0.0, 0.0]], [[0.4, 0.4]]) == [
+        "row 0: the weights sum to 0.8, not 1 (off by -0.2; the rounding allows 0.01)"]
     with pytest.raises(ValueError, match=r"scores have shape \(3,\) and weights \(2,\): expected the same"):
         al.printout_problems([1, 2, 3], [0.5, 0.5])
 

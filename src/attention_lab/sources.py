@@ -20,6 +20,22 @@ FLOAT32_LIMIT = 1e-6
 size: each result is rounded to a relative 2^-24 (6e-8), a dozen such steps add up to about 1e-7, and
 1e-6 leaves a margin. It grows with the length of the sums, and where large terms cancel."""
 
+MASK_FILL = -1e4
+"""A finite score at or below this is read as a mask fill (lesson 04's finfo(dtype).min, a tutorial's -1e9,
+BERT's -10000) and refused: the checks need -inf at a masked key. No real score here is this low."""
+
+NO_BOOLEANS = "a mask goes into the scores as -inf at each masked key"
+
+
+def refuse_mask_fill(values: np.ndarray, name: str) -> None:
+    """A ValueError if `values` holds a finite number at or below MASK_FILL: a mask fill, not a score."""
+    if values.dtype.kind in "iuf":
+        fill = np.isfinite(values) & (values <= MASK_FILL)
+        if fill.any():
+            raise ValueError(f"{name} holds {values[fill].flat[0]:g}, which looks like a mask fill (a "
+                             f"finite number at or below {MASK_FILL:g}, such as -1e9 or finfo(dtype).min): "
+                             "pass -inf at each masked key instead")
+
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
 def printout_rows(scores, weights) -> tuple[np.ndarray, np.ndarray]:
@@ -36,6 +52,10 @@ def printout_rows(scores, weights) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(weights, np.ma.MaskedArray):
         weights = np.ma.getdata(weights)
     raw = to_array(scores, "scores")
+    for given, name in ((raw, "scores"), (to_array(weights, "weights"), "weights")):
+        if given.dtype == bool:
+            raise TypeError(f"{name} holds booleans: expected real numbers; {NO_BOOLEANS}")
+    refuse_mask_fill(raw, "scores")
     masked = np.isneginf(raw) if raw.dtype.kind == "f" else np.zeros(raw.shape, dtype=bool)
     if raw.dtype.kind == "f" and (np.isnan(raw) | np.isposinf(raw)).any():
         bad = raw[np.isnan(raw) | np.isposinf(raw)][0]
@@ -185,10 +205,14 @@ def rounding_limit(printed: ArrayLike, decimals: int | None = None) -> float:
     float32 rounding (FLOAT32_LIMIT = 1e-6 times the printout's largest finite number) and half a unit in its
     last printed digit (0.5 * 10**-decimals; `decimals` is how many digits it shows after the point, None
     for a printout at float32's full precision). Anything larger is a finding. As in `printout_problems`,
-    -inf marks a masked score (so do a NumPy masked array's masked entries) and is left out."""
+    -inf marks a masked score (so do a NumPy masked array's masked entries) and is left out; a finite mask
+    fill (at or below MASK_FILL, -1e4) is refused with a ValueError that says to pass -inf."""
     if isinstance(printed, np.ma.MaskedArray):
         printed = np.ma.asarray(printed, dtype=float).filled(-np.inf)
     raw = to_array(printed, "printed")
+    if raw.dtype == bool:
+        raise TypeError(f"printed holds booleans: expected real numbers; {NO_BOOLEANS}")
+    refuse_mask_fill(raw, "printed")
     if raw.dtype.kind == "f" and raw.size and np.isneginf(raw).any():
         if np.isneginf(raw).all():
             raise ValueError("printed is -inf (masked) everywhere: expected at least one finite number")
@@ -214,12 +238,16 @@ def printout_problems(scores: ArrayLike, weights: ArrayLike, tol: float = 5e-3,
     """What printed attention weights get wrong, judged from their own scores alone (no exp needed).
 
     `scores` and `weights` are one row (n,) or rows (m, n). Pass the scores the softmax saw: with a mask,
-    the masked scores, -inf at each masked key (lesson 04's fill; a NumPy masked array's mask counts too).
+    the masked scores, -inf at each masked key (a NumPy masked array's mask counts too; a finite fill at or
+    below MASK_FILL, -1e4, such as -1e9 or finfo(dtype).min, is refused with a ValueError: pass -inf).
     A masked key must have weight 0 and is left out of the order and tie checks. `tol` allows for the
-    weights' rounding: half a unit in their last printed digit (the default, 5e-3, is that of a printout with
-    2 decimals; 5e-5 for 4 decimals). `score_tol` is the same for the scores (by default `tol`: scores and
-    weights printed with the same digits; 0 for scores recomputed at full precision). Printed scores that
-    look equal may differ by up to 2 score_tol, so their weights may differ by `tie_allowance`.
+    weights' rounding: `rounding_limit(weights, decimals)`, half a unit in their last printed digit (the
+    default, 5e-3, is that of a printout with 2 decimals; 5e-5 for 4 decimals), or float32's limit for a
+    printout at full precision. `score_tol` is the same for the scores, `rounding_limit(scores, decimals)` (by
+    default `tol`: scores and weights printed with the same digits; 0 for scores recomputed at full
+    precision). Printed scores that look equal may differ by up to 2 score_tol, so their weights may differ by
+    `tie_allowance`. A row's sum may be off by n tol, plus float32's FLOAT32_LIMIT (its rounding of a row
+    printed at full precision).
     """
     S, W = printout_rows(scores, weights)
     tol = as_positive(tol, "tol", "5e-3 (half a unit in the last digit of a 2-decimal printout)", zero=True)
@@ -233,8 +261,10 @@ def printout_problems(scores: ArrayLike, weights: ArrayLike, tol: float = 5e-3,
                      if not -tol <= w[j] <= 1 + tol]
         problems += [f"{row}key {j} is masked (score -inf) but has weight {w[j]:g}, not 0"
                      for j in range(len(w)) if np.isneginf(s[j]) and abs(w[j]) > tol]
-        if abs(w.sum() - 1) > tol * len(w):
-            problems.append(f"{row}the weights sum to {w.sum():g}, not 1")
+        allowed_sum = tol * len(w) + FLOAT32_LIMIT
+        if abs(w.sum() - 1) > allowed_sum:
+            problems.append(f"{row}the weights sum to {w.sum():.10g}, not 1 (off by {w.sum() - 1:+.3g}; the "
+                            f"rounding allows {allowed_sum:.2g})")
         kept = [j for j in range(len(s)) if not np.isneginf(s[j])]
         for a, i in enumerate(kept):
             for j in kept[a + 1:]:

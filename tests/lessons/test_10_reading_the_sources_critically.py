@@ -7,6 +7,7 @@ Shared helpers: tests/lesson_helpers.py.
 """
 
 import numpy as np
+import pytest
 from lesson_helpers import (
     cell_text,
     hand_softmax,
@@ -214,7 +215,7 @@ def test_r11_m2_the_checklist_says_to_pass_the_masked_scores_and_tol():
     assert "Compare with the scores the softmax actually saw" in text
     assert "a masked key must have weight 0 and is left out of the order and tie checks" in text
     assert "Pass it the masked scores, with $-\\infty$ at each masked key" in text
-    assert "set its `tol` to half a unit in the printout's last digit" in text
+    assert "Set its `tol` by the rule above, `tol=al.rounding_limit(weights, decimals)`" in text
     out = stored_output("10", "s1-code").splitlines()
     assert out[4] == "[]" and "pass the masked scores" in out[5]
 
@@ -291,16 +292,69 @@ def test_r12_w1_printed_scores_that_look_equal_may_differ_by_their_own_rounding(
     assert "equal scores (0.6) but weights 0.45 and 0.41" in out[6] and out[7] == "[]"
     text = prose("10", "s1")
     assert "printed scores that look equal may truly differ by up to a unit of their own last digit" in text
-    assert "set `score_tol` to half a unit in the scores' last digit" in text
+    assert "`score_tol=al.rounding_limit(scores, decimals)` for the scores" in text
     assert "further apart than the rounding allows (0.001)" in stored_output("10", "s5-code")
 
 
 def test_r12_m2_source_000s_printout_is_judged_at_its_own_tol_and_suggests_no_mask():
-    """M2: 000 masks nothing; its coarsest entry, -13.573791, has 6 decimals: tol = 5e-7."""
-    assert 0.5 * 10.0 ** -len("573791") == 5e-7
-    assert "tol = 5e-7" in lesson_cells("10")["s2-weights"]
+    """M2, and round 13's W1: 000 masks nothing, and is printed at float32's full precision, so section 1's
+    rule gives tol = 1e-6 x its largest number, 13.573791: 1.4e-5 by hand (not half a unit of its 6th
+    decimal, 5e-7, which is neither of the rule's limits)."""
+    assert round(1e-6 * 13.573791, 6) == 1.4e-5
+    assert 'tol = al.rounding_limit(printed["weights"])' in lesson_cells("10")["s2-weights"]
     out = stored_output("10", "s2-weights")
+    assert "tol = 1.4e-05, score_tol = 1.4e-05" in out
     assert "are in the other order" in out and "mask" not in out
+
+
+def test_r13_w1_the_tol_advice_is_the_lessons_rounding_rule():
+    """W1: the checklist's tol is rounding_limit(weights, decimals), the same rule as section 1's first item
+    (half a unit of the last digit, or float32's limit at full precision), and the sum check allows float32's
+    rounding; the old advice, half a unit in the printout's last digit, is gone."""
+    text = prose("10", "s1")
+    assert "set its `tol` to half a unit in the printout's last digit" not in text
+    assert "`tol=al.rounding_limit(weights, decimals)`" in text
+    assert "or float32's limit for a printout at full precision" in text
+    assert "or by float32's rounding in a printout at full precision" in text
+
+
+def test_r13_m2_numpy_drops_trailing_zeros_so_decimals_are_counted_on_the_longest_entry():
+    """M2: NumPy prints source 002's whole-number scores as [2. 4. 4.] and 004's 3-decimal row with a 0.5:
+    read as 0 decimals, score_tol = 0.5 hides a real slip (the equal scores 4, 4 get 0.55 and 0.39) that
+    score_tol = 0 (exact scores) finds."""
+    assert np.array2string(al.source_002().printed["scores"][0]) == "[2. 4. 4.]"
+    assert np.array2string(al.source_004().printed["self_weights"][0]) == "[0.5   0.183 0.317]"
+    slip = [0.06, 0.55, 0.39]
+    assert al.printout_problems([2.0, 4.0, 4.0], slip, score_tol=0.5) == []
+    assert "keys 1 and 2 have equal scores (4)" in al.printout_problems([2.0, 4.0, 4.0], slip, score_tol=0)[0]
+    text = prose("10", "s1")
+    assert "0 for scores you recomputed, or exact ones such as whole numbers" in text
+    assert np.get_printoptions()["precision"] == 8
+    assert np.array2string(np.array([2.0, 4.0, 4.0])) == "[2. 4. 4.]"
+    assert ("NumPy drops trailing zeros: scores printed as `2.` and `4.` (section 3) are whole to all of "
+            "its 8 decimals (pass 0 for them, not half a unit)") in text
+    assert "so count the decimals on the row's longest entry" in text
+    assert "[[ 2.  4.  4.]" in stored_output("10", "s3-code")
+
+
+def test_r13_m3_the_checklist_says_a_finite_fill_is_refused():
+    """M3: lesson 04's finfo.min and a tutorial's -1e9 are finite fills; the helpers refuse them (tests in
+    test_bug_kinds), and the checklist says so and what to pass."""
+    text = prose("10", "s1")
+    assert ("a finite fill, such as lesson 04's `finfo.min` or a tutorial's `-1e9`, anything at or below "
+            "`-1e4`, is refused: replace it by $-\\infty$") in text
+    with pytest.raises(ValueError, match="pass -inf at each masked key"):
+        al.printout_problems([1.0, -1e9], [1.0, 0.0])
+
+
+def test_r13_c4_10_1s_suggested_call_passes_the_scores_rounding():
+    """C4: the scores show 1 decimal, so 10.1's suggested check passes score_tol=0.05; only a has no finding
+    (a's equal scores get equal weights, and 0.42 + 0.42 + 0.17 = 1.01 is within 3 x 0.005)."""
+    scores = [1.2, 1.2, 0.3]
+    rows = {"a": [0.42, 0.42, 0.17], "b": [0.50, 0.33, 0.17],
+            "c": [0.45, 0.45, 0.20], "d": [0.25, 0.25, 0.50]}
+    assert [x for x in rows if not al.printout_problems(scores, rows[x], score_tol=0.05)] == ["a"]
+    assert "`al.printout_problems(scores, rows[letter], score_tol=0.05)`" in prose("10", "ex-10-1")
 
 
 def test_r12_c3_10_2_minus_5_73_names_both_one_vector_slips():
