@@ -190,6 +190,10 @@ def split_no_transpose(M, h):
     return M.reshape(M.shape[0], h, M.shape[1] // h)
 
 
+def split_dot_t(M, h):
+    return M.reshape(M.shape[0], h, M.shape[1] // h).T
+
+
 def split_interleaved(M, h):
     return np.stack([M[:, i::h] for i in range(h)])
 
@@ -379,7 +383,12 @@ CASES = [
     ("03.2", with_block(with_block(_WQ32, 8.0 * rotation(2 * _t)), np.zeros((2, 2)), slice(2, 4),
                         slice(2, 4)),
      "head 2 changed", "head 2"),
+    ("03.2", with_block(_WQ32, 8.0 * rotation(2 * _t) * np.array([[-1.0, 1.0], [1.0, 1.0]])), "no rotation",
+     "no rotation times a positive number"),
+    ("03.2", np.block([[np.zeros((2, 4))], [8.0 * rotation(2 * _t), _WQ32[2:, 2:]]]), "block empty",
+     "all zeros"),
     ("03.3", split_planted, "planted numbers", "row after row"),
+    ("03.3", split_dot_t, "axes reversed", "(d_k, h, n)"),
     ("03.3", split_no_transpose, "no transpose", "transpose(1, 0, 2)"),
     ("03.3", split_interleaved, "interleaved", "every h-th column"),
     ("03.4", np.hstack(head_outputs()) @ WO34, "whole output", "both heads"),
@@ -398,6 +407,11 @@ CASES = [
     ("03.4", [head_outputs(scale=1.0)[0] @ WO34[:2], head_outputs(scale=1.0)[1] @ WO34[2:]], "no scaling",
      "√2"),
     ("03.4", head_outputs(), "head outputs", "W_O[:2]"),
+    ("03.4", [(np.hstack(head_outputs()) @ WO34)[:, :2], (np.hstack(head_outputs()) @ WO34)[:, 2:]],
+     "output columns", "owns no output columns"),
+    ("03.4", [np.hstack([head_outputs()[0] @ WO34[:2, :2], np.zeros((3, 2))]),
+              np.hstack([np.zeros((3, 2)), head_outputs()[1] @ WO34[2:, 2:]])], "diagonal blocks",
+     "every output column"),
     ("04.1", "b", "b", "cannot see"),
     ("04.1", "c", "c", "masked"),
     ("04.1", "d", "d", "last row does change"),

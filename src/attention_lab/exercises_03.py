@@ -63,14 +63,18 @@ def _design_03():
         w = weights(W)                                       # (2, 6, 6)
         if not np.allclose(w[1], reference[1]):
             return "head 2 changed" if finds(w, 2) else "both"
+        steps = turn_in_steps(W[:2, :2], t)                  # None: the block is no scaled rotation
+        if not W[:2, :2].any():
+            return "block empty"                             # head 1 reads no position feature at all
         if finds(w, 2):
+            if steps is None:
+                return "no rotation"                         # it works here, but is no turn by 2θ
             return None if w[0][queries, queries - 2].min() >= 0.5 else "too weak"
         two, one = w[0][queries, queries - 2], w[0][queries, queries - 1]
         third = np.sort(w[0][queries], axis=1)[:, -3]        # (4,) the largest weight after the pair
-        if (np.allclose(two, one, rtol=0, atol=1e-9) and (margin(w, 2) > -1e-9).all()
-                and (two - third > TIE_MARGIN).all()):
+        if (steps is not None and abs(steps - 1.5) < EXACT_SLACK and np.allclose(two, one, rtol=0, atol=1e-9)
+                and (margin(w, 2) > -1e-9).all() and (two - third > TIE_MARGIN).all()):
             return "tie"                                     # two back and one back share the top weight
-        steps = turn_in_steps(W[:2, :2], t)                  # None: the block is no scaled rotation
         if steps is None:
             return ("head 1's block W_q[:2, :2] is no rotation times a positive number: a rotation has equal "
                     "numbers on its diagonal and opposite numbers off it, [[cos φ, −sin φ], [sin φ, cos φ]]. "
@@ -132,9 +136,20 @@ def _design_03():
                        "3θ. Two tokens back is a turn by 2θ: R(θ) twice, not three times."),
         "tie": (lambda: with_head1(8.0 * (back + two_back)),
                 "two tokens back and one token back tie for head 1's largest weight: your block turns "
-                "each position back by 1.5θ, halfway between them (a sum of the turns by θ and by 2θ "
-                "turns by their mean angle). Two tokens back is a turn by 2θ: two turns by θ one after "
-                "the other, a product, not a sum."),
+                "each position back by 1.5θ, halfway between them. If you added R(θ) and R(2θ): a sum "
+                "turns by the mean angle of its two turns. Two tokens back is a turn by 2θ, R(θ) R(θ): "
+                "two turns by θ one after the other, a product, not a sum."),
+        "no rotation": (lambda: with_head1(8.0 * two_back * np.array([[-1.0, 1.0], [1.0, 1.0]])),
+                        "head 1 gives the token two places back the largest weight, at least 0.5, on these "
+                        "four words, but its block W_q[:2, :2] is no rotation times a positive number: a "
+                        "rotation has equal numbers on its diagonal and opposite numbers off it, [[cos φ, "
+                        "−sin φ], [sin φ, cos φ]]. Compare your block's signs with 8 R(2θ) = 8 R(θ) R(θ), "
+                        "section 3's turn by θ done twice."),
+        "block empty": (lambda: np.block([[np.zeros((2, 2)), np.zeros((2, 2))],
+                                          [8.0 * two_back, 8.0 * np.eye(2)]]),
+                        "head 1's block W_q[:2, :2] is all zeros: head 1's queries read the position "
+                        "features through rows 0-1 (and columns 0-1) of W_q. Two tokens back is 8 R(2θ) "
+                        "there."),
         "too weak": (lambda: with_head1(two_back),
                      "the right token wins, but with less than 0.5: multiply head 1's block by a "
                      "larger number (the lesson used 8) to make the softmax decide."),
@@ -185,6 +200,10 @@ def _debug_03():
         n, d = M.shape
         return M.reshape(n, d // h, h).transpose(2, 0, 1)
 
+    def axes_reversed(M, h):                  # .T of (n, h, d_k): all three axes reversed
+        n, d = M.shape
+        return M.reshape(n, h, d // h).T
+
     def axes_mixed(M, h):
         n, d = M.shape
         return M.reshape(n, h, d // h).transpose(1, 2, 0)
@@ -196,7 +215,8 @@ def _debug_03():
         return np.stack(np.split(M, h))
 
     wrong = {"planted": planted, "no transpose": no_transpose, "interleaved": interleaved,
-             "axes mixed": axes_mixed, "fixed width": fixed_width, "tokens split": tokens_split}
+             "axes mixed": axes_mixed, "axes reversed": axes_reversed, "fixed width": fixed_width,
+             "tokens split": tokens_split}
 
     expected = ("split(M, h)[i] must hold columns i·d_k to (i+1)·d_k − 1 of every token, with d_k = d // h: "
                 "shape (3, 5, 2) for a (5, 6) array and h = 3, (4, 3, 3) for a (3, 12) array and h = 4.")
@@ -244,6 +264,9 @@ def _debug_03():
         "axes mixed": (lambda: axes_mixed,
                        "your result has shape (h, d_k, n): the heads' axis comes first, but the tokens "
                        "and the columns are swapped. Move only the heads' axis: .transpose(1, 0, 2)."),
+        "axes reversed": (lambda: axes_reversed,
+                          ".T reverses all three axes, so (n, h, d_k) becomes (d_k, h, n); move only the "
+                          "heads' axis to the front: .transpose(1, 0, 2)."),
         "interleaved": (lambda: interleaved,
                         "your head i takes every h-th column; a head takes d_k neighbouring columns, "
                         "i*d_k to (i+1)*d_k: reshape to (n, h, d_k) first."),
@@ -252,9 +275,9 @@ def _debug_03():
                         "d_k = 2, from section 2?), and the check also gives 4 heads of a (3, 12) array, "
                         "width 3. Compute the width inside the function from M: d_k = d // h."),
         "tokens split": (lambda: tokens_split,
-                         "np.split (and np.array_split) cut along axis 0 by default, the rows, which are "
-                         "the tokens; a head takes a block of columns of every token: split along "
-                         "axis=1, then stack."),
+                         "your heads are blocks of rows (axis 0), that is of tokens; a head takes a block "
+                         "of columns (axis 1) of every token: slice M[:, i*d_k:(i+1)*d_k], or split along "
+                         "axis=1."),
     }, handed_out="planted", handed_out_source=HANDED_OUT_033)
 
 
@@ -285,6 +308,21 @@ def lesson03():
 
     def parts(**how):                                # (2, 3, 4): head 1's contribution, then head 2's
         return np.stack([part(keep=0, **how), part(keep=1, **how)])
+
+    def output_columns(pad=False):                   # the output's columns 0-1 and 2-3, taken as the heads'
+        Y, zero = out(), np.zeros((3, 2))
+        if pad:
+            return np.stack([np.hstack([Y[:, :2], zero]), np.hstack([zero, Y[:, 2:]])])
+        return np.stack([Y[:, :2], Y[:, 2:]])
+
+    def diagonal_blocks():                           # head_i @ W_O[its rows, its columns], the rest 0
+        H = heads()
+        return np.stack([np.hstack([H[0] @ Wo34[:2, :2], np.zeros((3, 2))]),
+                         np.hstack([np.zeros((3, 2)), H[1] @ Wo34[2:, 2:]])])
+
+    owns_none = ("but a head owns no output columns: W_O mixes the heads, so each head contributes to every "
+                 "output column. Head i's contribution is head_i @ W_O[its rows], all 4 columns (section "
+                 "6's second assert: column 0 reads both heads).")
 
     def one_head_parts():
         Y = softmax((X34 @ Wq34) @ X34.T * default_scale(4)) @ X34   # one head of width 4
@@ -341,6 +379,15 @@ def lesson03():
                                  "head_2 @ W_O[2:]."),
                 "transposed W_O": (lambda: parts(W_O=Wo34.T),
                                    "you used W_O.T; in the row convention it is Concat(heads) @ W_O."),
+                "output columns": (lambda: output_columns(),
+                                   "you gave the output's columns 0-1 as head 1's contribution and columns "
+                                   "2-3 as head 2's, " + owns_none),
+                "output columns padded": (lambda: output_columns(pad=True),
+                                          "you gave the output's columns 0-1 as head 1's contribution and "
+                                          "columns 2-3 as head 2's (the rest 0), " + owns_none),
+                "diagonal blocks": (lambda: diagonal_blocks(),
+                                    "you kept only W_O's diagonal blocks, head_i @ W_O[its rows, its "
+                                    "columns], " + owns_none),
                 "one head": (lambda: one_head_parts(),
                              "that is one head of width 4, its output cut in two: split Q, K and V "
                              "into two heads of width 2 first, each with its own softmax, scaled by "

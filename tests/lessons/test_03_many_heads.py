@@ -655,3 +655,128 @@ def test_03_after_03_1_the_site_shows_what_4_heads_do_collapsed():
         assert words.replace("*", "").lower() in remark.lower(), words
     assert "After 03.1" in prose("03", "s10")
     assert "No head finds the previous token" not in prose("03", "s10")
+
+
+# ---------- review round 13 of lesson 03 -----------------------------------------------------------------
+
+def test_03_section_4_says_how_each_paper_pruned():
+    """Item 1: Voita et al. 2019 switched heads off with learned gates (a relaxed L0 penalty) while training
+    went on; Michel et al. 2019 removed heads from the trained model at test time, without retraining. 'The
+    rest can be pruned (removed after training)' and 'found the same' blurred the two."""
+    text = prose("03", "s4")
+    voita, michel = text.split("Michel et al. 2019")
+    for words in ("learned gates", "relaxed $L_0$ penalty", "went on training", "the heads kept have"):
+        assert words in voita, words
+    for words in ("at test time", "without retraining"):
+        assert words in michel, words
+    for claim in ("removed after training", "found the same"):
+        assert claim not in text, claim
+    for cell in ("intro", "summary"):
+        assert "with or without further training" in prose("03", cell), cell
+
+
+def head1_weights_by_hand(W_q):
+    """Head 1's weights (columns 0-1 of Q and K, ÷ √2) for the lesson's sentence, in plain NumPy."""
+    ex = al.the_cat_sat()
+    Q, K = ex.X @ W_q, ex.X @ ex.W_k
+    return sm(Q[:, :2] @ K[:, :2].T / np.sqrt(2))
+
+
+def test_03_2_a_sign_slip_in_8_r_2theta_is_no_rotation_and_is_not_passed():
+    """Item 2: 8 R(2θ) with its top-left sign flipped meets the behaviour (each of sat, on, the₂, mat gives
+    the token two back its largest weight, at least 0.5: checked by hand here), but it is no rotation: its
+    diagonal entries differ (−cos 2θ, cos 2θ). It got ✓ with no remark."""
+    ex = al.the_cat_sat()
+    t = ex.theta
+    c, s = np.cos(2 * t), np.sin(2 * t)
+    W = ex.W_q.copy()
+    W[:2, :2] = 8 * np.array([[-c, -s], [s, c]])
+    A = head1_weights_by_hand(W)
+    q = np.arange(2, 6)
+    assert (A[q, q - 2] >= 0.5).all() and (A[q].argmax(axis=1) == q - 2).all()   # the criterion is met
+    result = status("03.2", W)
+    assert result.status == "mistake" and result.mistake == "no rotation", result.message
+    assert "no rotation" in result.message and "at least 0.5" in result.message, result.message
+    W[:2, :2] = 8 * rotation(2 * t)
+    assert status("03.2", W).status == "correct"
+
+
+def test_03_2_the_tie_hint_and_the_wrong_rows_hint_state_only_what_is_true():
+    """Item 5: R(π − 2θ) (both cosines of R(2θ) negated) turns by 3.5θ − 2θ = 1.5θ and ties, but is no sum:
+    the hint asserted 'a sum of the turns … turns by their mean angle'. 8 R(2θ) put in rows 2-3 leaves head
+    1's block all zeros: the hint said 'compare your block's signs'."""
+    ex = al.the_cat_sat()
+    t = ex.theta
+    c, s = np.cos(2 * t), np.sin(2 * t)
+    W = ex.W_q.copy()
+    W[:2, :2] = 8 * np.array([[-c, -s], [s, -c]])
+    assert np.allclose(W[:2, :2], 8 * rotation(np.pi - 2 * t)) and abs((np.pi - 2 * t) / t - 1.5) < 1e-12
+    result = status("03.2", W)
+    assert result.mistake == "tie" and "1.5θ" in result.message, result.message
+    assert "If you added R(θ) and R(2θ)" in result.message, result.message
+    assert "(a sum of the turns by θ and by 2θ turns by their mean angle)" not in result.message
+    W = np.zeros((4, 4))
+    W[2:, :2], W[2:, 2:] = 8 * rotation(2 * t), ex.W_q[2:, 2:]   # the wrong rows; head 2's block kept
+    assert not W[:2, :2].any()
+    result = status("03.2", W)
+    assert result.status == "mistake" and "all zeros" in result.message, result.message
+    assert "signs" not in result.message and "no rotation" not in result.message, result.message
+
+
+def test_03_3_dot_t_and_a_row_loop_get_hints_about_what_they_did():
+    """Item 3: .T reverses all three axes of (n, h, d_k), giving (d_k, h, n) (by hand: (5, 6) with h = 3 gives
+    (2, 3, 5)); a loop over rows never calls np.split and was told about np.split's default axis."""
+    def dot_t(M, h):
+        n, d = M.shape
+        return M.reshape(n, h, d // h).T
+
+    def rows(M, h):
+        k = M.shape[1] // h
+        return np.stack([M[i * k:(i + 1) * k, :] for i in range(h)])
+
+    assert dot_t(np.zeros((5, 6)), 3).shape == (2, 3, 5)
+    result = status("03.3", dot_t)
+    assert result.status == "mistake" and ".T reverses all three axes" in result.message, result.message
+    assert "(d_k, h, n)" in result.message and ".transpose(1, 0, 2)" in result.message, result.message
+    result = status("03.3", rows)
+    assert result.status == "mistake" and "np.split" not in result.message, result.message
+    assert "blocks of rows" in result.message and "axis=1" in result.message, result.message
+
+
+def test_03_4_head_i_owning_output_columns_gets_a_named_hint():
+    """Item 4: the output's columns cut in two (as (2, 3, 2), or padded with zeros), and head_i @ W_O's
+    diagonal block only: the misconception that a head owns output columns, built by hand here."""
+    Q = X34 @ WQ34
+    cols = (slice(0, 2), slice(2, 4))
+    H = [sm(Q[:, c] @ X34[:, c].T / np.sqrt(2)) @ X34[:, c] for c in cols]
+    out = np.hstack(H) @ WO34
+    zero = np.zeros((3, 2))
+    answers = [np.stack([out[:, :2], out[:, 2:]]),
+               np.stack([np.hstack([out[:, :2], zero]), np.hstack([zero, out[:, 2:]])]),
+               np.stack([np.hstack([H[0] @ WO34[:2, :2], zero]), np.hstack([zero, H[1] @ WO34[2:, 2:]])])]
+    for answer in answers:
+        result = status("03.4", answer)
+        assert result.status == "mistake", result.message
+        assert "owns no output columns" in result.message and "every output column" in result.message
+    assert "columns 0-1" in status("03.4", answers[1]).message
+    assert "diagonal blocks" in status("03.4", answers[2]).message
+
+
+def test_03_figures_label_the_two_thes_as_the_explorer_does():
+    """Item 6: the §3 grid, the §4 map and the §6 flow labelled both thes 'the'; they now say the₁ / the₂, the
+    explorer's names. The cells run here, in order, from s1-code to s6-flow-code."""
+    import matplotlib.pyplot as plt
+
+    cells = lesson_cells("03")
+    ids = list(cells)
+    ns = {"al": al, "np": np}
+    drawn = {}
+    for cid in ids[ids.index("s1-code"):ids.index("s6-flow-code") + 1]:
+        if cid.endswith(("-code", "-grid", "-check")):
+            plt.close("all")
+            exec(cells[cid], ns)
+            drawn[cid] = [a for n in plt.get_fignums() for a in plt.figure(n).axes]
+    plt.close("all")
+    for cid in ("s3-grid", "s4-code", "s6-flow-code"):
+        texts = [t.get_text() for a in drawn[cid] for t in (*a.get_xticklabels(), *a.get_yticklabels())]
+        assert "the₁" in texts and "the₂" in texts and "the" not in texts, (cid, texts)
