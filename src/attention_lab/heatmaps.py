@@ -27,6 +27,7 @@ LINE_COLORS = ("#333333", "#CC79A7")
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def labels_per_cell(values: np.ndarray, row_labels, col_labels) -> tuple[list, list]:
     """One label per row and one per column of `values` (as lists): ValueError otherwise."""
     row_labels, col_labels = list(row_labels), list(col_labels)
@@ -43,11 +44,14 @@ def labels_fit(X: np.ndarray, tokens, features) -> tuple[list, list]:
         raise ValueError(f"X has shape {shape_of(X)} but there are {len(tokens)} tokens and "
                          f"{len(features)} features: expected one word per row and one name per column")
     return list(tokens), list(features)
+# pragma: no mutate end
 
 
 def role_cmap(role: str) -> LinearSegmentedColormap:
     """Diverging colour map for a role: grey (negative), white (0), the role's colour (positive)."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     role = as_kind(role, tuple(ROLE_COLORS), "role")
+    # pragma: no mutate end
     return signed_cmap(role, ROLE_COLORS[role])
 
 
@@ -69,9 +73,13 @@ def kind_color(kind: str) -> str:
 def kind_style(kind: str, values: np.ndarray, vmin: float | None = None,
                vmax: float | None = None) -> tuple:
     """(cmap, vmin, vmax) for a kind of matrix; weights always use the fixed 0-1 scale."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     kind = as_kind(kind, KINDS)
+    # pragma: no mutate end
     if kind == "weights":
+        # pragma: no mutate start  (the door)
         weights_in_0_1(values, "weights", "did you pass the scores? use kind='scores'", tol=1e-12)
+        # pragma: no mutate end
         return WEIGHTS_CMAP, 0.0, 1.0
     bound = float(np.abs(values).max()) or 1.0
     vmin = -bound if vmin is None else vmin
