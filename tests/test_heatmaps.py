@@ -91,6 +91,17 @@ def words(labels) -> list[str]:
     return [t.get_text() for t in labels]
 
 
+def inside(fig, texts, apart=True):
+    """Every text is drawn whole inside the figure, and (apart) none overlaps another."""
+    box = fig.bbox
+    extents = [t.get_window_extent() for t in texts if t.get_text()]
+    for t, e in zip(texts, extents):
+        assert box.x0 - 1 <= e.x0 and e.x1 <= box.x1 + 1 and box.y0 - 1 <= e.y0 and e.y1 <= box.y1 + 1, \
+            f"{t.get_text()!r} is cut off at the figure's edge"
+    for i, a in enumerate(extents if apart else []):
+        assert not any(a.overlaps(b) for b in extents[i + 1:]), "two texts overlap"
+
+
 # ------------------------------------------------------------------ weights: the fixed 0-1 scale
 def test_weights_are_drawn_on_the_fixed_0_1_scale_with_the_token_words_and_numbers():
     values = np.array([[0.0, 0.25, 0.5, 0.25], [0.1, 0.2, 0.3, 0.4], [0.9, 0.05, 0.05, 0.0]])
@@ -109,6 +120,16 @@ def test_weights_are_drawn_on_the_fixed_0_1_scale_with_the_token_words_and_numbe
     assert [t.get_fontsize() for t in (ax.xaxis.label, ax.yaxis.label, ax.title)] == [13, 13, 14]
     assert ax.get_aspect() == "auto"                                      # cells follow the figure
     np.testing.assert_allclose(ax.figure.get_size_inches(), [1.6 + 3.6 + 1.2, 1.2 + 2.1])
+
+
+def test_long_words_a_title_and_the_scale_all_fit_in_the_figure():
+    ax = al.heatmap(np.full((2, 2), 0.5), ["understanding", "attention"], ["representations", "b"],
+                    title="a long title over a small heatmap", xlabel="the key tokens", ylabel="the queries")
+    drawn(ax.figure)
+    bar = ax.figure.axes[1]
+    inside(ax.figure, [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.get_yticklabels()])
+    inside(ax.figure, ax.get_xticklabels())
+    inside(ax.figure, bar.get_yticklabels(), apart=False)
 
 
 def test_the_colour_bar_shows_the_whole_0_1_scale_beside_the_weights():
@@ -135,12 +156,15 @@ def test_no_colour_bar_no_title_and_own_labels_and_number_size():
     np.testing.assert_allclose(ax.figure.get_size_inches(), [1.6 + 1.8, 1.2 + 0.7])
 
 
-def test_cells_are_parted_by_white_lines():
+def test_cells_are_parted_by_thin_white_lines():
     ax = al.heatmap(np.ones((2, 2)), ["p", "q"], ["a", "b"], cbar=False)
     ax.figure.set_dpi(200)                               # a line of 1 point is 2.8 pixels wide
     pixels = drawn(ax.figure)
     np.testing.assert_allclose(pixel(ax, pixels, 1.0, 0.3), WHITE, atol=TOL)    # between two columns
     np.testing.assert_allclose(pixel(ax, pixels, 0.3, 1.0), WHITE, atol=TOL)    # between two rows
+    x, y = ax.transData.transform((1.0, 0.3))            # 2.5 pixels beside the line's middle: the cell
+    np.testing.assert_allclose(pixels[int(pixels.shape[0] - y), int(x + 2.5)], PURPLES(1.0)[:3], atol=TOL)
+    np.testing.assert_allclose(pixels[int(pixels.shape[0] - y), int(x - 2.5)], PURPLES(1.0)[:3], atol=TOL)
     np.testing.assert_allclose(cell(ax, pixels, 1, 1), PURPLES(1.0)[:3], atol=TOL)
 
 
@@ -182,6 +206,7 @@ def test_all_zero_scores_are_white_and_read_0_00():
     ax = al.heatmap(np.zeros((1, 2)), ["q"], ["a", "b"], kind="scores")
     assert_cells(ax, [[WHITE, WHITE]])
     assert [t.get_text() for t in ax.texts] == ["0.00", "0.00"]
+    assert ax.figure.axes[1].get_ylim() == (-1.0, 1.0)                  # the scale: -1 to 1
 
 
 def test_no_number_reads_minus_zero():
@@ -196,12 +221,14 @@ def test_input_that_is_never_negative_starts_at_white():
     values = np.array([[0.0, 0.5, 2.0]])                                 # 0 is white, 2 is the darkest
     ax = al.heatmap(values, ["x"], list("abc"), kind="input")
     assert_cells(ax, [[GREYS(v / 2)[:3] for v in values[0]]])
+    ax = al.heatmap(values + 0.5, ["x"], list("abc"), kind="input")   # 0.5 to 2.5: 0 is still white
+    assert_cells(ax, [[GREYS((v + 0.5) / 2.5)[:3] for v in values[0]]])
 
 
 def test_input_with_negatives_is_centred_on_grey():
-    values = np.array([[-1.0, 0.0, 1.0]])                                # -1 white, 0 mid grey, 1 darkest
+    values = np.array([[-1.0, 0.0, 2.0]])                                # -2 white, 0 mid grey, 2 darkest
     ax = al.heatmap(values, ["x"], list("abc"), kind="input")
-    assert_cells(ax, [[GREYS((v + 1) / 2)[:3] for v in values[0]]])
+    assert_cells(ax, [[GREYS((v + 2) / 4)[:3] for v in values[0]]])
 
 
 # ------------------------------------------------------------------ the colour of a number (WCAG 2)
@@ -235,16 +262,20 @@ def test_panels_side_by_side_share_the_rows_and_have_no_colour_bars():
     weights = np.array([[0.5, 0.5, 0.0], [0.2, 0.2, 0.6]])
     query = np.array([[1.0, -1.0], [0.5, 0.0]])
     fig = al.heatmap_row([(weights, "weights", "w", ["a", "b", "c"]), (query, "query", "Q", ["d₁", "d₂"])],
-                         ["it", "cat"])
+                         ["it", "because"])
     assert len(fig.axes) == 2
     left, right = fig.axes
     np.testing.assert_allclose(fig.get_size_inches(), [0.8 * (3.6 + 2.6) + 1, 1.3 + 0.55 * 2])
     np.testing.assert_allclose(left.get_subplotspec().get_gridspec().get_width_ratios(), [3.6, 2.6])
     assert [(a.get_title(), a.get_xlabel(), a.get_ylabel()) for a in fig.axes] == [("w", "", ""),
                                                                                    ("Q", "", "")]
-    assert words(left.get_yticklabels()) == ["it", "cat"] and words(right.get_xticklabels()) == ["d₁", "d₂"]
+    assert words(left.get_yticklabels()) == ["it", "because"]
+    assert words(right.get_xticklabels()) == ["d₁", "d₂"]
     assert_cells(left, [[PURPLES(v)[:3] for v in row] for row in weights])
     assert_cells(right, [[signed((v + 1) / 2, ROLE_HEX["query"]) for v in row] for row in query])
+    pixels = drawn(fig)
+    assert left.get_window_extent().x1 < min(t.get_window_extent().x0 for t in right.get_yticklabels())
+    assert pixels.shape[0] - 1 > fig.axes[0].title.get_window_extent().y1   # the titles are not cut off
     fig = al.heatmap_row([(weights, "weights", "w", ["a", "b", "c"])], ["it", "cat"], height=5)
     np.testing.assert_allclose(fig.get_size_inches(), [0.8 * 3.6 + 1, 5])
 
@@ -262,7 +293,11 @@ def test_the_legend_shows_each_roles_colour_and_the_weight_scale():
     assert scale.get_title() == "attention weight: 0 … 1" and scale.title.get_fontsize() == 14
     assert list(scale.get_xticks()) == [0, 0.5, 1] and scale.get_xlim() == (0, 1)
     assert {t.get_fontsize() for t in scale.get_xticklabels()} == {12}
-    assert words(scale.get_yticklabels()) == [] or not scale.yaxis.get_major_ticks()[0].label1.get_visible()
+    left = scale.yaxis.get_major_ticks()[0]
+    assert not left.tick1line.get_visible() and not left.label1.get_visible()   # no marks beside the scale
+    assert scale.axison and words(scale.get_xticklabels()) == ["0.0", "0.5", "1.0"]
+    inside(fig, [a.title for a in fig.axes] + scale.get_xticklabels())
+    assert abs(scale.get_window_extent().width / swatches[0].get_window_extent().width - 3) < 0.1   # 3 : 1
     np.testing.assert_allclose(fig.axes[0].get_subplotspec().get_gridspec().get_width_ratios(), [1, 1, 1, 3])
 
 
@@ -335,6 +370,16 @@ def test_picked_heads_are_framed_each_in_its_own_way_and_the_open_head_in_red():
     ax.figure.canvas.draw()
     boxes = [t.get_window_extent() for t in legend.get_texts()]
     assert len({round(b.y0) for b in boxes}) == 1                          # one row of entries
-    assert legend.get_window_extent().y1 < ax.get_window_extent().y0      # below the thumbnails
+    below = ax.get_window_extent().y0 - 0.1 * ax.get_window_extent().height   # a tenth of the axes below,
+    pad = 0.5 * 12 * 100 / 72                                     # less its pad: half a 12-pt font, in pixels
+    assert abs(legend.get_window_extent().y1 - (below - pad)) < 1
     centre = (ax.get_window_extent().x0 + ax.get_window_extent().x1) / 2
     assert abs((legend.get_window_extent().x0 + legend.get_window_extent().x1) / 2 - centre) < 2
+
+
+# ------------------------------------------------------------------ the doors' words
+def test_a_matrix_of_the_wrong_shape_is_named_in_the_error():
+    with pytest.raises(ValueError, match=r"^values has shape \(3,\) \(1-D\): expected a 2-D array \(rows, "):
+        al.heatmap(np.full(3, 0.5), ["q"], ["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"^values has shape \(3,\) \(1-D\): expected a 2-D array"):
+        al.heatmap_row([(np.full(3, 0.5), "weights", "w", ["a", "b", "c"])], ["q"])
