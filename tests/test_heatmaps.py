@@ -383,3 +383,12 @@ def test_a_matrix_of_the_wrong_shape_is_named_in_the_error():
         al.heatmap(np.full(3, 0.5), ["q"], ["a", "b", "c"])
     with pytest.raises(ValueError, match=r"^values has shape \(3,\) \(1-D\): expected a 2-D array"):
         al.heatmap_row([(np.full(3, 0.5), "weights", "w", ["a", "b", "c"])], ["q"])
+
+
+def test_a_tenth_picked_head_is_refused_not_left_unframed():
+    # nine (colour, dash) pairs frame nine picks; a tenth pick was silently left without frame or legend entry
+    w = np.full((2, 5, 2, 2), 0.5)
+    picks = {f"p{i}": (i % 2, i // 2) for i in range(10)}
+    _, ax = plt.subplots()
+    with pytest.raises(ValueError, match=r"^10 heads picked: expected at most 9"):
+        heatmaps.thumbnails(ax, w, picks)

@@ -44,6 +44,14 @@ def labels_fit(X: np.ndarray, tokens, features) -> tuple[list, list]:
         raise ValueError(f"X has shape {shape_of(X)} but there are {len(tokens)} tokens and "
                          f"{len(features)} features: expected one word per row and one name per column")
     return list(tokens), list(features)
+
+
+def framed_picks(picks: dict) -> dict:
+    """At most nine picked heads: `thumbnails` has nine (colour, dash pattern) pairs to frame them."""
+    if len(picks) > 9:
+        raise ValueError(f"{len(picks)} heads picked: expected at most 9, so that each is framed in its own "
+                         "colour and dash pattern")
+    return picks
 # pragma: no mutate end
 
 
@@ -141,11 +149,12 @@ def thumbnail_box(layer: int, head: int, m: int, n: int) -> tuple[tuple[float, f
 
 def thumbnails(ax, w: np.ndarray, picks: dict, open_head: tuple[int, int] | None = None, title: str = ""):
     """Every head's weights w (layers, heads, m, n) on ax, one thumbnail each (bertviz's model view):
-    heads down, layers across, on the fixed 0-1 scale; picks {name: (layer, head)} framed in their own
-    colours and dash patterns, open_head by a thick solid line in OPEN_COLOR -> (the image, the open
+    heads down, layers across, on the fixed 0-1 scale; picks {name: (layer, head)}, at most nine, framed in
+    their own colours and dash patterns, open_head by a thick solid line in OPEN_COLOR -> (the image, the open
     head's frame or None). Thumbnails narrower than their cells are averaged in colour (antialiased), so
     that no cell is skipped."""
     from matplotlib.patches import Rectangle
+    picks = framed_picks(picks)
     L, h, m, n = w.shape
     gap = thumbnail_gap(n)
     mosaic = np.full((h * (m + gap) - gap, L * (n + gap) - gap), np.nan)   # (h rows, L columns) of (m, n)
