@@ -41,6 +41,8 @@ TARGETS = {
     "judging": ["attention_lab.judging.*", "attention_lab.exercises.x_check__mutmut_*"],
     # figures in words: the alt text a screen reader reads for every figure
     "alt_text": ["attention_lab.alt_text.*"],
+    # the pictures: every heatmap, its colours and the colour of each number on it
+    "heatmaps": ["attention_lab.heatmaps.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them

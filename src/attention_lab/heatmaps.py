@@ -27,6 +27,7 @@ LINE_COLORS = ("#333333", "#CC79A7")
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def labels_per_cell(values: np.ndarray, row_labels, col_labels) -> tuple[list, list]:
     """One label per row and one per column of `values` (as lists): ValueError otherwise."""
     row_labels, col_labels = list(row_labels), list(col_labels)
@@ -45,9 +46,20 @@ def labels_fit(X: np.ndarray, tokens, features) -> tuple[list, list]:
     return list(tokens), list(features)
 
 
+def framed_picks(picks: dict) -> dict:
+    """At most nine picked heads: `thumbnails` has nine (colour, dash pattern) pairs to frame them."""
+    if len(picks) > 9:
+        raise ValueError(f"{len(picks)} heads picked: expected at most 9, so that each is framed in its own "
+                         "colour and dash pattern")
+    return picks
+# pragma: no mutate end
+
+
 def role_cmap(role: str) -> LinearSegmentedColormap:
     """Diverging colour map for a role: grey (negative), white (0), the role's colour (positive)."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     role = as_kind(role, tuple(ROLE_COLORS), "role")
+    # pragma: no mutate end
     return signed_cmap(role, ROLE_COLORS[role])
 
 
@@ -69,9 +81,13 @@ def kind_color(kind: str) -> str:
 def kind_style(kind: str, values: np.ndarray, vmin: float | None = None,
                vmax: float | None = None) -> tuple:
     """(cmap, vmin, vmax) for a kind of matrix; weights always use the fixed 0-1 scale."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     kind = as_kind(kind, KINDS)
+    # pragma: no mutate end
     if kind == "weights":
+        # pragma: no mutate start  (the door)
         weights_in_0_1(values, "weights", "did you pass the scores? use kind='scores'", tol=1e-12)
+        # pragma: no mutate end
         return WEIGHTS_CMAP, 0.0, 1.0
     bound = float(np.abs(values).max()) or 1.0
     vmin = -bound if vmin is None else vmin
@@ -133,11 +149,12 @@ def thumbnail_box(layer: int, head: int, m: int, n: int) -> tuple[tuple[float, f
 
 def thumbnails(ax, w: np.ndarray, picks: dict, open_head: tuple[int, int] | None = None, title: str = ""):
     """Every head's weights w (layers, heads, m, n) on ax, one thumbnail each (bertviz's model view):
-    heads down, layers across, on the fixed 0-1 scale; picks {name: (layer, head)} framed in their own
-    colours and dash patterns, open_head by a thick solid line in OPEN_COLOR -> (the image, the open
+    heads down, layers across, on the fixed 0-1 scale; picks {name: (layer, head)}, at most nine, framed in
+    their own colours and dash patterns, open_head by a thick solid line in OPEN_COLOR -> (the image, the open
     head's frame or None). Thumbnails narrower than their cells are averaged in colour (antialiased), so
     that no cell is skipped."""
     from matplotlib.patches import Rectangle
+    picks = framed_picks(picks)
     L, h, m, n = w.shape
     gap = thumbnail_gap(n)
     mosaic = np.full((h * (m + gap) - gap, L * (n + gap) - gap), np.nan)   # (h rows, L columns) of (m, n)
