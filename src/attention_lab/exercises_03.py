@@ -114,8 +114,8 @@ def _design_03():
         if whole == 3 and (np.argmax(w[0][3:], axis=1) == np.arange(3)).all():
             return "three back"
         return ("not yet. Hint: head 1's weights two tokens back are "
-                f"{np.round(w[0][queries, queries - 2], 2)} (for sat, on, the, mat): each must be the largest "
-                "in its row, at least 0.5.")
+                f"{np.round(w[0][queries, queries - 2], 2)} (for sat, on, the, mat): each must be the "
+                "largest in its row, at least 0.5.")
 
     two_back = back @ back                                   # turn back twice: p -> p - 2
     return Trial("03.2", "Design W_q so that head 1 looks two tokens back; head 2 keeps its job.",
