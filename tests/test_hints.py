@@ -383,7 +383,7 @@ CASES = [
     ("03.2", with_block(with_block(_WQ32, 8.0 * rotation(2 * _t)), np.zeros((2, 2)), slice(2, 4),
                         slice(2, 4)),
      "head 2 changed", "head 2"),
-    ("03.2", with_block(_WQ32, 8.0 * rotation(2 * _t) * np.array([[-1.0, 1.0], [1.0, 1.0]])), "no rotation",
+    ("03.2", with_block(_WQ32, 8.0 * rotation(2 * _t) * np.array([[1.0, -1.0], [-1.0, -1.0]])), "no rotation",
      "no rotation times a positive number"),
     ("03.2", np.block([[np.zeros((2, 4))], [8.0 * rotation(2 * _t), _WQ32[2:, 2:]]]), "block empty",
      "all zeros"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .checks import Choice, Exercise, Trial, switched_off
+from .checks import Choice, Correct, Exercise, Trial, switched_off
 from .examples import the_cat_sat
 from .heads import multi_head_unchecked
 from .judging import SHORTCUTS, as_numbers, judge_fix, still_planted
@@ -64,37 +64,43 @@ def _design_03():
         if not np.allclose(w[1], reference[1]):
             return "head 2 changed" if finds(w, 2) else "both"
         steps = turn_in_steps(W[:2, :2], t)                  # None: the block is no scaled rotation
+        if finds(w, 2) and w[0][queries, queries - 2].min() >= 0.5:     # the exercise's criteria, all met
+            if steps is None:                                # it works here, but is no turn
+                return Correct("It works on these positions, though your block W_q[:2, :2] is no rotation "
+                               "times a positive number (a rotation has equal numbers on its diagonal and "
+                               "opposite numbers off it): it turns the positions by unequal angles or "
+                               "stretches them unequally.")
+            if W[2:, :2].any():                              # head 1's queries read the word kinds too
+                return Correct("It works on these positions, though head 1's queries also read the word "
+                               "kinds (rows 2-3 of W_q's columns 0-1 are not all 0), so head 1 is no turn "
+                               "of the position alone.")
+            return None
         if not W[:2, :2].any():
             return "block empty"                             # head 1 reads no position feature at all
         if finds(w, 2):
-            if steps is None:
-                return "no rotation"                         # it works here, but is no turn by 2θ
-            return None if w[0][queries, queries - 2].min() >= 0.5 else "too weak"
+            return "too weak"
         two, one = w[0][queries, queries - 2], w[0][queries, queries - 1]
         third = np.sort(w[0][queries], axis=1)[:, -3]        # (4,) the largest weight after the pair
         if (steps is not None and abs(steps - 1.5) < EXACT_SLACK and np.allclose(two, one, rtol=0, atol=1e-9)
                 and (margin(w, 2) > -1e-9).all() and (two - third > TIE_MARGIN).all()):
             return "tie"                                     # two back and one back share the top weight
         if steps is None:
-            return ("head 1's block W_q[:2, :2] is no rotation times a positive number: a rotation has equal "
-                    "numbers on its diagonal and opposite numbers off it, [[cos φ, −sin φ], [sin φ, cos φ]]. "
-                    "Compare your block's signs with 8 R(θ), printed in section 3; two tokens back is "
-                    "8 R(2θ).")
+            return "no rotation"
         whole = round(steps)
         off = abs(steps - whole)                             # 0: whole steps; 0.5: a half; 0.25: a quarter
         if abs(off - 0.5) < EXACT_SLACK:                     # 7 steps make a full turn: half a turn is 3.5θ
-            k = round(steps - 3.5 if steps > 0 else steps + 3.5)
-            turn = "I (no turn)" if k == 0 else f"R({k}θ)"
-            return (f"your block turns each position back by {steps:.2f}θ, halfway between two whole steps: "
-                    f"it equals a negative number times {turn}, and a negative factor turns by half a circle "
-                    "more (3.5θ, as 7 steps make a full turn). Use a positive factor: two tokens back is "
-                    "8 R(2θ).")
+            return (f"not yet. Hint: your block turns each position back by {steps:.2f}θ, half a "
+                    "step off a whole number of steps, so each query points halfway between two positions. "
+                    "(If your factor is negative: a negative factor turns by half a circle more, 3.5θ, as 7 "
+                    "steps make a full turn.) Section 3's 8 R(θ) turns by one step: how many steps back is "
+                    "the token two places before?")
         if abs(off - 0.25) < EXACT_SLACK:                    # a quarter circle is 1.75θ
-            return (f"your block turns each position back by {steps:.2f}θ, a quarter circle (1.75θ) away "
-                    "from a whole number of steps: are cos and sin swapped? R(φ) = [[cos φ, −sin φ], "
-                    "[sin φ, cos φ]], and two tokens back is 8 R(2θ).")
+            return (f"not yet. Hint: your block turns each position back by {steps:.2f}θ, a quarter circle "
+                    "(1.75θ) away from a whole number of steps: are cos and sin swapped? R(φ) = [[cos φ, "
+                    "−sin φ], [sin φ, cos φ]].")
         if off >= STEP_SLACK:
-            return (f"your block turns each position back by {steps:.2f}θ, not a whole number of steps θ "
+            return (f"not yet. Hint: your block turns each position back by {steps:.2f}θ, not a whole number "
+                    "of steps θ "
                     "(section 3's R(θ) turns by one). Is your angle in degrees? np.cos and np.sin take "
                     "radians: θ = 2π/7 (ex.theta), and two tokens back is a turn by 2θ.")
         if finds(w, 1) and whole == 1:
@@ -107,8 +113,9 @@ def _design_03():
             return "itself"
         if whole == 3 and (np.argmax(w[0][3:], axis=1) == np.arange(3)).all():
             return "three back"
-        return (f"head 1's weights two tokens back are {np.round(w[0][queries, queries - 2], 2)} "
-                "(for sat, on, the, mat): each must be the largest in its row, at least 0.5.")
+        return ("not yet. Hint: head 1's weights two tokens back are "
+                f"{np.round(w[0][queries, queries - 2], 2)} (for sat, on, the, mat): each must be the "
+                "largest in its row, at least 0.5.")
 
     two_back = back @ back                                   # turn back twice: p -> p - 2
     return Trial("03.2", "Design W_q so that head 1 looks two tokens back; head 2 keeps its job.",
@@ -139,17 +146,17 @@ def _design_03():
                 "each position back by 1.5θ, halfway between them. If you added R(θ) and R(2θ): a sum "
                 "turns by the mean angle of its two turns. Two tokens back is a turn by 2θ, R(θ) R(θ): "
                 "two turns by θ one after the other, a product, not a sum."),
-        "no rotation": (lambda: with_head1(8.0 * two_back * np.array([[-1.0, 1.0], [1.0, 1.0]])),
-                        "head 1 gives the token two places back the largest weight, at least 0.5, on these "
-                        "four words, but its block W_q[:2, :2] is no rotation times a positive number: a "
-                        "rotation has equal numbers on its diagonal and opposite numbers off it, [[cos φ, "
-                        "−sin φ], [sin φ, cos φ]]. Compare your block's signs with 8 R(2θ) = 8 R(θ) R(θ), "
-                        "section 3's turn by θ done twice."),
+        "no rotation": (lambda: with_head1(8.0 * two_back * np.array([[1.0, -1.0], [-1.0, -1.0]])),
+                        "head 1's block W_q[:2, :2] is no rotation times a positive number: a rotation has "
+                        "equal numbers on its diagonal and opposite numbers off it, [[cos φ, −sin φ], "
+                        "[sin φ, cos φ]]. Section 3's 8 R(θ) turns a position one step back: which product "
+                        "of turns takes it two steps back? (In NumPy, @ multiplies matrices; * multiplies "
+                        "entry by entry.)"),
         "block empty": (lambda: np.block([[np.zeros((2, 2)), np.zeros((2, 2))],
                                           [8.0 * two_back, 8.0 * np.eye(2)]]),
                         "head 1's block W_q[:2, :2] is all zeros: head 1's queries read the position "
-                        "features through rows 0-1 (and columns 0-1) of W_q. Two tokens back is 8 R(2θ) "
-                        "there."),
+                        "features through rows 0-1 (and columns 0-1) of W_q. Section 3's 8 R(θ) there "
+                        "turns a position one step back: what turns it two steps back?"),
         "too weak": (lambda: with_head1(two_back),
                      "the right token wins, but with less than 0.5: multiply head 1's block by a "
                      "larger number (the lesson used 8) to make the softmax decide."),
@@ -340,7 +347,8 @@ def lesson03():
             remark="Now move `heads h` to 4. No head finds the previous token for every word any more: with "
                    "one column, a score is the query's number times the key's number, so a query's favourite "
                    "is the key with the largest number or the one with the smallest. That is the previous "
-                   "token only by coincidence (cat in head 1, on in head 2), and the numbers beside the "
+                   "token only by coincidence (cat in head 1, on in head 2); in head 1, the₂ and mat share "
+                   "their top weight between their previous token and another word. The numbers beside the "
                    "sliders print '(flat)' or '(tie)' where no single key wins. Head 3 (content) still "
                    "groups the content words, but only for content-word queries: a function word's query "
                    "is 0 there, so its weights are flat. Head 4 (function) does the same for function "

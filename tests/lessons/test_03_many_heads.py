@@ -682,25 +682,6 @@ def head1_weights_by_hand(W_q):
     return sm(Q[:, :2] @ K[:, :2].T / np.sqrt(2))
 
 
-def test_03_2_a_sign_slip_in_8_r_2theta_is_no_rotation_and_is_not_passed():
-    """Item 2: 8 R(2θ) with its top-left sign flipped meets the behaviour (each of sat, on, the₂, mat gives
-    the token two back its largest weight, at least 0.5: checked by hand here), but it is no rotation: its
-    diagonal entries differ (−cos 2θ, cos 2θ). It got ✓ with no remark."""
-    ex = al.the_cat_sat()
-    t = ex.theta
-    c, s = np.cos(2 * t), np.sin(2 * t)
-    W = ex.W_q.copy()
-    W[:2, :2] = 8 * np.array([[-c, -s], [s, c]])
-    A = head1_weights_by_hand(W)
-    q = np.arange(2, 6)
-    assert (A[q, q - 2] >= 0.5).all() and (A[q].argmax(axis=1) == q - 2).all()   # the criterion is met
-    result = status("03.2", W)
-    assert result.status == "mistake" and result.mistake == "no rotation", result.message
-    assert "no rotation" in result.message and "at least 0.5" in result.message, result.message
-    W[:2, :2] = 8 * rotation(2 * t)
-    assert status("03.2", W).status == "correct"
-
-
 def test_03_2_the_tie_hint_and_the_wrong_rows_hint_state_only_what_is_true():
     """Item 5: R(π − 2θ) (both cosines of R(2θ) negated) turns by 3.5θ − 2θ = 1.5θ and ties, but is no sum:
     the hint asserted 'a sum of the turns … turns by their mean angle'. 8 R(2θ) put in rows 2-3 leaves head
@@ -780,3 +761,125 @@ def test_03_figures_label_the_two_thes_as_the_explorer_does():
     for cid in ("s3-grid", "s4-code", "s6-flow-code"):
         texts = [t.get_text() for a in drawn[cid] for t in (*a.get_xticklabels(), *a.get_yticklabels())]
         assert "the₁" in texts and "the₂" in texts and "the" not in texts, (cid, texts)
+
+
+# ---------- review round 14 of lesson 03 -----------------------------------------------------------------
+
+def test_03_2_is_judged_by_its_stated_criteria_and_a_non_rotation_gets_a_remark_with_its_tick():
+    """Item 1: the exercise asks that sat, on, the₂ and mat each give the token two back the largest weight,
+    at least 0.5, with head 2 unchanged. 8 R(2θ) + 0.5 diag(1, −1), diag(10, 6) R(2θ) and 8 R(2θ) with its
+    top-left sign flipped meet that (checked by hand) but got 'not yet … no rotation'; 8 R(2θ) with rows 2-3
+    of column 0 set to 3 got a bare ✓. Now all four get ✓, each with a true remark; a non-rotation that
+    misses gets the 'no rotation' hint, without 'compare your block's signs' or the answer."""
+    ex = al.the_cat_sat()
+    t = ex.theta
+    c, s = np.cos(2 * t), np.sin(2 * t)
+    q = np.arange(2, 6)
+    passing = []
+    for block in (8 * rotation(2 * t) + 0.5 * np.diag([1.0, -1.0]), np.diag([10.0, 6.0]) @ rotation(2 * t),
+                  8 * np.array([[-c, -s], [s, c]])):
+        W = ex.W_q.copy()
+        W[:2, :2] = block
+        passing.append((W, "is no rotation times a positive number"))
+    W = ex.W_q.copy()
+    W[:2, :2] = 8 * rotation(2 * t)
+    W[2, 0] = W[3, 0] = 3.0
+    passing.append((W, "also read the word kinds"))
+    for W, remark in passing:
+        A = head1_weights_by_hand(W)
+        assert (A[q, q - 2] >= 0.5).all() and (A[q].argmax(axis=1) == q - 2).all()   # the criteria, met
+        result = status("03.2", W)
+        assert result.status == "correct", result.message                            # was: "not yet"
+        assert result.message.startswith("Exercise 03.2: ✓ correct. It works on these positions, though")
+        assert remark in result.message, result.message
+    W = ex.W_q.copy()
+    W[:2, :2] = 8 * rotation(2 * t)
+    assert status("03.2", W).message == "Exercise 03.2: ✓ correct."                   # a turn: no remark
+    W[:2, :2] = 8 * np.array([[c, s], [-s, -c]])                                       # a reflection: misses
+    A = head1_weights_by_hand(W)
+    assert not (A[q].argmax(axis=1) == q - 2).all()
+    result = status("03.2", W)
+    assert result.mistake == "no rotation", result.message
+    assert "equal numbers on its diagonal" in result.message, result.message
+    assert "Compare your block's signs" not in result.message and "8 R(2θ)" not in result.message
+
+
+def test_03_2_half_step_hints_hold_for_any_factor_keep_the_prefix_and_never_give_the_answer():
+    """Item 2: 8 R(0.5θ), 8 R(−0.5θ) and 8 R(2.5θ) have a positive factor but were told 'it equals a negative
+    number times R(…) … Use a positive factor: two tokens back is 8 R(2θ)'; these, the element-wise product
+    8 R(θ) * R(θ) and the per-row message had no 'not yet. Hint:'; several hints ended with 8 R(2θ)."""
+    ex = al.the_cat_sat()
+    t = ex.theta
+
+    def head1(block):
+        W = ex.W_q.copy()
+        W[:2, :2] = block
+        return W
+    messages = []
+    for block in (8 * rotation(0.5 * t), 8 * rotation(-0.5 * t), 8 * rotation(2.5 * t), -8 * rotation(2 * t)):
+        result = status("03.2", head1(block))
+        assert result.status != "correct", result.message
+        assert "half a step off a whole number of steps" in result.message, result.message
+        assert "If your factor is negative" in result.message, result.message
+        for wrong in ("Use a positive factor", "it equals a negative number"):
+            assert wrong not in result.message, result.message
+        messages.append(result.message)
+    c, s = np.cos(2 * t), np.sin(2 * t)
+    for W in (head1(8 * rotation(t) * rotation(t)), head1(8 * np.array([[s, -c], [c, s]])),
+              head1(8 * rotation(2 * 360 / 7)), head1(np.diag([1.0, 2.0]) @ rotation(2 * t) / 4)):
+        result = status("03.2", W)
+        assert result.status != "correct", result.message
+        messages.append(result.message)
+    assert "* multiplies entry by entry" in messages[4], messages[4]              # the element-wise product
+    messages += [f"Exercise 03.2: not yet. Hint: {hint}" for _, hint in mistakes_of("03.2").values()]
+    for message in messages:
+        assert message.startswith("Exercise 03.2: not yet. Hint: "), message
+        assert "8 R(2θ)" not in message, message
+
+
+def test_03_section_4_names_michels_removal_a_zero_ablation_and_the_one_heads_divisor():
+    """Items 3 and 4: Michel et al. 2019 multiply a head's output by 0 (zero-ablation, lesson 09's word); one
+    head of width 4 adds the two score parts and divides by √4, not √2 (by hand below)."""
+    text = prose("03", "s4")
+    michel = text.split("Michel et al. 2019")[1]
+    assert "removed heads from a trained model" not in text                             # was
+    assert "removed heads (their output multiplied by 0, a zero-ablation, as lesson 09 calls it)" in michel
+    assert "zero-ablation" in " ".join(lesson_cells("09").values())
+    assert "add up into one score (divided by $\\sqrt{4}$ now)" in text
+    ex = al.the_cat_sat()
+    Q, K = ex.X @ ex.W_q, ex.X @ ex.W_k
+    two = [Q[:, c] @ K[:, c].T / np.sqrt(2) for c in (slice(0, 2), slice(2, 4))]
+    assert np.allclose(Q @ K.T / np.sqrt(4), (two[0] + two[1]) / np.sqrt(2))
+
+
+def test_03_four_heads_the_2_and_mat_tie_their_previous_token_in_head_1():
+    """Item 5: with h = 4, head 1 (column 0 only, ÷ √1) gives the₂ and mat a top weight shared by their
+    previous token and another word (by hand: on / the₂ 0.496 each); the text named only cat and on."""
+    ex = al.the_cat_sat()
+    Q, K = ex.X @ ex.W_q, ex.X @ ex.W_k
+    A = sm(np.outer(Q[:, 0], K[:, 0]))
+    for i in (4, 5):                                                                     # the₂, mat
+        top = np.flatnonzero(A[i] >= A[i].max() - 1e-9)
+        assert len(top) == 2 and i - 1 in top, (i, A[i])
+    words = "in head 1, the₂ and mat share their top weight between their previous token and another word"
+    assert words in prose("03", "ex-03-2").replace("*", "")
+    assert words in " ".join(status("03.1", "b").message.split())
+
+
+def test_03_w_o_map_labels_its_output_columns_as_the_explorers_table():
+    """Item 6: the §6 W_O map named its output columns 'cos pos, sin pos, content, function'; after the mix
+    column 0 is cos + ½ content, and the §10 table calls them 0-3."""
+    import matplotlib.pyplot as plt
+
+    cells = lesson_cells("03")
+    ids = list(cells)
+    ns = {"al": al, "np": np}
+    for cid in ids[ids.index("s1-code"):ids.index("s6-code") + 1]:
+        if cid.endswith(("-code", "-grid", "-check")):
+            plt.close("all")
+            exec(cells[cid], ns)
+    labels = [t.get_text() for t in ns["ax"].get_xticklabels()]
+    plt.close("all")
+    assert labels != ["cos pos", "sin pos", "content", "function"]
+    assert labels == ["0", "1", "2", "3"]
+    assert [t.get_text() for t in heads_explorer().axes["output"].get_xticklabels()] == labels
