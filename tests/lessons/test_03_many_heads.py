@@ -37,6 +37,13 @@ def rotation(angle):
     return np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
 
 
+def head1(block):
+    """The lesson's W_q with head 1's 2 x 2 block (rows and columns 0-1) replaced: an answer to 03.2."""
+    W = al.the_cat_sat().W_q.copy()
+    W[:2, :2] = block
+    return W
+
+
 def test_03_4_asks_for_each_heads_contribution():
     """By hand: each head on its own two columns, ÷ √2, times its own rows of W_O; they add to the output."""
     Q = X34 @ WQ34
@@ -80,10 +87,6 @@ def test_03_2_column_form_rotation_and_no_turn_get_their_hints():
     p = np.arange(6)
     assert np.allclose(ex.X[:, :2] @ rotation(t), np.column_stack([np.cos(t * (p - 1)), np.sin(t * (p - 1))]))
 
-    def head1(block):
-        W = ex.W_q.copy()
-        W[:2, :2] = block
-        return W
     forward = status("03.2", head1(8 * rotation(2 * t).T))             # column-form: turns forward
     assert forward.mistake == "two forward" and "forward" in forward.message, forward.message
     assert status("03.2", head1(8 * rotation(-2 * t))).mistake == "two forward"
@@ -308,10 +311,6 @@ def test_03_2_a_tie_of_two_back_and_one_back_is_no_win_and_gets_its_hint():
     ex = al.the_cat_sat()
     t = ex.theta
 
-    def head1(block):
-        W = ex.W_q.copy()
-        W[:2, :2] = block
-        return W
     for block in (8 * (rotation(t) + rotation(2 * t)), 1000 * rotation(1.5 * t), 8 * rotation(1.5 * t)):
         Q, K = (ex.X @ head1(block))[:, :2], (ex.X @ ex.W_k)[:, :2]
         A = np.exp(Q @ K.T / np.sqrt(2))
@@ -615,10 +614,6 @@ def test_03_2_hints_state_only_a_turn_the_block_has():
     assert abs((np.pi / 2 - 2 * t) / t + 0.25) < 1e-12 and abs(np.pi / t - 3.5) < 1e-12
     c, s = np.cos(2 * t), np.sin(2 * t)
 
-    def head1(block):
-        W = ex.W_q.copy()
-        W[:2, :2] = block
-        return W
     swapped = status("03.2", head1(8 * np.array([[s, -c], [c, s]])))
     assert swapped.status != "correct" and "cos and sin swapped" in swapped.message, swapped.message
     assert "-0.25θ" in swapped.message and "not turn" not in swapped.message, swapped.message
@@ -811,10 +806,6 @@ def test_03_2_half_step_hints_hold_for_any_factor_keep_the_prefix_and_never_give
     ex = al.the_cat_sat()
     t = ex.theta
 
-    def head1(block):
-        W = ex.W_q.copy()
-        W[:2, :2] = block
-        return W
     messages = []
     for block in (8 * rotation(0.5 * t), 8 * rotation(-0.5 * t), 8 * rotation(2.5 * t), -8 * rotation(2 * t)):
         result = status("03.2", head1(block))
