@@ -328,11 +328,17 @@ def test_r13_m2_numpy_drops_trailing_zeros_so_decimals_are_counted_on_the_longes
     assert al.printout_problems([2.0, 4.0, 4.0], slip, score_tol=0.5) == []
     assert "keys 1 and 2 have equal scores (4)" in al.printout_problems([2.0, 4.0, 4.0], slip, score_tol=0)[0]
     text = prose("10", "s1")
-    assert "0 for scores you recomputed, or exact ones such as whole numbers" in text
+    assert "and 0 only for exact scores, such as whole numbers" in text
     assert np.get_printoptions()["precision"] == 8
     assert np.array2string(np.array([2.0, 4.0, 4.0])) == "[2. 4. 4.]"
-    assert ("NumPy drops trailing zeros: scores printed as `2.` and `4.` (section 3) are whole to all of "
-            "its 8 decimals (pass 0 for them, not half a unit)") in text
+    # review round 14, item 5: section 3's printout is this lesson's own, at precision=4
+    assert "np.set_printoptions(precision=4" in lesson_cells("10")["imports"]
+    s3 = lesson_cells("10")["s3-code"]                   # the scores are printed before precision=8 is set
+    assert s3.index('print("scores:') < s3.index("with np.printoptions(precision=8")
+    assert ("NumPy drops trailing zeros: scores printed as `2.` and `4.` (section 3) are whole to all of its "
+            "4 decimals (this lesson prints 4; source 002 printed them with NumPy's default, up to 8; pass 0 "
+            "for them, not half a unit)") in text
+    assert "whole to all of its 8 decimals" not in text
     assert "so count the decimals on the row's longest entry" in text
     assert "[[ 2.  4.  4.]" in stored_output("10", "s3-code")
 
@@ -387,7 +393,14 @@ def test_r12_c5_precision_phrases_match_source_000_and_section_2s_table():
         for x in np.ravel(values):
             digits.add(len(repr(abs(float(x))).replace(".", "").lstrip("0")))
     assert min(digits) == 6 and max(digits) == 8
-    assert "6 to 8 significant digits (float32's shortest form)" in prose("10", "s2")
+    # review round 14, item 3: NumPy's default print shows up to 8 decimals; float32's shortest form of the
+    # weight printed 0.00466374 (float32's softmax of the printed scores, in plain NumPy) is longer
+    e = np.exp(np.float32(al.source_000().printed["scores"]))
+    assert str((e / e.sum())[0]) == "0.0046637417" and al.source_000().printed["weights"][0] == 0.00466374
+    assert "up to 8 decimals (NumPy's default print; float32's shortest form where that is shorter)" in prose(
+        "10", "s2")
+    assert "float32's shortest form)" not in prose("10", "s2")
+    assert "# 8 decimals, as the source printed them" in lesson_cells("10")["s2-weights"]
     rows = {}
     for line in stored_output("10", "s2-compare").splitlines()[1:]:
         name, rest = line[:22].strip(), line[22:].split()
@@ -397,3 +410,37 @@ def test_r12_c5_precision_phrases_match_source_000_and_section_2s_table():
     text = prose("10", "s1")
     assert "A fixed $10^{-7}$" not in text
     assert "An absolute $10^{-7}$ would flag every row of section 2's table but $q_2$" in text
+
+
+# ---------- review round 14, lesson 10 (1 wrong, 1 misleads, 4 cosmetic) -----------------------------------
+
+def test_r14_w1_recomputed_scores_from_a_float32_source_get_float32s_limit():
+    """W1: the softmax saw the source's float32 scores, so scores recomputed in float64 are within float32's
+    limit of them, not equal: the advice is score_tol = rounding_limit(scores), 0 only for exact scores
+    (tests/test_bug_kinds.py checks the order check on such rows)."""
+    text = prose("10", "s1")
+    assert "0 for scores you recomputed, or exact ones" not in text
+    assert ("For scores you recomputed, pass `al.rounding_limit(scores)` if the source computed in "
+            "float32") in text
+
+
+def test_r14_m2_initialisation_need_not_give_variance_1():
+    """M2: LeCun's standard deviation 1/sqrt(fan_in) gives a component variance fan_in x (1/fan_in) x 1 = 1
+    (by hand); PyTorch's uniform on +-1/sqrt(fan_in) gives 1/3. The erratum says 'need not', not
+    'does not'."""
+    rng = np.random.default_rng(0)
+    fan_in = 256
+    x = rng.normal(0, 1, (4000, fan_in))
+    assert abs((x @ rng.normal(0, 1 / np.sqrt(fan_in), (fan_in, 64))).var() - 1) < 0.05
+    text = _quoted("erratum-003")
+    assert "Nor does initialisation make" not in text
+    assert "Nor need initialisation make the components' variance 1." in text
+    assert "(LeCun's scheme) and inputs of variance 1, it is 1" in text
+
+
+def test_r14_c6_erratum_002_does_not_number_the_announced_shortcut_among_the_slips():
+    text = _quoted("erratum-002")
+    assert "(2) the same step then divides by 1" not in text
+    assert ("The shortcut is announced, so it is no slip. The slips: (1) that step says $\\sqrt{3}$ "
+            "is 1.75") in text
+    assert text.index("`k_d=1`") < text.index("(1)")
