@@ -164,27 +164,40 @@ def open_and_run_all(page, base: str, notebook: str, timeout_s: float = 300,
         "widget_error_before_run": before, "dirty_after_open": dirty_after_open, "after_save": saved}
 
 
+STUCK_S = 30          # no cell finished and the kernel idle this long, cells still waiting: the page is stuck
+
+
 def run_all(page, timeout_s: float = 300, name: str = "lesson") -> dict:
     """Run every cell of the notebook open in the page, wait until done; returns what the page shows
     (a stuck page is photographed as build/screenshots/<name>-stuck.png)."""
     # Run All, never awaited in the page: in JupyterLab 4.4 its promise once stayed pending for good
     # (offline CI run, lesson 05, no cell ran), which hung the test. Start it, wait for the cells with a
     # time-out, and start it once more (with a screenshot of the stuck page) if nothing finished.
-    done = """() => { const nb = window.jupyterapp.shell.currentWidget;
-                      return nb.sessionContext.session.kernel.status === 'idle'
-                          && nb.content.widgets.every(c => c.model.type !== 'code'
-                                 || c.model.executionCount !== null); }"""
+    # 'done', or 'stuck': the kernel idle while cells wait, and no cell finished for STUCK_S (CI of efc913d:
+    # lesson 10's last cell stayed queued behind an idle kernel, and the 300-s time-out cost 5 minutes)
+    done = """(stuckMs) => { const nb = window.jupyterapp.shell.currentWidget;
+        const idle = nb.sessionContext.session.kernel.status === 'idle';
+        const left = nb.content.widgets.filter(c => c.model.type === 'code'
+                                                  && c.model.executionCount === null).length;
+        if (idle && left === 0) return 'done';
+        const now = Date.now();
+        if (!idle || left !== window.__al_left) { window.__al_left = left; window.__al_still = now; }
+        return idle && now - window.__al_still > stuckMs ? 'stuck' : false; }"""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     for attempt in range(2):
         page.evaluate("""() => { window.__al_ran = null;
+            window.__al_left = -1; window.__al_still = Date.now();
             const nb = window.jupyterapp.shell.currentWidget;
             nb.sessionContext.ready
               .then(() => window.jupyterapp.commands.execute('notebook:run-all-cells'))
               .then(ok => { window.__al_ran = ok !== false; },
                     e => { window.__al_ran = 'failed: ' + e; }); }""")
         try:
-            page.wait_for_function(done, timeout=timeout_s * 1000)
-            break
+            state = page.wait_for_function(done, arg=STUCK_S * 1000, polling=250,
+                                           timeout=timeout_s * 1000).json_value()
+            if state == "done":
+                break
+            raise PlaywrightTimeout(f"cells stayed queued behind an idle kernel for {STUCK_S} s")
         except PlaywrightTimeout as stuck:
             if attempt:
                 raise

@@ -115,17 +115,20 @@ KINDS = {"two layers": (CFG, range(0, STEPS + 1, 20)), "one layer": (al.Inductio
 
 @functools.cache
 def side_by_side(kind: str) -> dict:
-    """One kind of run for every seed of SEEDS, trained together (al.train_induction_seeds: each seed's run is
-    the one-seed run to the last bit, tests/test_induction.py) and shared with the test run's other processes
-    under the one-seed run's key (run_memo): the lesson's kernels and lesson_07_run read them back."""
+    """One kind of run for every seed of SEEDS but the lesson's own, trained together
+    (al.train_induction_seeds: each seed's run is the one-seed run to the last bit, tests/test_induction.py)
+    and shared with the test run's other processes under the one-seed run's key (run_memo). Seed 0 is
+    trained alone: the lesson's kernels (nbval's, the browser's) ask for it, and would otherwise wait, their
+    core idle, for the whole batch."""
     cfg, snapshots = KINDS[kind]
-    return dict(zip(SEEDS, al.train_induction_seeds(cfg, SEEDS, steps=STEPS, batch=32, lr=0.01,
-                                                    snapshots=snapshots)))
+    others = [seed for seed in SEEDS if seed != 0]
+    return dict(zip(others, al.train_induction_seeds(cfg, others, steps=STEPS, batch=32, lr=0.01,
+                                                     snapshots=snapshots))) if others else {}
 
 
 def trained(kind: str, seed: int) -> al.InductionRun:
-    """The run of `kind` with `seed`: from the seeds trained together, or alone for another seed."""
-    if seed in SEEDS:
+    """The run of `kind` with `seed`: from the seeds trained together, or alone for seed 0 or another seed."""
+    if seed in SEEDS and seed != 0:
         return side_by_side(kind)[seed]
     cfg, snapshots = KINDS[kind]
     return al.train_induction(cfg, steps=STEPS, batch=32, lr=0.01, seed=seed, snapshots=snapshots)
