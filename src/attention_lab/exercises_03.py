@@ -270,7 +270,8 @@ def _debug_03():
                          "move it with .transpose(1, 0, 2)."),
         "axes mixed": (lambda: axes_mixed,
                        "your result has shape (h, d_k, n): the heads' axis comes first, but the tokens "
-                       "and the columns are swapped. Move only the heads' axis: .transpose(1, 0, 2)."),
+                       "and the columns are swapped. Swap your result's last two axes (.transpose(0, 2, 1)); "
+                       "from M.reshape(n, h, d_k), move only the heads' axis: .transpose(1, 0, 2)."),
         "axes reversed": (lambda: axes_reversed,
                           ".T reverses all three axes, so (n, h, d_k) becomes (d_k, h, n); move only the "
                           "heads' axis to the front: .transpose(1, 0, 2)."),

@@ -874,3 +874,24 @@ def test_03_w_o_map_labels_its_output_columns_as_the_explorers_table():
     assert labels != ["cos pos", "sin pos", "content", "function"]
     assert labels == ["0", "1", "2", "3"]
     assert [t.get_text() for t in heads_explorer().axes["output"].get_xticklabels()] == labels
+
+
+def test_03_3_heads_first_but_columns_and_tokens_swapped_is_told_a_fix_that_works():
+    """Review round 15, item 1: M.T.reshape(h, d_k, n) holds each head's numbers in shape (h, d_k, n) and was
+    told '.transpose(1, 0, 2)', which gives (d_k, h, n); swapping its last two axes is the fix (by hand)."""
+    def split(M, h):
+        n, d = M.shape
+        return M.T.reshape(h, d // h, n)
+    result = status("03.3", split)
+    assert result.mistake == "axes mixed", result.message
+    assert ".transpose(0, 2, 1)" in result.message, result.message
+    M = np.arange(12.0).reshape(3, 4)
+    fixed = split(M, 2).transpose(0, 2, 1)
+    assert np.array_equal(fixed[0], M[:, :2]) and np.array_equal(fixed[1], M[:, 2:])
+    wide = np.arange(36.0).reshape(3, 12)                          # h = 4 heads of d_k = 3: the old advice
+    assert split(wide, 4).transpose(1, 0, 2).shape == (3, 4, 3) != (4, 3, 3)   # gives (d_k, h, n)
+
+    def followed(M, h):
+        n, d = M.shape
+        return M.T.reshape(h, d // h, n).transpose(0, 2, 1)
+    assert status("03.3", followed).status == "correct"
