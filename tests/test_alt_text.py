@@ -373,3 +373,59 @@ def test_a_number_that_rounds_to_a_thousand_is_said_as_a_thousand():
     fig, ax = plt.subplots(figsize=(2, 2))
     ax.bar(["a", "b", "c"], [999.994, 999.996, -999.996])
     assert said(fig) == "Figure. A bar chart of 3 bars: a 999.99, b 1,000, c -1,000."   # never "1000.00"
+
+
+# ------------------------------------------------------------------ one drawing for every format
+def shown(shell, fig) -> tuple[bytes, bytes]:
+    """The PNG inside the <img> of IPython's HTML and IPython's own PNG of a figure."""
+    data, _ = shell.display_formatter.format(fig)
+    html_png = base64.b64decode(data["text/html"].split("base64,")[1].split('"')[0])
+    return html_png, base64.b64decode(data["image/png"])
+
+
+def draws_counted(monkeypatch) -> list:
+    """Every Figure.draw from now on, counted."""
+    from matplotlib.figure import Figure
+    seen, draw = [], Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda fig, renderer: (seen.append(fig), draw(fig, renderer))[1])
+    return seen
+
+
+@pytest.mark.parametrize("installed_first", [True, False])
+def test_a_figure_is_drawn_once_for_its_html_and_its_png(monkeypatch, installed_first):
+    """The inline backend's PNG formatter and the <img> with alt text get one drawing, in the time of one
+    figure_png (not two), whether or not the inline backend set its formats after install()."""
+    from IPython.core.formatters import DisplayFormatter
+    from IPython.core.pylabtools import select_figure_formats
+    shell = SimpleNamespace(display_formatter=DisplayFormatter())
+    if not installed_first:
+        select_figure_formats(shell, {"png"})
+    assert alt_text.install(shell) and alt_text.install(shell)      # twice: wrapped once
+    select_figure_formats(shell, {"png"})
+    fig = al.heatmap(np.array([[0.25, 0.75], [0.5, 0.5]]), ["q1", "q2"], ["a", "b"], title="first").figure
+    seen = draws_counted(monkeypatch)
+    alt_text.figure_png(fig)
+    one = len(seen)
+    assert one >= 1
+    html_png, png = shown(shell, fig)
+    assert len(seen) == 2 * one and html_png == png                  # one more figure_png's worth of draws
+    fig.axes[0].set_title("second")                                  # a changed figure is drawn anew
+    html_again, png_again = shown(shell, fig)
+    assert len(seen) == 3 * one and html_again == png_again != png
+    plt.close(fig)
+
+
+def test_a_png_asked_for_with_other_settings_is_drawn_with_them():
+    """Retina PNGs (twice the dpi) are not the <img>'s: IPython draws them itself."""
+    from IPython.core.formatters import DisplayFormatter
+    from IPython.core.pylabtools import select_figure_formats
+    shell = SimpleNamespace(display_formatter=DisplayFormatter())
+    alt_text.install(shell)
+    select_figure_formats(shell, {"retina"})
+    fig = al.heatmap(np.array([[0.25, 0.75]]), ["q"], ["a", "b"]).figure
+    html_png, png = shown(shell, fig)
+    assert imread(io.BytesIO(png)).shape[1] > 1.9 * imread(io.BytesIO(html_png)).shape[1]
+    with io.BytesIO() as buffer:                                      # the canvas's own method is back
+        fig.canvas.print_figure(buffer, format="png")
+        assert "print_figure" not in vars(fig.canvas) and buffer.getvalue().startswith(b"\x89PNG")
+    plt.close(fig)

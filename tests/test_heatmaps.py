@@ -392,3 +392,29 @@ def test_a_tenth_picked_head_is_refused_not_left_unframed():
     _, ax = plt.subplots()
     with pytest.raises(ValueError, match=r"^10 heads picked: expected at most 9"):
         heatmaps.thumbnails(ax, w, picks)
+
+
+# ------------------------------------------------------------------ built without painting
+def test_a_heatmap_is_laid_out_but_not_painted_while_seaborn_checks_its_labels(monkeypatch):
+    """seaborn's check of overlapping tick labels still turns crowded word labels upright and leaves
+    sparse ones level, with no word painted while the figure is built; the canvas's draw is its own
+    again afterwards."""
+    from matplotlib.backends.backend_agg import RendererAgg
+    painted = []
+    paint = RendererAgg.draw_text
+
+    def counted(renderer, gc, x, y, s, *args, **kwargs):
+        painted.append(s)
+        return paint(renderer, gc, x, y, s, *args, **kwargs)
+
+    monkeypatch.setattr(RendererAgg, "draw_text", counted)
+    words = [f"token{i:02d}" for i in range(24)]
+    fig, (crowded, sparse) = plt.subplots(2, 1, figsize=(6, 6))
+    heatmaps.heatmap(np.eye(24), words, words, ax=crowded, cbar=False, annot=False)
+    heatmaps.heatmap(np.eye(2), ["a", "b"], ["a", "b"], ax=sparse, cbar=False)
+    assert painted == []
+    assert {t.get_rotation() for t in crowded.get_xticklabels()} == {90.0}
+    assert {t.get_rotation() for t in sparse.get_xticklabels()} == {0.0}
+    assert "draw" not in vars(fig.canvas)
+    fig.canvas.draw()
+    assert "token23" in painted and "1.00" in painted

@@ -11,6 +11,7 @@ summary they print (explorer_kit.py).
 from __future__ import annotations
 
 import base64
+import contextlib
 import html
 import io
 import sys
@@ -340,10 +341,42 @@ def describe_figure(fig) -> str:
 
 # ------------------------------------------------------------ the HTML image IPython shows
 def figure_png(fig) -> bytes:
-    """The figure as the inline backend draws it (tight bounding box)."""
+    """The figure as the inline backend draws it: IPython's print_figure arguments (tight bounding box)."""
     buffer = io.BytesIO()
-    fig.canvas.print_figure(buffer, format="png", bbox_inches="tight", facecolor=fig.get_facecolor())
+    fig.canvas.print_figure(buffer, format="png", facecolor=fig.get_facecolor(),
+                            edgecolor=fig.get_edgecolor(), dpi=fig.dpi, bbox_inches="tight")
     return buffer.getvalue()
+
+
+@contextlib.contextmanager
+def one_render(fig):
+    """While IPython formats `fig`: a second print of it with the same arguments (the PNG formatter's, after
+    figure_html's) writes the bytes of the first instead of drawing the figure again. Nothing can change
+    the figure between the two, and a figure drawn twice is not always drawn alike (constrained layout
+    moves on), so the <img> and the PNG are one picture."""
+    canvas = getattr(fig, "canvas", None)
+    if canvas is None:
+        yield
+        return
+    printed: dict[str, bytes] = {}
+    draw = canvas.print_figure
+
+    def print_once(filename, *args, **kwargs):
+        if args or not isinstance(filename, io.BytesIO):
+            return draw(filename, *args, **kwargs)
+        key = repr(sorted(kwargs.items()))
+        if key not in printed:
+            buffer = io.BytesIO()
+            draw(buffer, **kwargs)
+            printed[key] = buffer.getvalue()
+        filename.write(printed[key])
+        return None
+
+    canvas.print_figure = print_once
+    try:
+        yield
+    finally:
+        del canvas.print_figure                  # the canvas's own method again
 
 
 def image_html(png: bytes, alt: str) -> str:
@@ -368,9 +401,41 @@ def install(shell=None) -> bool:
         return False
     # registered for Figure's base class: the inline backend clears what is registered for Figure
     # itself each time it sets its own formats (IPython's select_figure_formats)
-    shell.display_formatter.formatters["text/html"].for_type_by_name(
-        "matplotlib.figure", "FigureBase", figure_html)
+    formatter = shell.display_formatter
+    formatter.formatters["text/html"].for_type_by_name("matplotlib.figure", "FigureBase", figure_html)
+    if not hasattr(formatter.format, "one_render"):     # each figure drawn once for all its formats
+        formatter.format = formats_drawn_once(formatter.format)
+    events = getattr(shell, "events", None)
+    if events is not None and shown_before_redrawn not in events.callbacks.get("pre_run_cell", []):
+        events.register("pre_run_cell", shown_before_redrawn)
     return True
+
+
+def shown_before_redrawn(*_) -> None:
+    """Before each cell: the inline backend's post-execute step (show a cell's figures, then close them) is
+    put before pyplot's (draw every open figure that changed), which would otherwise draw each new figure
+    once more, for nothing, just before it is shown. Nothing changes where either step is missing."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    callbacks = getattr(getattr(shell, "events", None), "callbacks", {}).get("post_execute", [])
+    steps = {(getattr(f, "__module__", None), getattr(f, "__name__", None)): f for f in callbacks}
+    show = steps.get(("matplotlib_inline.backend_inline", "flush_figures"))
+    draw = steps.get(("matplotlib.pyplot", "_draw_all_if_interactive"))
+    if show is not None and draw is not None and callbacks.index(draw) < callbacks.index(show):
+        callbacks.remove(draw)
+        callbacks.append(draw)
+
+
+def formats_drawn_once(format_):
+    """IPython's DisplayFormatter.format, with one_render around the formats of a matplotlib figure."""
+    def format(obj, include=None, exclude=None):
+        figure = sys.modules.get("matplotlib.figure")
+        if figure is None or not isinstance(obj, figure.FigureBase):
+            return format_(obj, include=include, exclude=exclude)
+        with one_render(obj):
+            return format_(obj, include=include, exclude=exclude)
+    format.one_render = True
+    return format
 
 
 # the class of a caption above an AltImage (tools/build_site.py finds it by this class and rewords it)

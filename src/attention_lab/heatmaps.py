@@ -4,6 +4,7 @@ training_plots.py) and the explorer kit draw with these."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
@@ -110,9 +111,10 @@ def heatmap(values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[s
     if ax is None:
         width = 1.6 + 0.9 * values.shape[1] + (1.2 if cbar else 0)
         _, ax = plt.subplots(figsize=(width, 1.2 + 0.7 * values.shape[0]), layout="constrained")
-    sns.heatmap(values, ax=ax, cmap=cmap, vmin=vmin, vmax=vmax, annot=annot, fmt=fmt,
-                annot_kws={"fontsize": annot_size or FONT["annot"]}, cbar=False, linewidths=1,
-                linecolor="white", xticklabels=col_labels, yticklabels=row_labels, square=False)
+    with layout_only(ax.get_figure(root=True)):
+        sns.heatmap(values, ax=ax, cmap=cmap, vmin=vmin, vmax=vmax, annot=annot, fmt=fmt,
+                    annot_kws={"fontsize": annot_size or FONT["annot"]}, cbar=False, linewidths=1,
+                    linecolor="white", xticklabels=col_labels, yticklabels=row_labels, square=False)
     ax.tick_params(labelsize=FONT["ticks"], length=0)
     if cbar:
         add_colorbar(ax)
@@ -123,6 +125,24 @@ def heatmap(values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[s
         ax.set_title(title, fontsize=FONT["title"])
     set_heatmap(ax, values, fmt)   # same text-contrast rule at creation as after every update
     return ax
+
+
+@contextlib.contextmanager
+def layout_only(fig: Figure):
+    """seaborn draws the whole figure inside every heatmap() to see whether the tick labels overlap; that
+    needs the layout (where each label is), not the pixels: meanwhile the canvas lays the figure out
+    without painting it (Figure.draw_without_rendering). A canvas that draws nothing (the explorers')
+    stays as it is."""
+    from matplotlib.backend_bases import FigureCanvasBase
+    canvas = fig.canvas
+    if type(canvas).draw is FigureCanvasBase.draw:
+        yield
+        return
+    canvas.draw = fig.draw_without_rendering
+    try:
+        yield
+    finally:
+        del canvas.draw                          # the canvas's own draw again
 
 
 def add_colorbar(ax) -> None:
