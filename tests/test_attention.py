@@ -8,6 +8,7 @@ import pytest
 
 import attention_lab as al
 from attention_lab import experiments
+from attention_lab.matrix import attention_unchecked, softmax_unchecked
 
 
 def test_softmax_hand_values():
@@ -186,6 +187,9 @@ def test_inputs_are_never_mutated():
     al.softmax(X)
     al.from_column_convention(Wq)
     al.split_heads(X, 2)
+    softmax_unchecked(X)                                   # the trusted kernels too (they work in place
+    attention_unchecked(X, Wq, Wk, mask, 0.5)              # on arrays of their own only)
+    attention_unchecked(X, Wq, Wk, np.ones((3, 4, 4), bool), 0.5)   # a mask with more leading axes
     for a, b in zip(args, before):
         assert np.array_equal(a, b)
     out, _ = al.self_attention(X, Wq, Wk, Wv)

@@ -61,8 +61,10 @@ def no_overflow(scores: np.ndarray, Q: np.ndarray, K: np.ndarray) -> np.ndarray:
 # pragma: no mutate end
 def softmax_unchecked(s: np.ndarray, axis: int = -1) -> np.ndarray:
     """exp(s - max) / sum along `axis`; trusts that every slice has a finite entry."""
-    e = np.exp(s - s.max(axis=axis, keepdims=True))   # the largest entry becomes exp(0) = 1
-    return e / e.sum(axis=axis, keepdims=True)
+    e = s - s.max(axis=axis, keepdims=True)           # a new array: the largest entry becomes 0 ...
+    np.exp(e, out=e)                                   # ... and exp(0) = 1 (in place: no second array)
+    e /= e.sum(axis=axis, keepdims=True)
+    return e
 
 
 def log_softmax_unchecked(z: np.ndarray) -> np.ndarray:
@@ -85,9 +87,15 @@ def attention_unchecked(Q, K, V, mask, scale):
         weights = softmax_unchecked(scores)              # (..., m, n), rows sum to 1
     else:
         empty = ~mask.any(axis=-1, keepdims=True)        # (..., m, 1) queries with no key at all
-        scores = np.where(mask, scores, -np.inf)         # masked keys: exp(-inf) = 0
-        weights = softmax_unchecked(np.where(empty, 0.0, scores))  # empty rows: a harmless dummy softmax,
-        weights = np.where(empty, 0.0, weights)          # then zero weights (masked_rows='zero')
+        if np.broadcast_shapes(mask.shape, scores.shape) == scores.shape:
+            np.copyto(scores, -np.inf, where=~mask)      # masked keys: exp(-inf) = 0 (scores: our own array)
+        else:                                            # a mask with more leading axes than the scores
+            scores = np.where(mask, scores, -np.inf)
+        if empty.any():
+            weights = softmax_unchecked(np.where(empty, 0.0, scores))  # empty rows: a harmless dummy
+            weights = np.where(empty, 0.0, weights)      # softmax, then zero weights (masked_rows='zero')
+        else:
+            weights = softmax_unchecked(scores)          # (..., m, n), rows sum to 1
     return weights @ V, weights                          # (..., m, d_v), (..., m, n)
 
 
