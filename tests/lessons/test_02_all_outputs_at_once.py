@@ -695,6 +695,40 @@ def test_02_3_a_changed_function_with_the_planted_numbers_is_told_why(how):
 # ---------- review round 16, lesson 02 (/work/notes/reviews/round16-lesson-02.md) --------------------------
 # Every wrong answer here is written out as a student writes it, apart from the mistake tables.
 
+@pytest.mark.parametrize("how", ["(A @ V).T", "V.T @ A.T"])
+def test_02_3_a_transposed_output_is_named(how):
+    """Item 2: the output transposed, (A V)ᵀ or Vᵀ Aᵀ (the column reading), keeps the shape (2, 2) of the
+    first input, so it got 'the right shape' and the generic message; now it gets its own hint."""
+    def attention(Q, K, V):
+        A = sm(Q @ K.T / np.sqrt(K.shape[1]))                    # the right weights, rows sum to 1
+        return (A @ V).T if how == "(A @ V).T" else V.T @ A.T
+    result = status("02.3", attention)
+    assert result.status == "mistake" and result.mistake == "output transposed", result.message
+    assert "(A V)ᵀ" in result.message and "Return A @ V" in result.message, result.message
+
+
+def test_02_4_keys_built_with_w_q_are_named():
+    """Item 3: keys X W_q instead of X (W_k = I), so scores Q Qᵀ, solved the right way, get a hint naming
+    the keys; the right answer, solved from the same Y, still passes."""
+    Q = X24 @ WQ24
+    result = status("02.4", np.linalg.solve(sm(Q @ Q.T / np.sqrt(3)), Y24))
+    assert result.status == "mistake" and result.mistake == "keys from W_q", result.message
+    assert "X @ W_q" in result.message and "K = X" in result.message, result.message
+    A = sm(Q @ X24.T / np.sqrt(3))
+    for right in (np.linalg.solve(A, Y24), np.linalg.inv(A) @ Y24, np.linalg.lstsq(A, Y24, rcond=None)[0]):
+        assert status("02.4", right).status == "correct"
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_02_4_applying_a_instead_of_undoing_it_is_named(transpose):
+    """Item 3: A @ Y (or Aᵀ @ Y) multiplies by the weights again instead of undoing them: the hint says to
+    solve A V = Y."""
+    A = sm((X24 @ WQ24) @ X24.T / np.sqrt(3))
+    result = status("02.4", (A.T if transpose else A) @ Y24)
+    assert result.status == "mistake", result.message
+    assert "undo A" in result.message and "np.linalg.solve(A, Y)" in result.message, result.message
+
+
 def test_02_dk_explorer_says_its_printed_spread_is_one_draws():
     """Item 1: the explorer prints the spread of one draw's 8 scores beside √d_k. Drawn again here by hand
     (query first, then the keys) on seeds 0-31 at d_k = 16, that spread runs from below half of √d_k = 4 to
