@@ -97,7 +97,8 @@ def _debug_02():
              "divided by √d_v": make(width=lambda Q_, K_, V_: V_.shape[1]),
              "fixed 2": make(scale=lambda d: 0.5), "fixed √3": make(scale=lambda d: default_scale(3)),
              "whole matrix": make(axis=None), "weights transposed": make(mix=True),
-             "column softmax transposed": make(axis=0, mix=True)}
+             "column softmax transposed": make(axis=0, mix=True),
+             "output transposed": lambda Q_, K_, V_: make()(Q_, K_, V_).T}
 
     def rows_rescaled(Q_, K_, V_):            # the column softmax, each row then divided by its sum
         A = softmax(Q_ @ K_.T * default_scale(K_.shape[1]), axis=0)
@@ -163,6 +164,10 @@ def _debug_02():
                                      "keys that is a 4 × 2 matrix, which cannot multiply V (4 × 2), and with "
                                      "3 and 3 each row holds one key's weights. The scores are Q @ K.T and "
                                      "the softmax runs along each row (axis=-1), with no transpose.",
+        "output transposed": "your weights are right, but your output is (A V)ᵀ (V.T @ A.T is the same "
+                             "matrix): one row per value component instead of one row per query. With 2 "
+                             "queries and values of width 2 the shape hides it; with 4 queries and values "
+                             "of width 3 you return (3, 4). Return A @ V, of shape (m, d_v).",
     })
     mistakes["planted"] = (lambda: planted, mistakes["planted"][1])
     mistakes["planted numbers"] = (
@@ -184,8 +189,9 @@ V24 = np.array([[1.0, 0.0], [0.0, -1.0], [2.0, 1.0]])     # the values the stude
 SCALE24 = default_scale(3)                                # 02.4: d_k = 3
 
 
-def _weights_02_4(scale=SCALE24, axis=-1, transpose_K=True, W_q=Wq24, decimals=None):
-    S = (X24 @ W_q) @ (X24.T if transpose_K else X24) * scale           # W_k = I
+def _weights_02_4(scale=SCALE24, axis=-1, transpose_K=True, W_q=Wq24, W_k=None, decimals=None):
+    K = X24 if W_k is None else X24 @ W_k                                # W_k = I: K = X
+    S = (X24 @ W_q) @ (K.T if transpose_K else K) * scale
     E = np.exp(S - S.max(axis=axis, keepdims=True))
     A = E / E.sum(axis=axis, keepdims=True)
     return A if decimals is None else np.round(A, decimals)
@@ -255,6 +261,15 @@ def lesson02():
                                    "reading), or you computed K Qᵀ instead of Q Kᵀ (with W_k = I the two "
                                    "are the same). The scores are Q @ K.T, with Q = X @ W_q and W_q as "
                                    "printed."),
+                "keys from W_q": (lambda: V(W_k=Wq24),
+                                  "your keys are X @ W_q, so your scores are Q Qᵀ; here W_k = I, so the keys "
+                                  "are the tokens themselves: K = X, and the scores are Q @ X.T."),
+                "applied A": (lambda: _weights_02_4() @ Y_of_02_4(),
+                              "you multiplied Y by A again; Y = A V, so undo A instead: "
+                              "V = np.linalg.solve(A, Y)."),
+                "applied Aᵀ": (lambda: _weights_02_4().T @ Y_of_02_4(),
+                               "you multiplied Y by Aᵀ; Y = A V, so undo A instead (no transpose): "
+                               "V = np.linalg.solve(A, Y)."),
                 "weights rounded": (lambda: V(decimals=2),
                                     "your method is right, but you rounded the weights to 2 decimals; "
                                     "solving for V magnifies that error. Keep A unrounded (at least 4 "

@@ -690,3 +690,70 @@ def test_02_3_a_changed_function_with_the_planted_numbers_is_told_why(how):
     said = result.message
     assert "a softmax down the columns" in said and "which should be?" in said, said
     assert "runs along each row" not in result.message          # review round 9, B2: the fix is not given
+
+
+# ---------- review round 16, lesson 02 (/work/notes/reviews/round16-lesson-02.md) --------------------------
+# Every wrong answer here is written out as a student writes it, apart from the mistake tables.
+
+@pytest.mark.parametrize("how", ["(A @ V).T", "V.T @ A.T"])
+def test_02_3_a_transposed_output_is_named(how):
+    """Item 2: the output transposed, (A V)ᵀ or Vᵀ Aᵀ (the column reading), keeps the shape (2, 2) of the
+    first input, so it got 'the right shape' and the generic message; now it gets its own hint."""
+    def attention(Q, K, V):
+        A = sm(Q @ K.T / np.sqrt(K.shape[1]))                    # the right weights, rows sum to 1
+        return (A @ V).T if how == "(A @ V).T" else V.T @ A.T
+    result = status("02.3", attention)
+    assert result.status == "mistake" and result.mistake == "output transposed", result.message
+    assert "(A V)ᵀ" in result.message and "Return A @ V" in result.message, result.message
+
+
+def test_02_4_keys_built_with_w_q_are_named():
+    """Item 3: keys X W_q instead of X (W_k = I), so scores Q Qᵀ, solved the right way, get a hint naming
+    the keys; the right answer, solved from the same Y, still passes."""
+    Q = X24 @ WQ24
+    result = status("02.4", np.linalg.solve(sm(Q @ Q.T / np.sqrt(3)), Y24))
+    assert result.status == "mistake" and result.mistake == "keys from W_q", result.message
+    assert "X @ W_q" in result.message and "K = X" in result.message, result.message
+    A = sm(Q @ X24.T / np.sqrt(3))
+    for right in (np.linalg.solve(A, Y24), np.linalg.inv(A) @ Y24, np.linalg.lstsq(A, Y24, rcond=None)[0]):
+        assert status("02.4", right).status == "correct"
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+def test_02_4_applying_a_instead_of_undoing_it_is_named(transpose):
+    """Item 3: A @ Y (or Aᵀ @ Y) multiplies by the weights again instead of undoing them: the hint says to
+    solve A V = Y."""
+    A = sm((X24 @ WQ24) @ X24.T / np.sqrt(3))
+    result = status("02.4", (A.T if transpose else A) @ Y24)
+    assert result.status == "mistake", result.message
+    assert "undo A" in result.message and "np.linalg.solve(A, Y)" in result.message, result.message
+
+
+def test_02_dk_explorer_says_its_printed_spread_is_one_draws():
+    """Item 1: the explorer prints the spread of one draw's 8 scores beside √d_k. Drawn again here by hand
+    (query first, then the keys) on seeds 0-31 at d_k = 16, that spread runs from below half of √d_k = 4 to
+    above one and a half times it, around 4; the table's 2000 queries hold it within 5 % (tested above). The
+    explore text says so."""
+    spreads = []
+    for seed in range(32):
+        rng = np.random.default_rng(seed)
+        q, K = rng.standard_normal(128), rng.standard_normal((8, 128))
+        spreads.append(np.std(K[:, :16] @ q[:16]))
+    spreads = np.array(spreads)
+    assert spreads.min() < 2 and spreads.max() > 6 and 3 < np.median(spreads) < 5, spreads
+    ex = al.dk_explorer(n_keys=8, max_dk=128, seed=7)
+    assert f"spread (std) of the scores q·kⱼ = {spreads[7]:.2f}" in ex.summary()
+    text = " ".join(prose("02", "s6-explore").split())
+    assert "The spread it prints is that of this one draw's 8 scores" in text
+    assert "scatters widely around $\\sqrt{d_k}$" in text and "pins it down" in text
+
+
+def test_02_s6_says_near_one_hot_every_gradient_is_tiny():
+    """Item 4: near a one-hot softmax the Jacobian diag(p) - p pᵀ is small everywhere, the winner's entry
+    p_w (1 - p_w) included (by hand, scores 10, 0, 0, 0); the text names the winner and the other keys."""
+    p = sm(np.array([10.0, 0.0, 0.0, 0.0]))
+    J = np.diag(p) - np.outer(p, p)
+    assert p[0] > 0.99 and abs(J[0, 0]) < 1e-3 and np.abs(J).max() < 1e-3
+    text = " ".join(prose("02", "s6").split())
+    assert "the winner's, whose weight is already near 1, and the other keys'" in text
+    assert "so that no score moves much in training" in text and "lesson 06 puts it to a test" in text
