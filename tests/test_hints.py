@@ -501,6 +501,12 @@ CASES = [
     ("06.4", sm(np.array([3.0, 2.0, 4.0]) / np.sqrt(2)), "the weights", "forward pass"),
     ("06.3", grads_of(ds=lambda A, dA: A * ((A * dA).sum(axis=1, keepdims=True) - dA)), "sign flipped",
      "wrong sign"),
+    # review round 16, item 5: the leading A (a) left off, and an unweighted mean of dA
+    ("06.3", grads_of(ds=lambda A, dA: dA - (A * dA).sum(axis=1, keepdims=True)), "A left off",
+     "missing the factor A in front"),
+    ("06.3", grads_of(ds=lambda A, dA: A * (dA - dA.mean(axis=1, keepdims=True))), "unweighted mean",
+     "the same share, 1/n"),
+    ("06.4", [0.856, -1.144, -0.144], "leading a left off", "missing the factor a in front"),
     ("10.1", "b", "b", "equal weights"),
     ("10.1", "c", "c", "sums to 1"),
     ("10.1", "d", "d", "order"),
@@ -599,6 +605,24 @@ def test_06_2_no_wrap_only_for_answers_that_do_not_wrap():
     weights = sm(place_scores(np.arange(8) + 1, big=6.0))          # weights handed in as scores
     for answer in (wraps_but_weak, weights):
         assert "wrap around" not in al.EXERCISES["06.2"].evaluate(answer).message
+
+
+def test_06_2_computed_hints_say_not_yet_as_the_named_ones():
+    """Review round 16, item 5: 06.2's messages built from the answer (the copy matrix, i + 2, a rival key
+    with too small a margin, a tie) begin "not yet. Hint:" as a named mistake's hint does."""
+    rival = place_scores(np.arange(8) + 1)
+    rival[0, 5] = 6.0                                               # key 5: 6 against the right key's 8
+    tie = place_scores(np.arange(8) + 1)
+    tie[0, 2] = 8.0                                                 # keys 1 and 2 both score 8
+    cases = ((place_scores(np.arange(8)), "query place 0 gives its largest weight to key place 0"),
+             (place_scores(np.arange(8) + 2), "query place 0 gives its largest weight to key place 2"),
+             (rival, "with only 0.88 of the weight: key place 5 scores 6 against its 8"),
+             (tie, "several key places at once (1, 2), a tie"))
+    for answer, phrase in cases:
+        result = al.EXERCISES["06.2"].evaluate(answer)
+        assert result.status == "wrong" and result.mistake is None, result.message
+        assert result.message.startswith("Exercise 06.2: not yet. Hint: with your scores, "), result.message
+        assert phrase in result.message, result.message
 
 
 def test_05_4_following_the_old_text_gets_a_true_hint():

@@ -36,8 +36,8 @@ def _design_06():
         if np.ptp(M[i, others]) <= 1e-9 * max(1.0, np.abs(M[i][np.isfinite(M[i])]).max()):   # -inf: not level
             return "too weak"
         j = int(others[np.argmax(M[i, others])])
-        return (f"with your scores, query place {i} reads the right key (place {r}), but with only "
-                f"{A[i, r]:.2f} of the weight: key place {j} scores {M[i, j]:.10g} against its "
+        return (f"not yet. Hint: with your scores, query place {i} reads the right key (place {r}), but "
+                f"with only {A[i, r]:.2f} of the weight: key place {j} scores {M[i, j]:.10g} against its "
                 f"{M[i, r]:.10g}, a margin of only {M[i, r] - M[i, j]:.2g}. The weight reaches 0.9 when the "
                 "other keys' e^(s_j - s_right) add up to at most 1/9: a margin of ln(0.9 / 0.1 · 7) = "
                 "ln 63 ≈ 4.1 over every one of the 7 other keys is enough.")
@@ -77,10 +77,10 @@ def _design_06():
         i = int(np.flatnonzero(~wins)[0])
         if tied[i].sum() > 1:
             top = ", ".join(str(int(j)) for j in np.flatnonzero(tied[i]))
-            return (f"with your scores, query place {i} gives its largest weight to several key places "
-                    f"at once ({top}), a tie: it must read place {(i + 1) % n}, with a larger score than "
-                    "every other key; every place i must read place i + 1 (the last one place 0).")
-        return (f"with your scores, query place {i} gives its largest weight to key place "
+            return (f"not yet. Hint: with your scores, query place {i} gives its largest weight to several "
+                    f"key places at once ({top}), a tie: it must read place {(i + 1) % n}, with a larger "
+                    "score than every other key; every place i must read place i + 1 (the last one place 0).")
+        return (f"not yet. Hint: with your scores, query place {i} gives its largest weight to key place "
                 f"{int(A[i].argmax())}: it must read place {(i + 1) % n}, and every place i must read "
                 "place i + 1 (the last one place 0).")
 
@@ -134,6 +134,14 @@ def diagonal_only(a: str, da: str, ds: str) -> str:
             f"{ds} = {a} * ({da} - rowsum({a} * {da})).")
 
 
+def a_left_off(a: str, da: str, ds: str) -> str:
+    """The hint for the softmax's derivative without its leading factor, da - rowsum(a * da), in an exercise's
+    own names for the weights, their gradient and the scores' gradient (06.3 and 06.4)."""
+    return (f"your {ds} is missing the factor {a} in front. Both parts of the softmax's derivative carry "
+            "the weight a_j of the score s_j (∂a_j/∂s_j = a_j (1 - a_j), ∂a_k/∂s_j = -a_k a_j), so it "
+            f"multiplies the whole bracket: {ds} = {a} * ({da} - rowsum({a} * {da})).")
+
+
 PLANTED_063 = "dS = A * dA"                               # 06.3's wrong line, as the lesson prints it
 HANDED_OUT_063 = """\
 def causal_attention_grads(Q, K, V, dY):
@@ -161,14 +169,14 @@ def _debug_06():
     inputs.append((Q, K, TINY * V, TINY * dY))                # float32 underflows here, float64 does not
 
     def backward(fix_softmax=True, scale_grads=True, transpose_dK=True, masked=True, axis=1, keepdims=True,
-                 times=1, swap=False, weighted=True, rows="sum", diagonal=False, sign=1):
+                 times=1, swap=False, weighted=True, rows="sum", diagonal=False, sign=1, leading=True):
         def grads(Q, K, V, dY):
             s = default_scale(K.shape[1])
             S = s * Q @ K.T
             A = softmax(np.where(causal_mask(len(Q)), S, -np.inf) if masked else S)
             dA = dY @ V.T
             row = getattr(A * dA if weighted else dA, rows)(axis=axis, keepdims=keepdims)   # rowsum(A ⊙ dA)
-            dS = sign * A * (dA - row) if fix_softmax else A * dA
+            dS = sign * (A if leading else 1.0) * (dA - row) if fix_softmax else A * dA
             dS = A * (1 - A) * dA if diagonal else dS
             dR = s ** times * dS if scale_grads else dS      # dL/dR, R = Q Kᵀ before the scale s
             dQ, dK = dR @ K, (dR.T if transpose_dK else dR) @ Q
@@ -229,6 +237,7 @@ def _debug_06():
              "scaled twice": backward(times=2), "dQ and dK swapped": backward(swap=True),
              "A left out of the sum": backward(weighted=False), "diagonal only": backward(diagonal=True),
              "mean for the sum": backward(rows="mean"), "sign flipped": backward(sign=-1),
+             "A left off": backward(leading=False), "unweighted mean": backward(weighted=False, rows="mean"),
              "low precision": (in_low_precision, rounded), "float32 inside": (through_float32, underflowed),
              "finite differences": (_grads_numeric, near)}
 
@@ -273,6 +282,11 @@ def _debug_06():
                                  "not rowsum(dA). It is Σ_k a_k dA_k, the weighted mean that each "
                                  "weight's own gradient is compared with.",
         "diagonal only": diagonal_only("A", "dA", "dS"),
+        "A left off": a_left_off("A", "dA", "dS"),
+        "unweighted mean": "dA.mean() gives every key the same share, 1/n (the masked future keys too), "
+                           "where the mean that each weight's own gradient is compared with weighs each dA "
+                           "by its attention weight: Σ_k a_k dA_k = rowsum(A * dA), a sum, since the "
+                           "weights already add up to 1.",
         "sign flipped": "your dS has the wrong sign: rowsum(A * dA) - dA is the other way round. Each "
                         "weight's own gradient comes first: dS = A * (dA - rowsum(A * dA)).",
         "mean for the sum": "a mean in place of the row sum: the weights already sum to 1, so "
@@ -305,14 +319,14 @@ g64 = np.array([1.0, -1.0])                      # and dL/dy, the gradient of th
 
 
 def lesson06():
-    def ds(subtract=True, weights=True, scale=None, back=1.0, diagonal=False):
+    def ds(subtract=True, weights=True, scale=None, back=1.0, diagonal=False, leading=True):
         """dL/ds for the scaled scores s = scale q Kᵀ (the right answer with the defaults: 1/√2)."""
         s_ = (default_scale(2) if scale is None else scale) * K64 @ q64     # (3,) the scores
         a = softmax(s_) if weights else s_
         da = V64 @ g64                                  # dL/da_j = v_j · g
         if diagonal:
             return a * (1 - a) * da
-        return back * (a * (da - a @ da) if subtract else a * da)
+        return back * ((a if leading else 1.0) * (da - a @ da) if subtract else a * da)
 
     return [
         Choice("06.1", "Task 'copy' (target i = token i), attention removed: held-out accuracy?", "a", {
@@ -347,6 +361,7 @@ def lesson06():
                                   "to the unscaled products q · k. The question asks for dL/ds, the "
                                   "scores after the division."),
             "diagonal only": (lambda: ds(diagonal=True), diagonal_only("a", "dL/da", "dL/ds")),
+            "leading a left off": (lambda: ds(leading=False), a_left_off("a", "dL/da", "dL/ds")),
             "sign flipped": (lambda: -ds(),
                              "your signs are flipped: dL/ds = a ⊙ (dL/da − a · dL/da), each weight's "
                              "own gradient minus the weighted mean."),
