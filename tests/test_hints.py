@@ -507,6 +507,17 @@ CASES = [
     ("06.3", grads_of(ds=lambda A, dA: A * (dA - dA.mean(axis=1, keepdims=True))), "unweighted mean",
      "the same share, 1/n"),
     ("06.4", [0.856, -1.144, -0.144], "leading a left off", "missing the factor a in front"),
+    # review round 17, item 4: 06.4 has one query, so its hint writes the weighted mean a · dL/da, no rowsum
+    ("06.4", [0.856, -1.144, -0.144], "leading a left off", "dL/ds = a ⊙ (dL/da − a · dL/da)."),
+    ("06.4", _diagonal64(), "diagonal only", "Together: dL/ds = a ⊙ (dL/da − a · dL/da)."),
+    # review round 17, item 5: A left off with the future keys masked to 0 (as A would have zeroed them), and
+    # the plain mean of dA over each query's allowed keys only
+    ("06.3", grads_of(ds=lambda A, dA: np.where(np.tril(np.ones(A.shape, bool)),
+                                                dA - (A * dA).sum(axis=1, keepdims=True), 0.0)),
+     "A left off, future keys masked", "missing the factor A in front"),
+    ("06.3", grads_of(ds=lambda A, dA: A * (dA - np.tril(dA).sum(axis=1, keepdims=True)
+                                            / np.arange(1, len(dA) + 1)[:, None])),
+     "unweighted mean of the allowed keys", "the same share, 1/(i + 1)"),
     ("10.1", "b", "b", "equal weights"),
     ("10.1", "c", "c", "sums to 1"),
     ("10.1", "d", "d", "order"),
@@ -728,6 +739,14 @@ def test_06_3_is_not_passed_by_finite_differences():
 
 def test_06_3_the_right_fix_passes():
     assert al.EXERCISES["06.3"].evaluate(grads_of()).status == "correct"
+
+
+def test_06_4_hints_write_no_rowsum():
+    """Review round 17, item 4: 06.4 has one query and three scores, no rows: its hints write the weighted
+    mean as a · dL/da, never rowsum (which 06.3's hints, with a row per query, use)."""
+    hints = {name: hint for name, (_, hint) in mistakes_of("06.4").items()}
+    assert not [name for name, hint in hints.items() if "rowsum" in hint]
+    assert "rowsum(A * dA)" in mistakes_of("06.3")["A left off"][1]
 
 
 def test_06_3_a_right_pass_kept_in_float32_is_a_precision_slip_not_finite_differences():

@@ -125,21 +125,26 @@ def _grads_numeric(Q, K, V, dY, eps=1e-6):
     return np.array(grads)
 
 
-def diagonal_only(a: str, da: str, ds: str) -> str:
+def diagonal_only(a: str, da: str, ds: str, right: str) -> str:
     """The hint for the softmax's derivative taken as its diagonal alone, a * (1 - a) * da, in an exercise's
-    own names for the weights, their gradient and the scores' gradient (06.3 and 06.4)."""
+    own names for the weights, their gradient and the scores' gradient, and its own way of writing the right
+    formula (06.3: several queries, rowsum; 06.4: one query, a · dL/da)."""
     return (f"{a} * (1 - {a}) * {da} is only the diagonal of the softmax's Jacobian "
             "(∂a_j/∂s_j = a_j (1 - a_j)); the weights of a row also move with each other's scores "
-            "(∂a_k/∂s_j = -a_k a_j). Together: "
-            f"{ds} = {a} * ({da} - rowsum({a} * {da})).")
+            f"(∂a_k/∂s_j = -a_k a_j). Together: {ds} = {right}.")
 
 
-def a_left_off(a: str, da: str, ds: str) -> str:
-    """The hint for the softmax's derivative without its leading factor, da - rowsum(a * da), in an exercise's
-    own names for the weights, their gradient and the scores' gradient (06.3 and 06.4)."""
+def a_left_off(a: str, ds: str, right: str) -> str:
+    """The hint for the softmax's derivative without its leading factor, in an exercise's own names for the
+    weights and the scores' gradient, and its own way of writing the right formula (06.3: several queries,
+    rowsum; 06.4: one query, a · dL/da)."""
     return (f"your {ds} is missing the factor {a} in front. Both parts of the softmax's derivative carry "
             "the weight a_j of the score s_j (∂a_j/∂s_j = a_j (1 - a_j), ∂a_k/∂s_j = -a_k a_j), so it "
-            f"multiplies the whole bracket: {ds} = {a} * ({da} - rowsum({a} * {da})).")
+            f"multiplies the whole bracket: {ds} = {right}.")
+
+
+RIGHT_063 = "A * (dA - rowsum(A * dA))"          # dS as 06.3's hints write it (a row of weights per query)
+RIGHT_064 = "a ⊙ (dL/da − a · dL/da)"            # dL/ds as 06.4's hints write it (one query)
 
 
 PLANTED_063 = "dS = A * dA"                               # 06.3's wrong line, as the lesson prints it
@@ -169,14 +174,19 @@ def _debug_06():
     inputs.append((Q, K, TINY * V, TINY * dY))                # float32 underflows here, float64 does not
 
     def backward(fix_softmax=True, scale_grads=True, transpose_dK=True, masked=True, axis=1, keepdims=True,
-                 times=1, swap=False, weighted=True, rows="sum", diagonal=False, sign=1, leading=True):
+                 times=1, swap=False, weighted=True, rows="sum", diagonal=False, sign=1, leading=True,
+                 allowed_only=False, future_zeroed=False):
         def grads(Q, K, V, dY):
             s = default_scale(K.shape[1])
             S = s * Q @ K.T
             A = softmax(np.where(causal_mask(len(Q)), S, -np.inf) if masked else S)
             dA = dY @ V.T
             row = getattr(A * dA if weighted else dA, rows)(axis=axis, keepdims=keepdims)   # rowsum(A ⊙ dA)
+            if allowed_only:                                 # dA's plain mean over each query's allowed keys
+                allowed = causal_mask(len(Q))
+                row = (dA * allowed).sum(axis=1, keepdims=True) / allowed.sum(axis=1, keepdims=True)
             dS = sign * (A if leading else 1.0) * (dA - row) if fix_softmax else A * dA
+            dS = np.where(causal_mask(len(Q)), dS, 0.0) if future_zeroed else dS   # as A would have zeroed it
             dS = A * (1 - A) * dA if diagonal else dS
             dR = s ** times * dS if scale_grads else dS      # dL/dR, R = Q Kᵀ before the scale s
             dQ, dK = dR @ K, (dR.T if transpose_dK else dR) @ Q
@@ -238,6 +248,8 @@ def _debug_06():
              "A left out of the sum": backward(weighted=False), "diagonal only": backward(diagonal=True),
              "mean for the sum": backward(rows="mean"), "sign flipped": backward(sign=-1),
              "A left off": backward(leading=False), "unweighted mean": backward(weighted=False, rows="mean"),
+             "A left off, future keys masked": backward(leading=False, future_zeroed=True),
+             "unweighted mean of the allowed keys": backward(allowed_only=True),
              "low precision": (in_low_precision, rounded), "float32 inside": (through_float32, underflowed),
              "finite differences": (_grads_numeric, near)}
 
@@ -281,12 +293,20 @@ def _debug_06():
         "A left out of the sum": "the row sum must weigh each dA by its weight: rowsum(A * dA), "
                                  "not rowsum(dA). It is Σ_k a_k dA_k, the weighted mean that each "
                                  "weight's own gradient is compared with.",
-        "diagonal only": diagonal_only("A", "dA", "dS"),
-        "A left off": a_left_off("A", "dA", "dS"),
+        "diagonal only": diagonal_only("A", "dA", "dS", RIGHT_063),
+        "A left off": a_left_off("A", "dS", RIGHT_063),
+        "A left off, future keys masked": "zeroing the future keys is only part of what the factor A does: "
+                                          + a_left_off("A", "dS", RIGHT_063),
         "unweighted mean": "dA.mean() gives every key the same share, 1/n (the masked future keys too), "
                            "where the mean that each weight's own gradient is compared with weighs each dA "
                            "by its attention weight: Σ_k a_k dA_k = rowsum(A * dA), a sum, since the "
                            "weights already add up to 1.",
+        "unweighted mean of the allowed keys": "a plain mean of dA over a query's allowed keys still gives "
+                                               "each of them the same share, 1/(i + 1) for query i (from 0), "
+                                               "where the mean that each weight's own gradient is compared "
+                                               "with weighs each dA by its attention weight: Σ_k a_k dA_k = "
+                                               "rowsum(A * dA), a sum, since the weights already add up to 1 "
+                                               "(and are 0 on the masked keys).",
         "sign flipped": "your dS has the wrong sign: rowsum(A * dA) - dA is the other way round. Each "
                         "weight's own gradient comes first: dS = A * (dA - rowsum(A * dA)).",
         "mean for the sum": "a mean in place of the row sum: the weights already sum to 1, so "
@@ -360,8 +380,8 @@ def lesson06():
                                   "you multiplied by 1/√2 once more: that is the gradient with respect "
                                   "to the unscaled products q · k. The question asks for dL/ds, the "
                                   "scores after the division."),
-            "diagonal only": (lambda: ds(diagonal=True), diagonal_only("a", "dL/da", "dL/ds")),
-            "leading a left off": (lambda: ds(leading=False), a_left_off("a", "dL/da", "dL/ds")),
+            "diagonal only": (lambda: ds(diagonal=True), diagonal_only("a", "dL/da", "dL/ds", RIGHT_064)),
+            "leading a left off": (lambda: ds(leading=False), a_left_off("a", "dL/ds", RIGHT_064)),
             "sign flipped": (lambda: -ds(),
                              "your signs are flipped: dL/ds = a ⊙ (dL/da − a · dL/da), each weight's "
                              "own gradient minus the weighted mean."),
