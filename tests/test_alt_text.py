@@ -429,3 +429,94 @@ def test_a_png_asked_for_with_other_settings_is_drawn_with_them():
         fig.canvas.print_figure(buffer, format="png")
         assert "print_figure" not in vars(fig.canvas) and buffer.getvalue().startswith(b"\x89PNG")
     plt.close(fig)
+
+
+def test_while_a_figure_is_formatted_it_is_saved_to_a_file_or_printed_positionally_as_asked(tmp_path):
+    """Only a print to memory with keywords alone is the one drawing shared; a file, or a dpi given by
+    position, is drawn as asked (2 × 1 inches: width and height in pixels are 2 and 1 times the dpi)."""
+    fig = plt.figure(figsize=(2, 1), dpi=100)
+    fig.text(0.5, 0.5, "Q")
+    with alt_text.one_render(fig):
+        fig.savefig(tmp_path / "path.png", dpi=40)
+        fig.savefig(str(tmp_path / "name.png"), dpi=80)
+        with io.BytesIO() as buffer:
+            fig.canvas.print_figure(buffer, 30, format="png")
+            positional = imread(io.BytesIO(buffer.getvalue()))
+    plt.close(fig)
+    assert imread(tmp_path / "path.png").shape[:2] == (40, 80)
+    assert imread(tmp_path / "name.png").shape[:2] == (80, 160)
+    assert positional.shape[:2] == (30, 60)
+
+
+def test_other_outputs_and_chosen_formats_pass_through_the_wrapped_formatter(monkeypatch):
+    """install() wraps IPython's DisplayFormatter.format: what is not a figure, and the formats a caller
+    includes or excludes, come out as IPython's own formatter gives them."""
+    from IPython.core.formatters import DisplayFormatter
+    shell = SimpleNamespace(display_formatter=DisplayFormatter())
+    assert alt_text.install(shell)
+    show = shell.display_formatter.format
+    picture = alt_text.AltImage(b"\x89PNG\r\n\x1a\n", "a picture")
+    assert show("word")[0] == {"text/plain": "'word'"}
+    assert sorted(show(picture)[0]) == ["image/png", "text/html", "text/plain"]
+    assert sorted(show(picture, include={"image/png"})[0]) == ["image/png"]
+    assert sorted(show(picture, exclude={"image/png"})[0]) == ["text/html", "text/plain"]
+    fig = al.heatmap(np.array([[0.25, 0.75]]), ["q"], ["a", "b"]).figure
+    assert sorted(show(fig, include={"text/html"})[0]) == ["text/html"]
+    assert sorted(show(fig, exclude={"text/html"})[0]) == ["text/plain"]     # no PNG formatter set here
+    plt.close(fig)
+    monkeypatch.delitem(sys.modules, "matplotlib.figure")                    # a kernel without matplotlib
+    assert show("word")[0] == {"text/plain": "'word'"}
+
+
+def inline_shell(monkeypatch) -> SimpleNamespace:
+    """A shell with IPython's own display formatter and events, the one get_ipython() returns."""
+    from IPython.core.events import EventManager, available_events
+    from IPython.core.formatters import DisplayFormatter
+    shell = SimpleNamespace(display_formatter=DisplayFormatter(),
+                            showtraceback=lambda *_, **__: pytest.fail("a callback failed"))
+    shell.events = EventManager(shell, available_events)
+    monkeypatch.setitem(sys.modules, "IPython", SimpleNamespace(get_ipython=lambda: shell))
+    return shell
+
+
+def test_before_each_cell_the_inline_backend_shows_its_figures_before_pyplot_redraws_them(monkeypatch):
+    """pyplot registers its draw of every changed figure (post_execute) before the inline backend its
+    show-and-close: install() moves the draw after the show, before every cell. Other callbacks, of any
+    kind, stay where they were."""
+    import functools
+
+    from matplotlib_inline.backend_inline import flush_figures
+    shell = inline_shell(monkeypatch)
+    draw = plt._draw_all_if_interactive                     # what pyplot registers (install_repl_displayhook)
+    assert (draw.__module__, draw.__name__) == ("matplotlib.pyplot", "_draw_all_if_interactive")
+    other = functools.partial(print, end="")                # no __name__
+    wrapper = print.__call__                                # no __module__
+    for step in (draw, other, flush_figures, wrapper):
+        shell.events.register("post_execute", step)
+    assert alt_text.install() and alt_text.install()
+    assert shell.events.callbacks["pre_run_cell"] == [alt_text.shown_before_redrawn]   # registered once
+    shell.events.trigger("pre_run_cell", None)
+    assert shell.events.callbacks["post_execute"] == [other, flush_figures, wrapper, draw]
+    shell.events.trigger("pre_run_cell", None)                                        # already in order
+    assert shell.events.callbacks["post_execute"] == [other, flush_figures, wrapper, draw]
+
+
+@pytest.mark.parametrize("steps", [["draw", "other"], ["other", "show"], ["other"], []])
+def test_callbacks_are_left_alone_where_the_draw_or_the_show_is_missing(monkeypatch, steps):
+    import functools
+
+    from matplotlib_inline.backend_inline import flush_figures
+    shell = inline_shell(monkeypatch)
+    named = {"draw": plt._draw_all_if_interactive, "show": flush_figures, "other": functools.partial(print)}
+    shell.events.callbacks["post_execute"][:] = [named[s] for s in steps]
+    alt_text.shown_before_redrawn(None)
+    assert shell.events.callbacks["post_execute"] == [named[s] for s in steps]
+
+
+def test_the_reordering_does_nothing_outside_a_shell_with_events(monkeypatch):
+    monkeypatch.setitem(sys.modules, "IPython", SimpleNamespace(get_ipython=lambda: SimpleNamespace()))
+    assert alt_text.shown_before_redrawn(None) is None       # a shell without events
+    monkeypatch.setitem(sys.modules, "IPython", SimpleNamespace(get_ipython=lambda: None))
+    assert alt_text.shown_before_redrawn(None) is None       # IPython loaded, but no shell running
+    monkeypatch.delitem(sys.modules, "IPython")
+    assert alt_text.shown_before_redrawn() is None           # a plain Python process

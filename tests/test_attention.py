@@ -250,7 +250,8 @@ def test_the_cat_sat_heads_have_their_jobs():
 
 def _loop_over_leading(Q, K, V, mask, scale):
     """Independent formulation: one 2-D softmax(Q Kᵀ) V per leading index, written out in NumPy."""
-    lead = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
+    mask_lead = () if mask is None else mask.shape[:-2]          # a mask may have leading axes of its own
+    lead = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2], mask_lead)
     m, n = Q.shape[-2], K.shape[-2]
     Q, K, V = (np.broadcast_to(a, lead + a.shape[-2:]) for a in (Q, K, V))
     M = np.broadcast_to(np.ones((m, n), bool) if mask is None else mask, (*lead, m, n))
@@ -282,6 +283,23 @@ def test_batched_kernel_equals_a_loop_over_leading_dimensions(q_shape, k_lead, m
     ref_out, ref_w = _loop_over_leading(Q, K, V, mask, 0.7)
     assert out.shape == ref_out.shape and w.shape == ref_w.shape
     assert np.allclose(out, ref_out) and np.allclose(w, ref_w)
+
+
+def test_the_trusted_kernel_takes_a_mask_with_more_leading_axes_than_q_k_and_v():
+    """al.matrix.attention_unchecked (a name a student reaches) broadcasts the mask as well: one (m, d_k)
+    set of queries under two masks gives two sets of weights; a row with no key gets zero weights."""
+    rng = np.random.default_rng(8)
+    Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
+    mask = rng.random((2, 3, 5)) < 0.6
+    mask[..., 0] = True                                          # every row keeps a key ...
+    assert not mask.all()
+    out, w = attention_unchecked(Q, K, V, mask, 0.7)
+    ref_out, ref_w = _loop_over_leading(Q, K, V, mask, 0.7)
+    assert out.shape == (2, 3, 2) and np.allclose(out, ref_out) and np.allclose(w, ref_w)
+    mask[1, 2] = False                                           # ... but this one
+    out, w = attention_unchecked(Q, K, V, mask, 0.7)
+    assert np.all(w[1, 2] == 0) and np.all(out[1, 2] == 0)
+    assert np.allclose(w[0], ref_w[0]) and np.allclose(out[1, :2], ref_out[1, :2])
 
 
 def test_multi_head_scale_and_per_head_mask():
