@@ -328,6 +328,24 @@ def test_two_kernels_meeting_one_broken_copy_both_get_the_good_one(cache, tiny_i
     assert (cache / NAME).read_bytes() == tiny_is_the_model and left_in(cache) == [NAME]
 
 
+def test_a_copy_moved_aside_while_this_kernel_reads_it_is_fetched_again(cache, tiny_is_the_model,
+                                                                         monkeypatch):
+    """The race the test above met once in CI (a FileNotFoundError in one of the two kernels): the other
+    kernel moves the broken copy aside between this kernel's look at the folder and its read of the file."""
+    from attention_lab import model_file
+    cache.mkdir()
+    (cache / NAME).write_bytes(bytes(reversed(tiny_is_the_model)))
+    read = model_file.what_is_wrong
+
+    def other_kernel_first(p):
+        if p == cache / NAME and p.exists() and not (cache / f"{NAME}.broken").exists():
+            p.replace(p.with_name(p.name + ".broken"))              # as the other kernel's find_model does
+        return read(p)
+    monkeypatch.setattr(model_file, "what_is_wrong", other_kernel_first)
+    assert rm.find_model(check_bytes=True) == cache / NAME
+    assert (cache / NAME).read_bytes() == tiny_is_the_model and left_in(cache) == [NAME]
+
+
 def test_what_is_in_the_way(tmp_path, monkeypatch, tiny_file):
     monkeypatch.setenv("ATTENTION_LAB_CACHE", str(tiny_file))       # the model file, not its folder
     with pytest.raises(rm.ModelUnavailable) as info:

@@ -495,6 +495,9 @@ def one_at_a_time(folder: Path):
         os.close(lock)                               # closing it lets go of the lock
 
 
+GONE = object()       # find_model: no cached file, or one that another kernel moved aside meanwhile
+
+
 def find_model(path: str | Path | None = None, fetch: bool = True, check_bytes: bool = False) -> Path:
     """The model file, checked: `path` if given, else the cached file (a broken copy is moved aside and
     fetched again), else fetched (else ModelUnavailable). `check_bytes`: the default file's SHA-256 too
@@ -512,8 +515,12 @@ def find_model(path: str | Path | None = None, fetch: bool = True, check_bytes: 
             sweep(folder)
         except OSError:                              # a read-only folder: nothing to sweep (kept on purpose)
             pass
-    if cached.is_file():
-        wrong = what_is_wrong(cached) or (check_bytes and wrong_hash(cached)) or None
+    try:
+        wrong = (what_is_wrong(cached) or (check_bytes and wrong_hash(cached)) or None) if cached.is_file() \
+            else GONE
+    except FileNotFoundError:       # another kernel moved it aside while this one read it (on purpose)
+        wrong = GONE
+    if wrong is not GONE:
         if wrong is None:
             return cached
         if not fetch:      # not fetched on request: the file stays as it is (kept on purpose)
