@@ -16,7 +16,7 @@ import numpy as np
 
 import attention_lab as al
 from attention_lab.answer_keys import answer_key
-from attention_lab.checks import Choice, Exercise
+from attention_lab.checks import Choice, Exercise, Trial
 
 
 def arrays_in(value, depth=0):
@@ -110,10 +110,11 @@ def unique(candidates):
             yield where, a
 
 
-def scan(ns: dict, number: str, notebook: Path) -> dict:
+def scan(ns: dict, number: str, notebook: Path, only: str | None = None) -> dict:
     """Hand every piece of every value in `ns` and every printed array of `notebook` to each exercise of
-    lesson `number`: {"tried": how many candidates, "accepted": what an exercise said ✓ to}."""
-    exercises = [e for key, e in al.EXERCISES.items() if key.startswith(number + ".")]
+    lesson `number` (or to exercise `only`): {"tried": how many candidates, "accepted": what an exercise
+    said ✓ to}."""
+    exercises = [e for key, e in al.EXERCISES.items() if key.startswith(number + ".") and only in (None, key)]
     own = {name: v for name, v in ns.items() if not name.startswith("__")}
     values = [(f"the value {name}", a) for name, v in own.items() for a in arrays_in(v)]
     values += [("a printed output", a) for a in printed_arrays(notebook)]
@@ -132,19 +133,17 @@ def scan(ns: dict, number: str, notebook: Path) -> dict:
                                 for p in pieces(a, shape) if p.shape == shape)
         candidates = list(candidates)
         tried += len(candidates)
-        if type(ex) is Exercise:
-            # a compute exercise's ✓ is its `accepts` (evaluate's first answer; the hints are not looked
-            # for), asked of every array of numbers at once; text and the like one by one
-            numbers = [i for i, (_, c) in enumerate(candidates)
-                       if isinstance(c, np.ndarray) and c.dtype.kind in "biuf"]
-            ticks = [False] * len(candidates)
-            if numbers:
-                for i, tick in zip(numbers, ex.accepts_each(np.stack([candidates[i][1] for i in numbers]))):
-                    ticks[i] = bool(tick)
-            for i in set(range(len(candidates))) - set(numbers):
-                ticks[i] = ex.accepts(candidates[i][1])
-        else:
-            ticks = [ex.evaluate(c).status == "correct" for _, c in candidates]
+        numbers = [i for i, (_, c) in enumerate(candidates)
+                   if isinstance(c, np.ndarray) and c.dtype.kind in "biuf" and type(ex) in (Exercise, Trial)]
+        ticks = [False] * len(candidates)
+        for i in set(range(len(candidates))) - set(numbers):      # text, functions and the like: one by one
+            ticks[i] = ex.evaluate(candidates[i][1]).status == "correct"
+        if numbers:
+            # evaluate's ✓ (the hints are not looked for), asked of every array of numbers at once: a
+            # compute exercise compares them with its solution; a design exercise rules out at once those
+            # that cannot be right and judges the rest one by one
+            for i, tick in zip(numbers, ex.accepts_each(np.stack([candidates[i][1] for i in numbers]))):
+                ticks[i] = bool(tick)
         for (where, candidate), tick in zip(candidates, ticks):
             if tick:
                 shown = np.round(candidate, 3).tolist() if isinstance(candidate, np.ndarray) else ""

@@ -6,6 +6,7 @@ import pytest
 
 import attention_lab as al
 from attention_lab import judging
+from attention_lab.answer_keys import answer_key
 from attention_lab.checks import Exercise
 
 
@@ -147,3 +148,43 @@ def test_accepts_each_is_accepts_on_every_row():
         ex.accepts_each(rows[:, :2])
     with pytest.raises(TypeError, match=r"answers of dtype <U1; expected numbers"):
         ex.accepts_each(np.array([["1", "2", "3"]]))
+
+
+def design_answers(key: str, rng: np.random.Generator) -> np.ndarray:
+    """Answers of a design exercise's shape, written here: the right answer scaled from well below to well
+    above the judge's threshold (so some land just above it), turned round, negated, shifted, noisy,
+    random at three sizes, with NaN, inf, -inf or a number too large to judge.
+    The scales include the last one below and the first one above where the judge's ✓ begins."""
+    right = np.asarray(answer_key(key), dtype=float)
+    ex = al.EXERCISES[key]
+    low, high = 0.2, 2.0                      # not right, right: the scale where it turns, by bisection
+    assert ex.evaluate(right * low).status != "correct" and ex.evaluate(right * high).status == "correct"
+    for _ in range(40):
+        mid = (low + high) / 2
+        low, high = (low, mid) if ex.evaluate(right * mid).status == "correct" else (mid, high)
+    scaled = [right * c for c in [*np.linspace(0.2, 2.0, 37), low, high, high * (1 + 1e-7), high * 1.001]]
+    turned = [right.T] if right.shape[0] == right.shape[1] else [right[::-1]]
+    noisy = [right + rng.normal(0, s, right.shape) for s in (0.1, 0.5, 1.0, 2.0) for _ in range(3)]
+    drawn = [rng.normal(0, s, right.shape) for s in (1.0, 5.0, 20.0) for _ in range(8)]
+    odd = [right + 3.0, -right, np.zeros_like(right), np.where(right == 0, np.nan, right),
+           np.where(right == 0, np.inf, right), np.where(right == 0, -np.inf, right),
+           np.full_like(right, -np.inf), right * 1e13]
+    return np.stack([*scaled, *turned, *noisy, *drawn, *odd])
+
+
+@pytest.mark.parametrize("key", ["06.2", "07.2", "08.2"])
+def test_a_design_exercises_accepts_each_is_evaluate_on_every_answer(key):
+    """Trial.accepts_each (the leak search asks it of tens of thousands of pieces) rules out at once,
+    with the exercise's quick test, only answers that evaluate would not tick: on answers just above the
+    threshold too. Both verdicts occur, and the answers are not changed."""
+    ex = al.EXERCISES[key]
+    answers = design_answers(key, np.random.default_rng(7))
+    before = answers.copy()
+    ticks = ex.accepts_each(answers).tolist()
+    assert np.array_equal(before, answers, equal_nan=True)
+    assert ticks == [ex.evaluate(a).status == "correct" for a in answers]
+    assert 10 <= sum(ticks) <= len(ticks) - 30, sum(ticks)
+    with pytest.raises(ValueError, match=r"answers of shape \(3, 5\); expected \(N, \*"):
+        ex.accepts_each(np.zeros((3, 5)))
+    with pytest.raises(TypeError, match=r"answers of dtype <U1; expected numbers"):
+        ex.accepts_each(np.full((1, *answers.shape[1:]), "1"))

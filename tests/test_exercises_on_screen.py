@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 import pytest
 from exercise_leaks import printed_arrays, scan
 
@@ -66,6 +67,27 @@ def test_printed_arrays_by_hand(tmp_path):
     assert [[1.0, 0.0], [0.0, 1.0]] in found and [[2.0, 0.5], [1.0, 0.0]] in found   # k rows, v rows
     assert [0.25, 0.75] in found                                     # y_2's label is not a number
     assert [1.5, -2.0, 0.0, 3.0, 1.0, 0.0, 2.0, 0.5, 0.0, 1.0, 1.0, 0.0, 0.25, 0.75] in found   # in order
+
+
+@pytest.mark.parametrize("key", ["06.2", "07.2", "08.2"])
+def test_the_search_finds_a_design_answer_on_screen(key, tmp_path):
+    """A right answer to a design exercise, left on screen as a block of a larger matrix or printed, is
+    found: the quick test that rules out most pieces at once lets it through to the judge."""
+    import attention_lab as al
+    from attention_lab.answer_keys import answer_key
+    right = np.asarray(answer_key(key), dtype=float)
+    r, c = right.shape
+    shown = np.random.default_rng(3).normal(0, 1, (r + 3, c + 2))
+    shown[2:2 + r, 1:1 + c] = right * 1.5                         # another right answer: stronger
+    notebook = tmp_path / "lesson.ipynb"
+    notebook.write_text(json.dumps({"cells": [{"cell_type": "code", "source": ["print(M)"], "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": str(right * 2).splitlines(True)}]}]}))
+    found = scan({"M": shown, "M_wrong": shown * 0.1}, key[:2], notebook, only=key)   # 0.1: too weak
+    assert found["exercises"] == 1 and found["tried"] > 10
+    assert al.EXERCISES[key].evaluate(right * 1.5).status == "correct"
+    assert f"{key} accepts the value M {np.round(right * 1.5, 3).tolist()}" in found["accepted"]
+    assert f"{key} accepts a printed output {np.round(right * 2, 3).tolist()}" in found["accepted"]
+    assert not [a for a in found["accepted"] if "M_wrong" in a or not a.startswith(key)], found["accepted"]
 
 
 def test_a_bare_run_searches_each_lesson_once_in_its_nbval_kernel():

@@ -308,6 +308,8 @@ class Trial(_Checked):
     touched it: a function whose whole source is that one (comments and spaces aside) gets its hint but
     counts as no attempt ('unanswered'). Any other function with that mistake, an added print, an assert
     or a line rewritten to the same numbers, gets the same hint and counts as tried ('mistake').
+    `may_pass(answers)`, for a design exercise, tells at once for a stack of answers which ones can be
+    right: False only where `judge` would not say ✓ (`accepts_each` asks `judge` about the others).
     """
     key: str
     question: str
@@ -317,14 +319,36 @@ class Trial(_Checked):
     mistakes: InitVar[dict[str, tuple[Callable[[], object], str]]]
     handed_out: str | None = None
     handed_out_source: str | None = field(default=None, repr=False)
+    may_pass: InitVar[Callable[[np.ndarray], np.ndarray] | None] = None
     _answer_key: Callable[[], object] = field(init=False, repr=False, compare=False,
                                               metadata=_HOLDS_THE_ANSWER)
     _judge: Callable[[object], str | None] = field(init=False, repr=False, compare=False)
     _mistakes: dict = field(init=False, repr=False, compare=False, metadata=_HOLDS_THE_MISTAKES)
+    _may_pass: Callable[[np.ndarray], np.ndarray] | None = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self, solution, judge, mistakes):
+    def __post_init__(self, solution, judge, mistakes, may_pass):
         # the judge is private too: its closure holds the reference function of a debug exercise
         self._answer_key, self._judge, self._mistakes = solution, judge, dict(mistakes)
+        self._may_pass = may_pass
+
+    def accepts_each(self, answers) -> np.ndarray:
+        """Whether `evaluate` says ✓, for many answers of a design exercise at once, stacked on a first axis:
+        one bool per answer (a search over thousands of candidates asks this). The exercise's `may_pass`
+        rules out at once the answers that cannot be right; `evaluate` judges each of the rest."""
+        shape = np.shape(self._answer_key())
+        got = np.asarray(answers)
+        if got.dtype.kind not in "biuf":
+            raise TypeError(f"accepts_each: answers of dtype {got.dtype}; expected numbers (bool, int or "
+                            "float), stacked on a first axis")
+        if got.shape[1:] != shape:
+            raise ValueError(f"accepts_each: answers of shape {got.shape}; expected (N, *{shape}): "
+                             "answers of the solution's shape, stacked on a first axis")
+        maybe = np.ones(len(got), dtype=bool)
+        if self._may_pass is not None:
+            with np.errstate(all="ignore"):                       # NaN, inf: such an answer is not right
+                maybe = np.asarray(self._may_pass(got.astype(float)), dtype=bool)
+        return np.array([bool(m) and self.evaluate(a).status == "correct" for m, a in zip(maybe, got)],
+                        dtype=bool)
 
     def evaluate(self, answer) -> Result:
         if answer is None or answer is Ellipsis:
@@ -338,6 +362,9 @@ class Trial(_Checked):
             return Result("unanswered" if untried else "mistake",
                           f"Exercise {self.key}: not yet. Hint: {self._mistakes[verdict][1]}", verdict)
         return Result("wrong", f"Exercise {self.key}: {verdict}")
+
+
+del Trial.may_pass   # the InitVar's default, left on the class by @dataclass (as Exercise.mistakes above)
 
 
 def untouched(fn, source: str | None) -> bool:

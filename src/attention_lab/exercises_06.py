@@ -7,7 +7,7 @@ import numpy as np
 from .checks import Choice, Exercise, Trial, read_numbers
 from .judging import as_numbers, hinted, judge_fix, still_planted
 from .masks import causal_mask
-from .matrix import default_scale, softmax
+from .matrix import default_scale, softmax, softmax_unchecked
 
 
 def _design_06():
@@ -84,6 +84,12 @@ def _design_06():
                 f"{int(A[i].argmax())}: it must read place {(i + 1) % n}, and every place i must read "
                 "place i + 1 (the last one place 0).")
 
+    def may_pass(stack):
+        """(N, n, n) scores: False where some place gives its right key less than 0.9 of its weight (the
+        judge's ✓ needs at least 0.9 everywhere; 1e-9 below it: the judge's own rounding)."""
+        A = softmax_unchecked(stack)                           # (N, n, n)
+        return (A[:, places, (places + 1) % n] >= 0.9 - 1e-9).all(axis=1)
+
     return Trial("06.2", "Design position scores that rotate a sequence left by one place.", "design",
                  lambda: scores(places + 1), judge, hinted(wrong, {
         "rotate right": "your model reads the place before, so it rotates right. Rows are queries "
@@ -98,7 +104,7 @@ def _design_06():
                               "takes your numbers as scores and applies the softmax, so a 1 against "
                               "seven 0s gets only e / (e + 7) of the weight: give scores, large for "
                               "the right key.",
-    }))
+    }), may_pass=may_pass)
 
 
 def _grads_numeric(Q, K, V, dY, eps=1e-6):

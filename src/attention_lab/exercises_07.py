@@ -106,6 +106,21 @@ def _design_07():
                 f"weight away (mean weight on the right key {got[:, 0].mean():.2f}): keep only the "
                 "matching block's diagonal.")
 
+    streams = np.stack([stream_72(ids) for ids, _, _ in seqs])          # (12, N72, 2V)
+    future = np.triu(np.ones((N72, N72), dtype=bool), 1)
+    where = np.array([(s, b + j, a + j + 1) for s, (_, a, b) in enumerate(seqs) for j in range(S72 - 1)])
+
+    def may_pass(stack):
+        """(N, 2V, 2V) circuits: False where a query of a second copy gives its right key less than 0.9 of
+        its weight (the judge's ✓ needs at least 0.9 everywhere; 1e-9 below it: the judge's own rounding)."""
+        out = np.zeros(len(stack), dtype=bool)
+        for start in range(0, len(stack), 256):                         # 256 circuits at a time
+            M = stack[start:start + 256, None]                            # (m, 1, 2V, 2V)
+            S = streams @ M @ streams.transpose(0, 2, 1)                  # (m, 12, N72, N72)
+            A = softmax_unchecked(np.where(future, -np.inf, S))
+            out[start:start + 256] = (A[:, where[:, 0], where[:, 1], where[:, 2]] >= 0.9 - 1e-9).all(axis=1)
+        return out
+
     return Trial("07.2", "Design the QK circuit (16 × 16) of an induction head.", "design", solution, judge, {
         "same token": (lambda: np.pad(5.0 * np.eye(V72), ((0, V72), (0, V72))),
                        "your head looks at the earlier copy of its own token, one place too early: "
@@ -124,7 +139,7 @@ def _design_07():
         "negative": (lambda: -solution(),
                      "your matching entries are negative: they push the right key away. The key whose "
                      "*previous* token equals the query's own token must get a large *positive* score."),
-    })
+    }, may_pass=may_pass)
 
 
 # ---------------------------------------------------------------- 07.3 · debug the stream's backward pass

@@ -8,7 +8,7 @@ import numpy as np
 from .checks import Choice, Exercise, Result, Trial, differences, read_numbers, switched_off
 from .judging import as_numbers, fresh, run_student, still_planted
 from .matrix import default_scale, softmax_unchecked
-from .positions import rope
+from .positions import rope, rope_unchecked
 
 LOCKED = ("grouped_attention", "scaled_dot_product_attention", "self_attention", "multi_head_attention",
           "decode_with_cache", "forward", "attention_weights", "attention_unchecked", "multi_head_unchecked",
@@ -30,6 +30,18 @@ def rope_weights(pair: np.ndarray) -> np.ndarray:
     kr = rope(np.repeat(pair[1:], len(back), axis=0), back, base=100.0)        # (18, 4)
     kr = kr.reshape(len(at), len(DISTANCES), -1)                               # (3, 6, 4)
     return softmax_unchecked(default_scale(4) * np.einsum("pdk,pk->pd", kr, qr))   # (3, 6)
+
+
+def may_pass_08(pairs: np.ndarray) -> np.ndarray:
+    """(N, 2, 4) pairs: False where some query position gives distance 1 less than 0.8 of the weight (the
+    judge's ✓ needs at least 0.8 at every position; 1e-9 below it: the judge's own rounding)."""
+    at = np.array(QUERY_POSITIONS)
+    back = (at[:, None] - DISTANCES[None, :]).ravel()                            # (18,) the keys' places
+    qr = rope_unchecked(np.repeat(pairs[:, :1], len(at), axis=1), at, 100.0)    # (N, 3, 4)
+    kr = rope_unchecked(np.repeat(pairs[:, 1:], len(back), axis=1), back, 100.0)
+    kr = kr.reshape(len(pairs), len(at), len(DISTANCES), -1)                   # (N, 3, 6, 4)
+    w = softmax_unchecked(default_scale(4) * np.einsum("npdk,npk->npd", kr, qr))   # (N, 3, 6)
+    return (w[:, :, 1] >= 0.8 - 1e-9).all(axis=1)
 
 
 def _design_08():
@@ -82,7 +94,8 @@ def _design_08():
     }
     return Trial("08.2", "Design a query and a key (rows of a 2 × 4 array) whose RoPE score picks the "
                          "previous token.", "design", lambda: right, judge,
-                 {name: (lambda a=wrong[name]: a, hint) for name, hint in hints.items()})
+                 {name: (lambda a=wrong[name]: a, hint) for name, hint in hints.items()},
+                 may_pass=may_pass_08)
 
 
 # ---------------------------------------------------------------- 08.3 · debug: grouped-query attention
