@@ -7,7 +7,7 @@ import numpy as np
 from .checks import Choice, Correct, Exercise, Trial, switched_off
 from .examples import the_cat_sat
 from .heads import multi_head_unchecked
-from .judging import SHORTCUTS, as_numbers, judge_fix, still_planted
+from .judging import SHORTCUTS, as_numbers, judge_fix, rounded_right, still_planted
 from .matrix import default_scale, softmax
 
 TIE_MARGIN = 0.05   # 03.2: a tie of two back and one back counts only if the pair clearly leads the rest
@@ -352,6 +352,12 @@ def lesson03():
         return np.stack([np.hstack([Y[:, :2], np.zeros((3, 2))]) @ Wo34,
                          np.hstack([np.zeros((3, 2)), Y[:, 2:]]) @ Wo34])
 
+    def rounded_03_4(got):                           # the right steps, the numbers rounded too far
+        if rounded_right(got, parts()):
+            return ("each of your numbers is the right one rounded to 1 decimal: your steps are right. Do "
+                    "not round; pass the array itself.")
+        return None
+
     return [
         Choice("03.1", "Same W_q, W_k, W_v, W_O; 4 heads instead of 2. What changes?", "b", {
             "a": "the number of parameters stays the same: W_q, W_k, W_v and W_O are still four "
@@ -437,5 +443,5 @@ def lesson03():
                                "softmax; you left the scaling out."),
             },
             expects="each head's contribution, stacked: a 2 × 3 × 4 array (head, token, output "
-                    "component)", softmax=True),
+                    "component)", softmax=True, fallback=rounded_03_4),
     ]

@@ -928,3 +928,18 @@ def test_03_2_a_negative_turn_is_told_forward_not_back_by_a_negative_angle():
         assert "back by -" not in result.message, result.message
     assert "back by 2.70θ" in status("03.2", head1(8 * rotation(2.7 * t))).message
 
+
+def test_03_4_a_right_answer_rounded_to_1_decimal_is_told_to_keep_its_digits():
+    """Item 4: the right contributions rounded to 1 decimal (each within 0.05) were told 'go through the steps
+    of the lesson again'; they are told the steps are right and not to round. 2 decimals still pass."""
+    Q = X34 @ WQ34
+    right = np.stack([sm(Q[:, c] @ X34[:, c].T / np.sqrt(2)) @ X34[:, c] @ WO34[c]
+                      for c in (slice(0, 2), slice(2, 4))])
+    assert status("03.4", np.round(right, 2)).status == "correct"
+    for rounded in (np.round(right, 1), np.round(right, 1).tolist()):
+        result = status("03.4", rounded)
+        assert result.status != "correct", result.message
+        assert "rounded to 1 decimal: your steps are right. Do not round" in result.message, result.message
+        assert "go through the steps" not in result.message, result.message
+    far = status("03.4", np.round(right, 1) + 0.1)                              # a wrong answer stays wrong
+    assert "Do not round" not in far.message and "go through the steps" in far.message, far.message
