@@ -52,7 +52,11 @@ def lesson10():
             "c": "the weights sum to 1.1, more than the rounding of three 2-decimal numbers allows "
                  "(1 ± 0.015); a softmax row sums to 1.",
             "d": "the order is wrong: the lowest score (0.3) gets the largest weight, and softmax "
-                 "keeps the order of the scores."}),
+                 "keeps the order of the scores."},
+            remark='Section 1\'s helper agrees: al.printout_problems(scores, rows["a"], score_tol=0.05) '
+                   "returns [] (score_tol=0.05 as the scores show 1 decimal; tol keeps its default, that of "
+                   "2 decimals). On b, c and d it names what you checked by hand: unequal weights for equal "
+                   "scores, a sum of 1.1, and the order."),
         Exercise(
             "10.2", "The dot product a tutorial prints if it computes with q and k rounded to 2 decimals.",
             lambda: np.round(q102, 2) @ np.round(k102, 2), {

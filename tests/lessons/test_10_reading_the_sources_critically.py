@@ -247,7 +247,7 @@ def test_r11_c4_10_1_is_confirmed_with_printout_problems_after_deciding_by_hand(
             "c": [0.45, 0.45, 0.20], "d": [0.25, 0.25, 0.50]}
     assert [x for x in rows if not al.printout_problems(scores, rows[x])] == ["a"]
     text = prose("10", "ex-10-1")
-    assert "Decide by hand, without computing any exponential; then confirm your letter with" in text
+    assert "Decide by hand, with section 1's checks" in text and "without computing any exponential" in text
 
 
 def test_r11_c5_10_2_rounding_k_only_is_named():
@@ -360,7 +360,8 @@ def test_r13_c4_10_1s_suggested_call_passes_the_scores_rounding():
     rows = {"a": [0.42, 0.42, 0.17], "b": [0.50, 0.33, 0.17],
             "c": [0.45, 0.45, 0.20], "d": [0.25, 0.25, 0.50]}
     assert [x for x in rows if not al.printout_problems(scores, rows[x], score_tol=0.05)] == ["a"]
-    assert "`al.printout_problems(scores, rows[letter], score_tol=0.05)`" in prose("10", "ex-10-1")
+    said = al.EXERCISES["10.1"].evaluate("a").message                   # review round 15: after the ✓
+    assert 'al.printout_problems(scores, rows["a"], score_tol=0.05)' in said
 
 
 def test_r12_c3_10_2_minus_5_73_names_both_one_vector_slips():
@@ -444,3 +445,24 @@ def test_r14_c6_erratum_002_does_not_number_the_announced_shortcut_among_the_sli
     assert ("The shortcut is announced, so it is no slip. The slips: (1) that step says $\\sqrt{3}$ "
             "is 1.75") in text
     assert text.index("`k_d=1`") < text.index("(1)")
+
+
+# ---------- review round 15, lesson 10 (5 cosmetic) --------------------------------------------------------
+
+def test_r15_c1_10_1_is_decided_by_hand_and_the_helper_confirms_it_after_the_tick():
+    """C1: the prompt gave the exact helper call, and looping it over the four rows answers 10.1 (only a has
+    no finding). The prompt now says to decide without it; the call is in the ✓'s remark, and is true."""
+    text = prose("10", "ex-10-1")
+    assert "printout_problems(scores" not in text and "rows[letter]" not in text
+    assert "without `al.printout_problems`, which would decide for you: the ✓ shows how it confirms" in text
+    scores = [1.2, 1.2, 0.3]
+    rows = {"a": [0.42, 0.42, 0.17], "b": [0.50, 0.33, 0.17],
+            "c": [0.45, 0.45, 0.20], "d": [0.25, 0.25, 0.50]}
+    found = {x: al.printout_problems(scores, rows[x], score_tol=0.05) for x in rows}
+    assert found["a"] == [] and "equal scores" in found["b"][0] and "sum to 1.1" in found["c"][0]
+    assert all("other order" in f for f in found["d"])
+    said = al.EXERCISES["10.1"].evaluate("a").message
+    assert 'al.printout_problems(scores, rows["a"], score_tol=0.05) returns []' in said, said
+    assert "unequal weights for equal scores, a sum of 1.1, and the order" in said, said
+    for wrong in "bcd":
+        assert "printout_problems" not in al.EXERCISES["10.1"].evaluate(wrong).message
