@@ -336,8 +336,8 @@ def test_r13_m2_numpy_drops_trailing_zeros_so_decimals_are_counted_on_the_longes
     s3 = lesson_cells("10")["s3-code"]                   # the scores are printed before precision=8 is set
     assert s3.index('print("scores:') < s3.index("with np.printoptions(precision=8")
     assert ("NumPy drops trailing zeros: scores printed as `2.` and `4.` (section 3) are whole to all of its "
-            "4 decimals (this lesson prints 4; source 002 printed them with NumPy's default, up to 8; pass 0 "
-            "for them, not half a unit)") in text
+            "4 decimals (this lesson prints 4; source 002 printed them with NumPy's default, up to 8).") \
+        in text
     assert "whole to all of its 8 decimals" not in text
     assert "so count the decimals on the row's longest entry" in text
     assert "[[ 2.  4.  4.]" in stored_output("10", "s3-code")
@@ -466,3 +466,35 @@ def test_r15_c1_10_1_is_decided_by_hand_and_the_helper_confirms_it_after_the_tic
     assert "unequal weights for equal scores, a sum of 1.1, and the order" in said, said
     for wrong in "bcd":
         assert "printout_problems" not in al.EXERCISES["10.1"].evaluate(wrong).message
+
+
+def test_r15_c2_whole_scores_get_score_tol_0_because_002s_numbers_are_integers_not_from_the_print():
+    """C2: at precision 4 NumPy prints 2.00004 as `2.` too (by hand: it is 2.0000 to 4 decimals), so the print
+    allows half a unit of the 4th decimal; 0 is right because 002's inputs and weights are integers."""
+    with np.printoptions(precision=4, suppress=True):
+        assert np.array2string(np.array([2.00004, 4.0])) == "[2. 4.]"
+    s2 = al.source_002()
+    for M in (s2.X, s2.W_q, s2.W_k, s2.W_v):
+        assert np.array_equal(M, np.round(M))
+    text = prose("10", "s1")
+    assert "pass 0 for them, not half a unit" not in text
+    assert ("A print alone allows half a unit of that last decimal; these are exactly whole, as 002's inputs "
+            "and weights are integers, so pass 0 for them.") in text
+
+
+def test_r15_c3_003s_rounded_intermediates_round_to_the_quoted_similarities():
+    """C3: -0.0914, 0.0570 and -0.6091 round to the quoted -0.09, 0.06 and -0.61 (by hand); they are not
+    equal to them."""
+    assert np.array_equal(np.round([-0.0914, 0.0570, -0.6091], 2), [-0.09, 0.06, -0.61])
+    text = _quoted("erratum-003")
+    assert "$-0.6091$: exactly the quoted numbers" not in text
+    assert "$-0.6091$, which round to exactly the quoted numbers" in text
+
+
+def test_r15_c4_the_summary_says_where_001s_two_slips_are():
+    """C4: the summary named 001's slips without saying what or where; they are in lesson 02, section 10."""
+    text = prose("10", "summary")
+    assert ('(001 errs only in a comment and a claim, shown in lesson 02, section 10: K\'s rows called '
+            '"batch_size", and "np.matmul, NOT np.dot")') in text
+    s10 = prose("02", "s10")
+    assert s10.startswith("## 10.") and '"batch_size"' in s10 and "NOT `np.dot`" in s10
