@@ -498,3 +498,27 @@ def test_r15_c4_the_summary_says_where_001s_two_slips_are():
             '"batch_size", and "np.matmul, NOT np.dot")') in text
     s10 = prose("02", "s10")
     assert s10.startswith("## 10.") and '"batch_size"' in s10 and "NOT `np.dot`" in s10
+
+
+def test_r15_c5_10_2_sign_and_10_3_direction_and_one_decimal_get_their_own_hints():
+    """C5: by hand, q·k from the 2-decimal vectors is 5.5348 - 5.069 - 6.2068 = -5.741 (two negative
+    products); +5.741 and the exact product's sign lost (+5.7209) were told only 'off by 11.5'. 10.3 with
+    s_0 - s_j on both sides was told 'real minus implied'; the right answer rounded to 1 decimal, 'go through
+    the steps'."""
+    q, k = np.array([1.37, -3.70, 2.63]), np.array([4.04, 1.37, -2.36])
+    assert np.isclose(q @ k, -5.741) and (q * k < 0).sum() == 2
+    for flipped in (5.741, 5.74, 5.7209):
+        result = al.EXERCISES["10.2"].evaluate(flipped)
+        assert result.status != "correct" and "check the sign" in result.message, result.message
+    assert "check the sign" not in al.EXERCISES["10.2"].evaluate(7.0).message
+    w, X = S4.printed["self_weights"], S4.X
+    S = X @ X.T / np.sqrt(2)
+    right = np.array([[np.log(w[i, j] / w[i, 0]) - (S[i, j] - S[i, 0]) for j in (1, 2)] for i in range(3)])
+    backwards = [[np.log(w[i, 0] / w[i, j]) - (S[i, 0] - S[i, j]) for j in (1, 2)] for i in range(3)]
+    said = al.EXERCISES["10.3"].evaluate(backwards).message
+    assert "differences s_0 - s_j on both sides" in said and "s_j - s_0" in said, said
+    one_decimal = al.EXERCISES["10.3"].evaluate(np.round(right, 1))
+    assert one_decimal.status != "correct", one_decimal.message
+    assert "right to one decimal: give at least two" in one_decimal.message, one_decimal.message
+    assert al.EXERCISES["10.3"].evaluate(np.round(right, 2)).status == "correct"
+    assert "right to one decimal" not in al.EXERCISES["10.3"].evaluate(np.round(right, 1) + 0.1).message
