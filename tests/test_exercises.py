@@ -35,6 +35,8 @@ def test_right_answer_gets_a_tick(key, capsys):
         assert said.startswith(f"Exercise {key}: ✓ correct. (A rank cannot show"), said
     elif key == "03.1":         # its ✓ explains what 4 heads do (tests/lessons/test_03_many_heads.py)
         assert said.startswith(f"Exercise {key}: ✓ correct. Now move `heads h` to 4."), said
+    elif key == "10.1":         # its ✓ shows the helper confirming it (tests/lessons/test_10_*.py)
+        assert said.startswith(f"Exercise {key}: ✓ correct. Section 1's helper agrees"), said
     else:
         assert said == f"Exercise {key}: ✓ correct."
     if numeric(key):

@@ -7,13 +7,14 @@ import numpy as np
 from .checks import Choice, Correct, Exercise, Trial, switched_off
 from .examples import the_cat_sat
 from .heads import multi_head_unchecked
-from .judging import SHORTCUTS, as_numbers, judge_fix, still_planted
+from .judging import SHORTCUTS, as_numbers, judge_fix, rounded_right, still_planted
 from .matrix import default_scale, softmax
 
 TIE_MARGIN = 0.05   # 03.2: a tie of two back and one back counts only if the pair clearly leads the rest
 STEP_SLACK = 0.2    # 03.2: a block's turn within this many steps θ of a whole number is that many steps
 EXACT_SLACK = 0.01  # 03.2: a turn this close to a whole number and a half (a negative factor) or a quarter
 #                     (cos and sin swapped) is that, as exactly as the student's typed θ allows
+DEGREE_SLACK = 0.05  # 03.2: a turn this close to k degree steps read as radians (k·180/π steps) is that slip
 
 
 def turn_in_steps(block: np.ndarray, theta: float) -> float | None:
@@ -25,6 +26,18 @@ def turn_in_steps(block: np.ndarray, theta: float) -> float | None:
         return None
     steps = np.arctan2(c, a) / theta                         # in (-3.5, 3.5]: 7 steps make a full turn
     return float(steps)
+
+
+def turned(steps: float) -> str:
+    """03.2: a block's turn in words: 'back by 2.70θ', or 'forward by 0.50θ' for a negative turn."""
+    return f"back by {steps:.2f}θ" if steps >= 0 else f"forward by {-steps:.2f}θ"
+
+
+def in_degrees(steps: float) -> bool:
+    """03.2: whether a turn is one or two steps θ (either way) typed in degrees and read as radians: k·360/7
+    radians turn by k·180/π steps θ, taken modulo the 7 steps of a full turn (1.30θ for θ, 2.59θ for 2θ)."""
+    slips = [(k * 180 / np.pi + 3.5) % 7 - 3.5 for k in (1, 2, -1, -2)]
+    return any(abs(steps - slip) < DEGREE_SLACK for slip in slips)
 
 
 def _design_03():
@@ -89,20 +102,22 @@ def _design_03():
         whole = round(steps)
         off = abs(steps - whole)                             # 0: whole steps; 0.5: a half; 0.25: a quarter
         if abs(off - 0.5) < EXACT_SLACK:                     # 7 steps make a full turn: half a turn is 3.5θ
-            return (f"not yet. Hint: your block turns each position back by {steps:.2f}θ, half a "
+            return (f"not yet. Hint: your block turns each position {turned(steps)}, half a "
                     "step off a whole number of steps, so each query points halfway between two positions. "
                     "(If your factor is negative: a negative factor turns by half a circle more, 3.5θ, as 7 "
                     "steps make a full turn.) Section 3's 8 R(θ) turns by one step: how many steps back is "
                     "the token two places before?")
         if abs(off - 0.25) < EXACT_SLACK:                    # a quarter circle is 1.75θ
-            return (f"not yet. Hint: your block turns each position back by {steps:.2f}θ, a quarter circle "
+            return (f"not yet. Hint: your block turns each position {turned(steps)}, a quarter circle "
                     "(1.75θ) away from a whole number of steps: are cos and sin swapped? R(φ) = [[cos φ, "
                     "−sin φ], [sin φ, cos φ]].")
         if off >= STEP_SLACK:
-            return (f"not yet. Hint: your block turns each position back by {steps:.2f}θ, not a whole number "
-                    "of steps θ "
-                    "(section 3's R(θ) turns by one). Is your angle in degrees? np.cos and np.sin take "
-                    "radians: θ = 2π/7 (ex.theta), and two tokens back is a turn by 2θ.")
+            said = (f"not yet. Hint: your block turns each position {turned(steps)}, not a whole number of "
+                    "steps θ (section 3's R(θ) turns by one)")
+            if in_degrees(steps):
+                return (f"{said}. Is your angle in degrees? np.cos and np.sin take radians: θ = 2π/7 "
+                        "(ex.theta), and two tokens back is a turn by 2θ.")
+            return f"{said}: two tokens back is a turn by 2θ."
         if finds(w, 1) and whole == 1:
             return "previous" if np.allclose(W, ex.W_q) else "still previous"
         if whole == -1 and (np.argmax(w[0][:5], axis=1) == np.arange(1, 6)).all():
@@ -337,6 +352,12 @@ def lesson03():
         return np.stack([np.hstack([Y[:, :2], np.zeros((3, 2))]) @ Wo34,
                          np.hstack([np.zeros((3, 2)), Y[:, 2:]]) @ Wo34])
 
+    def rounded_03_4(got):                           # the right steps, the numbers rounded too far
+        if rounded_right(got, parts()):
+            return ("each of your numbers is the right one rounded to 1 decimal: your steps are right. Do "
+                    "not round; pass the array itself.")
+        return None
+
     return [
         Choice("03.1", "Same W_q, W_k, W_v, W_O; 4 heads instead of 2. What changes?", "b", {
             "a": "the number of parameters stays the same: W_q, W_k, W_v and W_O are still four "
@@ -422,5 +443,5 @@ def lesson03():
                                "softmax; you left the scaling out."),
             },
             expects="each head's contribution, stacked: a 2 × 3 × 4 array (head, token, output "
-                    "component)", softmax=True),
+                    "component)", softmax=True, fallback=rounded_03_4),
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .checks import Choice, Exercise
+from .judging import rounded_right
 from .matrix import default_scale, softmax
 from .sources import source_004
 
@@ -18,10 +19,19 @@ for a named mistake (those keep twice the tolerance, 0.01, away). An answer with
 accepted, is that slip: the k window ends 0.005 from the right answer, so no answer is both."""
 
 
+SIGN_CLOSE = 0.05
+"""10.2: a positive answer this close to minus the right one (-5.741) is that number with its sign lost: the
+exact product's +5.7209 is 0.02 away."""
+
+
 def one_rounded_10_2(got: np.ndarray) -> str | None:
-    """10.2: the dot product with only one of q and k rounded, or None. Given with 2 decimals, both slips
-    print -5.73, so that answer is told it rounded one of the two, not which."""
+    """10.2: the dot product with only one of q and k rounded, or its sign lost, or None. Given with 2
+    decimals, both one-vector slips print -5.73, so that answer is told it rounded one of the two, not
+    which."""
     value = float(got)
+    if value > 0 and abs(value + np.round(q102, 2) @ np.round(k102, 2)) <= SIGN_CLOSE:
+        return ("check the sign: two of the three products q_i k_i are negative, and together they outweigh "
+                "the positive one.")
     q_only, k_only = np.round(q102, 2) @ k102, q102 @ np.round(k102, 2)
     tail = "the tutorial shows both vectors with two decimals, and computes with both as shown."
     if round(q_only, 2) == round(k_only, 2) and abs(value - round(q_only, 2)) < 5e-4:
@@ -45,6 +55,11 @@ def lesson10():
         S = X4 @ X4.T * scale
         return S[:, 1:] - S[:, :1]
 
+    def rounded_10_3(got):                           # the right steps, the numbers rounded too far
+        if rounded_right(got, read_back() - real()):
+            return "right to one decimal: give at least two (or pass the array itself)."
+        return None
+
     return [
         Choice("10.1", "Scores [1.2, 1.2, 0.3]: which printed weight row can be right?", "a", {
             "b": "equal scores must get equal weights: the first two differ (source 004 made this "
@@ -52,7 +67,11 @@ def lesson10():
             "c": "the weights sum to 1.1, more than the rounding of three 2-decimal numbers allows "
                  "(1 ± 0.015); a softmax row sums to 1.",
             "d": "the order is wrong: the lowest score (0.3) gets the largest weight, and softmax "
-                 "keeps the order of the scores."}),
+                 "keeps the order of the scores."},
+            remark='Section 1\'s helper agrees: al.printout_problems(scores, rows["a"], score_tol=0.05) '
+                   "returns [] (score_tol=0.05 as the scores show 1 decimal; tol keeps its default, that of "
+                   "2 decimals). On b, c and d it names what you checked by hand: unequal weights for equal "
+                   "scores, a sum of 1.1, and the order."),
         Exercise(
             "10.2", "The dot product a tutorial prints if it computes with q and k rounded to 2 decimals.",
             lambda: np.round(q102, 2) @ np.round(k102, 2), {
@@ -80,7 +99,9 @@ def lesson10():
                               "these are the differences of the real scores; the question asks for "
                               "the ones the printed weights imply, minus these."),
                 "signs flipped": (lambda: real() - read_back(),
-                                  "your signs are flipped: implied minus real, not real minus implied."),
+                                  "your signs are flipped: the question asks implied minus real, each "
+                                  "as s_j - s_0; you have real minus implied, or differences s_0 - s_j "
+                                  "on both sides."),
                 "ratios inverted": (lambda: -read_back() - real(),
                                     "ln(w_0 / w_j) is s_0 - s_j: the ratio goes the other way, "
                                     "ln(w_j / w_0) = s_j - s_0."),
@@ -104,5 +125,5 @@ def lesson10():
                                        "ones, s4.printed['self_weights']."),
             },
             expects="implied minus real score differences, a 3 × 2 array "
-                    "(one row per printed row, one column per j = 1, 2)"),
+                    "(one row per printed row, one column per j = 1, 2)", fallback=rounded_10_3),
     ]

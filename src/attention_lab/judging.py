@@ -157,3 +157,11 @@ def what_differs(out: np.ndarray, ref: np.ndarray, close, atol: float) -> str:
                 "your function round, or compute in low precision (float16)? Return the numbers unrounded")
     rtol, atol = (1e-5, 1e-8) if close is same_numbers else (0.0, atol)
     return f"but {differences(out, ref, atol, rtol)}"
+
+
+def rounded_right(got: np.ndarray, expected: np.ndarray, decimals: int = 1) -> bool:
+    """Whether `got` is `expected` rounded to `decimals` (too few to count as right): each number a
+    multiple of 10^-decimals and within half of one of the right number, so every step was right."""
+    half = 0.5 * 10.0 ** -decimals + 1e-9                 # 1e-9: the float error of a typed 0.3
+    return (got.shape == expected.shape and np.allclose(got, np.round(got, decimals), rtol=0, atol=1e-9)
+            and bool((np.abs(got - expected) <= half).all()))

@@ -616,13 +616,13 @@ def test_03_2_hints_state_only_a_turn_the_block_has():
 
     swapped = status("03.2", head1(8 * np.array([[s, -c], [c, s]])))
     assert swapped.status != "correct" and "cos and sin swapped" in swapped.message, swapped.message
-    assert "-0.25θ" in swapped.message and "not turn" not in swapped.message, swapped.message
+    assert "forward by 0.25θ" in swapped.message and "not turn" not in swapped.message, swapped.message
     sign = status("03.2", head1(8 * np.array([[c, s], [-s, -c]])))
     assert sign.status != "correct" and "no rotation" in sign.message, sign.message
     assert "forward" not in sign.message, sign.message
     negative = status("03.2", head1(-8 * rotation(2 * t)))
     assert negative.status != "correct" and "negative" in negative.message, negative.message
-    assert "degrees" not in negative.message and "-1.50θ" in negative.message, negative.message
+    assert "degrees" not in negative.message and "forward by 1.50θ" in negative.message, negative.message
     assert status("03.2", head1(8 * rotation(2 * 360 / 7))).message.count("degrees") == 1   # still asked
     for block, mistake in ((8 * rotation(3 * t), "three back"), (8 * np.eye(2), "itself"),
                            (8 * rotation(-2 * t), "two forward"), (4 * rotation(t), "still previous")):
@@ -895,3 +895,51 @@ def test_03_3_heads_first_but_columns_and_tokens_swapped_is_told_a_fix_that_work
         n, d = M.shape
         return M.T.reshape(h, d // h, n).transpose(0, 2, 1)
     assert status("03.3", followed).status == "correct"
+
+
+# ---------- review round 15 of lesson 03 -----------------------------------------------------------------
+
+def test_03_2_asks_about_degrees_only_for_a_turn_that_degrees_give():
+    """Item 2: 8 R(2.7θ) was asked 'Is your angle in degrees?'. Degrees read as radians turn by k·180/π steps
+    θ modulo 7 (by hand: 57.2958 - 56 = 1.2958 for θ, 114.5916 - 112 = 2.5916 for 2θ), and 2.7 is neither."""
+    t = al.the_cat_sat().theta
+    assert abs((360 / 7) / t - 57.2958) < 1e-4 and abs((2 * 360 / 7) / t - 114.5916) < 1e-4
+    for typed in (2.7 * t, 0.7 * t, 3.3 * t):
+        result = status("03.2", head1(8 * rotation(typed)))
+        assert result.status != "correct" and "not a whole number of steps" in result.message, result.message
+        assert "degrees" not in result.message and "two tokens back is a turn by 2θ" in result.message, \
+            result.message
+    for typed, steps in ((360 / 7, "1.30θ"), (2 * 360 / 7, "2.59θ")):           # the slips degrees give
+        result = status("03.2", head1(8 * rotation(typed)))
+        assert "Is your angle in degrees?" in result.message and steps in result.message, result.message
+
+
+def test_03_2_a_negative_turn_is_told_forward_not_back_by_a_negative_angle():
+    """Item 3: 8 R(−0.5θ) was told 'turns each position back by -0.50θ', −8 R(2θ) 'back by -1.50θ' (2θ plus
+    half a turn, 3.5θ, is 5.5θ ≡ −1.5θ), R(θ)'s transpose with cos and sin swapped 'back by -0.25θ'."""
+    t = al.the_cat_sat().theta
+    c, s = np.cos(2 * t), np.sin(2 * t)
+    for block, said in ((8 * rotation(-0.5 * t), "forward by 0.50θ"),
+                        (-8 * rotation(2 * t), "forward by 1.50θ"),
+                        (8 * np.array([[s, -c], [c, s]]), "forward by 0.25θ"),
+                        (8 * rotation(-2.7 * t), "forward by 2.70θ")):
+        result = status("03.2", head1(block))
+        assert result.status != "correct" and said in result.message, result.message
+        assert "back by -" not in result.message, result.message
+    assert "back by 2.70θ" in status("03.2", head1(8 * rotation(2.7 * t))).message
+
+
+def test_03_4_a_right_answer_rounded_to_1_decimal_is_told_to_keep_its_digits():
+    """Item 4: the right contributions rounded to 1 decimal (each within 0.05) were told 'go through the steps
+    of the lesson again'; they are told the steps are right and not to round. 2 decimals still pass."""
+    Q = X34 @ WQ34
+    right = np.stack([sm(Q[:, c] @ X34[:, c].T / np.sqrt(2)) @ X34[:, c] @ WO34[c]
+                      for c in (slice(0, 2), slice(2, 4))])
+    assert status("03.4", np.round(right, 2)).status == "correct"
+    for rounded in (np.round(right, 1), np.round(right, 1).tolist()):
+        result = status("03.4", rounded)
+        assert result.status != "correct", result.message
+        assert "rounded to 1 decimal: your steps are right. Do not round" in result.message, result.message
+        assert "go through the steps" not in result.message, result.message
+    far = status("03.4", np.round(right, 1) + 0.1)                              # a wrong answer stays wrong
+    assert "Do not round" not in far.message and "go through the steps" in far.message, far.message

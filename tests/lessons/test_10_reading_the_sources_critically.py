@@ -247,7 +247,7 @@ def test_r11_c4_10_1_is_confirmed_with_printout_problems_after_deciding_by_hand(
             "c": [0.45, 0.45, 0.20], "d": [0.25, 0.25, 0.50]}
     assert [x for x in rows if not al.printout_problems(scores, rows[x])] == ["a"]
     text = prose("10", "ex-10-1")
-    assert "Decide by hand, without computing any exponential; then confirm your letter with" in text
+    assert "Decide by hand, with section 1's checks" in text and "without computing any exponential" in text
 
 
 def test_r11_c5_10_2_rounding_k_only_is_named():
@@ -336,8 +336,8 @@ def test_r13_m2_numpy_drops_trailing_zeros_so_decimals_are_counted_on_the_longes
     s3 = lesson_cells("10")["s3-code"]                   # the scores are printed before precision=8 is set
     assert s3.index('print("scores:') < s3.index("with np.printoptions(precision=8")
     assert ("NumPy drops trailing zeros: scores printed as `2.` and `4.` (section 3) are whole to all of its "
-            "4 decimals (this lesson prints 4; source 002 printed them with NumPy's default, up to 8; pass 0 "
-            "for them, not half a unit)") in text
+            "4 decimals (this lesson prints 4; source 002 printed them with NumPy's default, up to 8).") \
+        in text
     assert "whole to all of its 8 decimals" not in text
     assert "so count the decimals on the row's longest entry" in text
     assert "[[ 2.  4.  4.]" in stored_output("10", "s3-code")
@@ -360,7 +360,8 @@ def test_r13_c4_10_1s_suggested_call_passes_the_scores_rounding():
     rows = {"a": [0.42, 0.42, 0.17], "b": [0.50, 0.33, 0.17],
             "c": [0.45, 0.45, 0.20], "d": [0.25, 0.25, 0.50]}
     assert [x for x in rows if not al.printout_problems(scores, rows[x], score_tol=0.05)] == ["a"]
-    assert "`al.printout_problems(scores, rows[letter], score_tol=0.05)`" in prose("10", "ex-10-1")
+    said = al.EXERCISES["10.1"].evaluate("a").message                   # review round 15: after the ✓
+    assert 'al.printout_problems(scores, rows["a"], score_tol=0.05)' in said
 
 
 def test_r12_c3_10_2_minus_5_73_names_both_one_vector_slips():
@@ -444,3 +445,80 @@ def test_r14_c6_erratum_002_does_not_number_the_announced_shortcut_among_the_sli
     assert ("The shortcut is announced, so it is no slip. The slips: (1) that step says $\\sqrt{3}$ "
             "is 1.75") in text
     assert text.index("`k_d=1`") < text.index("(1)")
+
+
+# ---------- review round 15, lesson 10 (5 cosmetic) --------------------------------------------------------
+
+def test_r15_c1_10_1_is_decided_by_hand_and_the_helper_confirms_it_after_the_tick():
+    """C1: the prompt gave the exact helper call, and looping it over the four rows answers 10.1 (only a has
+    no finding). The prompt now says to decide without it; the call is in the ✓'s remark, and is true."""
+    text = prose("10", "ex-10-1")
+    assert "printout_problems(scores" not in text and "rows[letter]" not in text
+    assert "without `al.printout_problems`, which would decide for you: the ✓ shows how it confirms" in text
+    scores = [1.2, 1.2, 0.3]
+    rows = {"a": [0.42, 0.42, 0.17], "b": [0.50, 0.33, 0.17],
+            "c": [0.45, 0.45, 0.20], "d": [0.25, 0.25, 0.50]}
+    found = {x: al.printout_problems(scores, rows[x], score_tol=0.05) for x in rows}
+    assert found["a"] == [] and "equal scores" in found["b"][0] and "sum to 1.1" in found["c"][0]
+    assert all("other order" in f for f in found["d"])
+    said = al.EXERCISES["10.1"].evaluate("a").message
+    assert 'al.printout_problems(scores, rows["a"], score_tol=0.05) returns []' in said, said
+    assert "unequal weights for equal scores, a sum of 1.1, and the order" in said, said
+    for wrong in "bcd":
+        assert "printout_problems" not in al.EXERCISES["10.1"].evaluate(wrong).message
+
+
+def test_r15_c2_whole_scores_get_score_tol_0_because_002s_numbers_are_integers_not_from_the_print():
+    """C2: at precision 4 NumPy prints 2.00004 as `2.` too (by hand: it is 2.0000 to 4 decimals), so the print
+    allows half a unit of the 4th decimal; 0 is right because 002's inputs and weights are integers."""
+    with np.printoptions(precision=4, suppress=True):
+        assert np.array2string(np.array([2.00004, 4.0])) == "[2. 4.]"
+    s2 = al.source_002()
+    for M in (s2.X, s2.W_q, s2.W_k, s2.W_v):
+        assert np.array_equal(M, np.round(M))
+    text = prose("10", "s1")
+    assert "pass 0 for them, not half a unit" not in text
+    assert ("A print alone allows half a unit of that last decimal; these are exactly whole, as 002's inputs "
+            "and weights are integers, so pass 0 for them.") in text
+
+
+def test_r15_c3_003s_rounded_intermediates_round_to_the_quoted_similarities():
+    """C3: -0.0914, 0.0570 and -0.6091 round to the quoted -0.09, 0.06 and -0.61 (by hand); they are not
+    equal to them."""
+    assert np.array_equal(np.round([-0.0914, 0.0570, -0.6091], 2), [-0.09, 0.06, -0.61])
+    text = _quoted("erratum-003")
+    assert "$-0.6091$: exactly the quoted numbers" not in text
+    assert "$-0.6091$, which round to exactly the quoted numbers" in text
+
+
+def test_r15_c4_the_summary_says_where_001s_two_slips_are():
+    """C4: the summary named 001's slips without saying what or where; they are in lesson 02, section 10."""
+    text = prose("10", "summary")
+    assert ('(001 errs only in a comment and a claim, shown in lesson 02, section 10: K\'s rows called '
+            '"batch_size", and "np.matmul, NOT np.dot")') in text
+    s10 = prose("02", "s10")
+    assert s10.startswith("## 10.") and '"batch_size"' in s10 and "NOT `np.dot`" in s10
+
+
+def test_r15_c5_10_2_sign_and_10_3_direction_and_one_decimal_get_their_own_hints():
+    """C5: by hand, q·k from the 2-decimal vectors is 5.5348 - 5.069 - 6.2068 = -5.741 (two negative
+    products); +5.741 and the exact product's sign lost (+5.7209) were told only 'off by 11.5'. 10.3 with
+    s_0 - s_j on both sides was told 'real minus implied'; the right answer rounded to 1 decimal, 'go through
+    the steps'."""
+    q, k = np.array([1.37, -3.70, 2.63]), np.array([4.04, 1.37, -2.36])
+    assert np.isclose(q @ k, -5.741) and (q * k < 0).sum() == 2
+    for flipped in (5.741, 5.74, 5.7209):
+        result = al.EXERCISES["10.2"].evaluate(flipped)
+        assert result.status != "correct" and "check the sign" in result.message, result.message
+    assert "check the sign" not in al.EXERCISES["10.2"].evaluate(7.0).message
+    w, X = S4.printed["self_weights"], S4.X
+    S = X @ X.T / np.sqrt(2)
+    right = np.array([[np.log(w[i, j] / w[i, 0]) - (S[i, j] - S[i, 0]) for j in (1, 2)] for i in range(3)])
+    backwards = [[np.log(w[i, 0] / w[i, j]) - (S[i, 0] - S[i, j]) for j in (1, 2)] for i in range(3)]
+    said = al.EXERCISES["10.3"].evaluate(backwards).message
+    assert "differences s_0 - s_j on both sides" in said and "s_j - s_0" in said, said
+    one_decimal = al.EXERCISES["10.3"].evaluate(np.round(right, 1))
+    assert one_decimal.status != "correct", one_decimal.message
+    assert "right to one decimal: give at least two" in one_decimal.message, one_decimal.message
+    assert al.EXERCISES["10.3"].evaluate(np.round(right, 2)).status == "correct"
+    assert "right to one decimal" not in al.EXERCISES["10.3"].evaluate(np.round(right, 1) + 0.1).message
