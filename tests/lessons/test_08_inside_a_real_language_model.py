@@ -432,6 +432,7 @@ def test_a_draw_outside_the_sink_range_can_be_far_outside(real_model):
             "144 counting the first three tokens; its layers 3 to 9 split their weight evenly between tokens "
             "0 and 1 (0.38 each, printed by the next cell).") in said(cell("r08-s5-seeds"))
     assert "seed 249 has only 4 sink heads, yet 144 counting three)" in said(cell("summary"))
+    assert "far outside: seed 249 has only 4 sink heads, yet 144 counted over the three." in guide_08()
     from seed_sweeps import lesson_08 as sweep
     assert 249 in sweep.SHOWN                                          # worded from it: not a held-out seed
     assert "seeds 0, 1, 2, 3, 4, 5, 6, 7, 45, 249, 1006;" in HELD_OUT.read_text(encoding="utf-8")
