@@ -357,39 +357,37 @@ def test_a_token_before_the_draw_shows_why_the_repeats_second_token_is_missed(re
     largely the draw's own design: the first copy of the repeat's first token is token 0, the attention sink.
     The cell after the loss cell runs the draw of SEQUENCE_SEED again with one ordinary token ('The') before
     it, and prints the loss on the repeat's second token and the strongest candidate's weight at the repeat's
-    first token, both ways; checked here by hand on seed 0 (the story) and seed 3, and the prose's counts
-    against docs/held-out/08.md (tools/seed_sweeps/lesson_08.py: before-lowers, before-not-worst).
+    first token, both ways; checked here by hand on seed 0 (seed 18 runs it in the test of seeds outside
+    every range), and the prose's counts against docs/held-out/08.md (tools/seed_sweeps/lesson_08.py:
+    before-lowers, before-not-worst).
     Item 3: the second token's loss is the highest of the second copy *after its first token*."""
     the = rm.encode(real_model, "The")
     assert rm.token_strings(real_model, the) == ["The"]                    # one ordinary token, not special
-    for seed in (0, 3):
-        ids = ["r08-scores", "r08-loss", "r08-loss-first"]
-        printed = run_cells(ids, real_model, runs, SEQUENCE_SEED=seed)
-        assert printed["forward passes"]["r08-loss-first"] == 1
-        R, logits, weights = runs[seed]
-        before = [int(the[0]), *(int(t) for t in R)]
-        logits_b, weights_b = rm.forward(real_model, np.array(before), keep_weights=True)
-        loss, loss_b = hand_loss(logits, R), hand_loss(logits_b, np.array(before))[1:]   # the same 79 targets
-        assert hand_loss(logits_b, np.array(before))[0] > 0 and len(loss_b) == len(loss) == 2 * PERIOD - 1
-        (_, _, induction), W, Wb = by_hand(np.stack(weights)), np.stack(weights), np.stack(weights_b)
-        L, H = strongest(induction)[0]
-        right, sink, right_b = W[L, H, PERIOD, 1], W[L, H, PERIOD, 0], Wb[L, H, PERIOD + 1, 2]
-        worst_b = int(np.argmax(loss_b[PERIOD:])) + 2
-        out = printed["r08-loss-first"]
-        assert (f"the repeat's second token: {loss[PERIOD]:.1f} nats as drawn; {loss_b[PERIOD]:.1f} with "
-                "'The' before the draw") in out
-        assert (f"({L}, {H}) at the repeat's first token, weight on what followed its first copy: "
-                f"{right:.2f} as drawn ({sink:.2f} on the first token); {right_b:.2f} with 'The'") in out
-        assert (f"on this draw (seed {seed}), with 'The' before it: the second copy's worst-predicted token: "
-                f"the repeat's number {worst_b}\n  with seed 0, the lesson's story: 10.4, then 0.1; (18, 6): "
-                "0.00 (0.89 on the first), then 0.95; number 23") in out
-        if seed == 0:
-            assert ((L, H), f"{loss[PERIOD]:.1f}", f"{loss_b[PERIOD]:.1f}", f"{right:.2f}", f"{sink:.2f}",
-                    f"{right_b:.2f}", worst_b) == ((18, 6), "10.4", "0.1", "0.00", "0.89", "0.95", 23)
-            assert loss_b[PERIOD] < loss[PERIOD] and worst_b != 2
-        else:                                            # another draw: lower, as on the held-out draws
-            assert loss_b[PERIOD] < loss[PERIOD]
-    assert "on this draw (seed 0), with 'The' before it" in shown("r08-loss-first")
+    seed = 0
+    ids = ["r08-scores", "r08-loss", "r08-loss-first"]
+    printed = run_cells(ids, real_model, runs, SEQUENCE_SEED=seed)
+    assert printed["forward passes"]["r08-loss-first"] == 1
+    R, logits, weights = runs[seed]
+    before = [int(the[0]), *(int(t) for t in R)]
+    logits_b, weights_b = SHARED[id(runs)].known[tuple(before)]     # rm.forward's, run once by the cell
+    loss, loss_b = hand_loss(logits, R), hand_loss(logits_b, np.array(before))[1:]   # the same 79 targets
+    assert hand_loss(logits_b, np.array(before))[0] > 0 and len(loss_b) == len(loss) == 2 * PERIOD - 1
+    (_, _, induction), W, Wb = by_hand(np.stack(weights)), np.stack(weights), np.stack(weights_b)
+    L, H = strongest(induction)[0]
+    right, sink, right_b = W[L, H, PERIOD, 1], W[L, H, PERIOD, 0], Wb[L, H, PERIOD + 1, 2]
+    worst_b = int(np.argmax(loss_b[PERIOD:])) + 2
+    out = printed["r08-loss-first"]
+    assert (f"the repeat's second token: {loss[PERIOD]:.1f} nats as drawn; {loss_b[PERIOD]:.1f} with "
+            "'The' before the draw") in out
+    assert (f"({L}, {H}) at the repeat's first token, weight on what followed its first copy: "
+            f"{right:.2f} as drawn ({sink:.2f} on the first token); {right_b:.2f} with 'The'") in out
+    assert (f"on this draw (seed {seed}), with 'The' before it: the second copy's worst-predicted token: "
+            f"the repeat's number {worst_b}\n  with seed 0, the lesson's story: 10.4, then 0.1; (18, 6): "
+            "0.00 (0.89 on the first), then 0.95; number 23") in out
+    assert ((L, H), f"{loss[PERIOD]:.1f}", f"{loss_b[PERIOD]:.1f}", f"{right:.2f}", f"{sink:.2f}",
+            f"{right_b:.2f}", worst_b) == ((18, 6), "10.4", "0.1", "0.00", "0.89", "0.95", 23)
+    assert loss_b[PERIOD] < loss[PERIOD] and worst_b != 2
+    assert out == shown("r08-loss-first")                               # the stored output: seed 0's
     assert not any(line.lstrip().startswith("assert") for line in cell("r08-loss-first").splitlines())
     text = said(cell("r08-s5-loss"))
     assert "its loss (10.4 nats) is the highest of the second copy after that first token" in text
