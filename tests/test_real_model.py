@@ -401,9 +401,24 @@ def test_08_1_prediction_is_true(real_model):
     (np.array([[0.0, 3.0, 0, 0], [3 * np.sin(1.0), 3 * np.cos(1.0), 0, 0]]), "wrong sign"),  # turned back
     (np.array([[1.5, 0, 0, 0], [1.5 * np.cos(1.0), 1.5 * np.sin(1.0), 0, 0]]), "too weak"),
     (np.array([[0, 0, 5.0, 0], [0, 0, 5.0, 0.5]]), "slow pair"),
+    # review round 18, item 4: a key turned ahead by another angle got only the weights, without "not yet"
+    (np.array([[3.0, 0, 0, 0], [3 * np.cos(2.0), 3 * np.sin(2.0), 0, 0]]), "other angle"),   # 2 rad ahead
+    (np.array([[0, 4.0, 0, 0], [-4.0, 0, 0, 0]]), "other angle"),                           # π/2 ahead
+    (np.array([[4.0, 0, 0, 0], [4 * np.cos(0.5), 4 * np.sin(0.5), 0, 0]]), "other angle"),  # 0.5 rad ahead
 ])
 def test_08_2_wrong_designs_get_their_hints(answer, mistake):
     assert al.EXERCISES["08.2"].evaluate(answer).mistake == mistake
+
+
+def test_08_2_a_design_with_no_named_mistake_opens_with_not_yet():
+    """Review round 18, item 4: every wrong design's message begins "not yet", the weights one too."""
+    behind = np.array([[4.0, 0, 0, 0], [4 * np.cos(2.0), -4 * np.sin(2.0), 0, 0]])   # 2 radians behind
+    result = al.EXERCISES["08.2"].evaluate(behind)
+    assert result.status == "wrong" and result.message.startswith("Exercise 08.2: not yet: "), result.message
+    assert "the weights over distances 0..5 are" in result.message
+    two = np.array([[3.0, 0, 0, 0], [3 * np.cos(2.0), 3 * np.sin(2.0), 0, 0]])           # 2 radians ahead
+    ahead = al.EXERCISES["08.2"].evaluate(two)
+    assert "2 radians ahead: distance 2" in ahead.message and "exactly 1 radian ahead" in ahead.message
 
 
 @pytest.mark.parametrize("answer", [
@@ -669,6 +684,9 @@ def test_08_3_right_fix_passes_and_shortcuts_are_switched_off():
     ([2 * 255 * 30 * 3 * 64 * 4, 2 * 255 * 30 * 9 * 64 * 4], "255 tokens"),
     ([2 * 257 * 30 * 3 * 64 * 4, 2 * 257 * 30 * 9 * 64 * 4], "257 tokens"),
     ([2 * 256 * 29 * 3 * 64 * 4, 2 * 256 * 29 * 9 * 64 * 4], "29 blocks"),
+    # review round 18, item 4: K taken as wide as W_q (576) for the model as it is; nine heads, nine times
+    ([35_389_440, 35_389_440], "as wide as W_q"),
+    ([11_796_480, 106_168_320], "nine times"),
     ([11.8, 35.4], "megabytes"),                                        # 11,796,480 bytes, rounded
     ([12, 35], "megabytes"),
     ([11.25, 33.75], "megabytes"),                                      # in MiB (2 ** 20 bytes)

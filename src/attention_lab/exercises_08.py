@@ -68,14 +68,17 @@ def _design_08():
             return "same direction"
         if abs(turn + 1.0) < 0.3:
             return "wrong sign"
-        return (f"with your pair the weights over distances 0..5 are {np.round(w[0], 2).tolist()}: "
+        if turn >= 0.3 and abs(turn - 1.0) >= 0.3:
+            return "other angle"
+        return (f"not yet: with your pair the weights over distances 0..5 are {np.round(w[0], 2).tolist()}: "
                 "distance 1 (the previous token) needs at least 0.8.")
 
     wrong = {"same direction": np.array([[4.0, 0, 0, 0], [4.0, 0, 0, 0]]),
              "wrong sign": np.array([[4.0, 0, 0, 0], [4 * np.cos(1.0), -4 * np.sin(1.0), 0, 0]]),
              "too weak": right / 4,
              "slow pair": np.array([[0, 0, 4.0, 0], [0, 0, 4 * np.cos(0.1), 4 * np.sin(0.1)]]),
-             "no direction": np.array([[4.0, 0, 0, 0], [0, 0, 0, 0]])}
+             "no direction": np.array([[4.0, 0, 0, 0], [0, 0, 0, 0]]),
+             "other angle": np.array([[4.0, 0, 0, 0], [4 * np.cos(2.0), 4 * np.sin(2.0), 0, 0]])}
     hints = {
         "same direction": "query and key point the same way, so the score is largest at distance 0: the "
                           "token itself. Turn the key ahead by the angle one position adds (1 radian in "
@@ -91,6 +94,11 @@ def _design_08():
                         "weight. RoPE turns the key's pair 0 against the query's pair 0, and pair 1 against "
                         "pair 1: a query or key that is zero in a pair has no direction there to turn. Put "
                         "both in pair 0, the key turned 1 radian ahead.",
+        "other angle": "the key starts ahead of the query, but not by 1 radian, so the two line up at "
+                       "another distance: the one whose turning makes up the head start (2 radians ahead: "
+                       "distance 2; half a radian: between distances 0 and 1). A key one position back "
+                       "has been turned 1 radian less than the query in pair 0: start the key exactly 1 "
+                       "radian ahead.",
     }
     return Trial("08.2", "Design a query and a key (rows of a 2 × 4 array) whose RoPE score picks the "
                          "previous token.", "design", lambda: right, judge,
@@ -347,6 +355,14 @@ def lesson08() -> list:
                                      "one and a half times the answer: did you count queries too? A step "
                                      "computes the new token's query and uses it once; the cache keeps only "
                                      "keys and values."),
+                     "as wide as W_q": (lambda: np.array([_cache_bytes(kv_heads=9)] * 2, dtype=float),
+                                        "your first number is the second: with its 3 shared key/value "
+                                        "heads, a block caches 192 numbers of K per token (3 heads of 64, "
+                                        "W_k's width), not 576 (W_q's width, 9 heads of 64); V the same."),
+                     "nine times": (lambda: np.array([1, 9]) * _cache_bytes(),
+                                    "your second number is 9 times the first: with a key/value head of its "
+                                    "own for each of the 9 query heads, the cache holds 9 heads instead of "
+                                    "3: 3 times as many numbers, not 9."),
                      "width 192": (lambda: _both(width=192),
                                    "three times the answer: did you take 192 as the width of one key/value "
                                    "head? W_k's 192 columns hold all 3 key/value heads of a block, 64 "

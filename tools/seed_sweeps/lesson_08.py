@@ -2,11 +2,13 @@
 
 The lesson measures seed SEQUENCE_SEED (0) in its first cell of section 5 and eight draws, seeds DRAWS_SEED
 (0) to DRAWS_SEED + 7, in the next; its words were fitted on seeds 0 to 7, and name seed 45 (DRAWS_SEED =
-44) as a draw whose parked weight moves to tokens 3 to 5, and seed 1006 (DRAWS_SEED = 1000, found by review
-round 7) as another. Held out: seeds 16 to 31, and 48 to 63 since review round 7 (the rest of 8 to 47, and
-1000 to 1007 were published by the reviews that ran them). Each claim below is one sentence of the lesson
-(or of the guide's lesson-08 section) about a draw; measure(seed) computes it with the package from one
-forward pass of SmolLM2-135M-Instruct (4-bit weights) on that seed's tokens.
+44) as a draw whose parked weight moves to tokens 3 to 5, seed 1006 (DRAWS_SEED = 1000, found by review
+round 7) as another, and seed 249 (DRAWS_SEED = 242, found by review round 18) as a draw with only 4 sink
+heads. The cell after the loss cell runs the draw of SEQUENCE_SEED again with one ordinary token ('The')
+before it. Held out: seeds 16 to 31, and 48 to 63 since review round 7 (the rest of 8 to 47, and 1000 to
+1007 were published by the reviews that ran them). Each claim below is one sentence of the lesson (or of the
+guide's lesson-08 section) about a draw; measure(seed) computes it with the package from two forward passes
+of SmolLM2-135M-Instruct (4-bit weights): on that seed's tokens, and on them with 'The' before.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 SEED_NAMES = ("SEQUENCE_SEED", "DRAWS_SEED")
-SHOWN = (*range(8), 45, 1006)
+SHOWN = (*range(8), 45, 249, 1006)
 PERIOD = 40
 CLAIMS = {
     "previous-16.0": "the strongest previous-token head is (16, 0)",
@@ -33,8 +35,13 @@ CLAIMS = {
                        "puts 0.08, 0.20 and 0.15 there)",
     "loss-falls": "the first copy's mean loss is above a uniform guess's, the second copy's below a "
                   "quarter of it",
-    "second-worst": "the repeat's second token has the highest loss of the second copy",
+    "second-worst": "the repeat's second token has the highest loss of the second copy after its first token",
+    "before-lowers": "with 'The' before the draw, the loss on the repeat's second token falls",
+    "before-not-worst": "with 'The' before the draw, the repeat's second token is not the worst predicted "
+                        "of the second copy after its first token",
 }
+FIRST = "The"
+"""The ordinary token put before the draw (review round 18, item 1: the draw's first token is the sink)."""
 
 _MODEL: list = []
 
@@ -47,9 +54,10 @@ def model():
     return _MODEL[0]
 
 
-def verdicts(scores: dict, W: np.ndarray, loss: np.ndarray, vocab: int) -> dict[str, bool]:
-    """Each claim on one draw, from the package's three scores (30, 9) each, the weights (30, 9, 80, 80)
-    and the loss on each next token (79,)."""
+def verdicts(scores: dict, W: np.ndarray, loss: np.ndarray, vocab: int, loss_first: np.ndarray
+             ) -> dict[str, bool]:
+    """Each claim on one draw, from the package's three scores (30, 9) each, the weights (30, 9, 80, 80),
+    the loss on each next token (79,), and the same 79 losses with FIRST put before the draw."""
     first, previous, induction = scores.values()
     top2 = {divmod(int(i), 9) for i in np.argsort(previous, axis=None)[-2:]}
     low3 = set(np.argsort(first.mean(axis=1))[:3].tolist())
@@ -73,6 +81,8 @@ def verdicts(scores: dict, W: np.ndarray, loss: np.ndarray, vocab: int) -> dict[
         "tokens-3-5-idle": bool((later < 0.015).all()),
         "loss-falls": mean1 > np.log(vocab) and mean2 < mean1 / 4,
         "second-worst": loss[PERIOD] == loss[PERIOD:].max(),
+        "before-lowers": loss_first[PERIOD] < loss[PERIOD],
+        "before-not-worst": loss_first[PERIOD] < loss_first[PERIOD:].max(),
     }
 
 
@@ -83,5 +93,8 @@ def measure(seed: int) -> dict[str, bool]:
     R = rm.repeated_random_tokens(m, period=PERIOD, seed=seed)
     logits, weights = rm.forward(m, R, keep_weights=True)
     W = np.stack(weights)
-    out = verdicts(rm.head_scores(W, period=PERIOD), W, rm.token_losses(logits, R), len(m.embedding))
+    R_first = np.concatenate([rm.encode(m, FIRST), R])
+    loss_first = rm.token_losses(rm.forward(m, R_first)[0], R_first)[1:]     # the same 79 predictions
+    out = verdicts(rm.head_scores(W, period=PERIOD), W, rm.token_losses(logits, R), len(m.embedding),
+                   loss_first)
     return {k: bool(v) for k, v in out.items()}
