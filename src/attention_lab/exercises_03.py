@@ -15,6 +15,9 @@ STEP_SLACK = 0.2    # 03.2: a block's turn within this many steps θ of a whole 
 EXACT_SLACK = 0.01  # 03.2: a turn this close to a whole number and a half (a negative factor) or a quarter
 #                     (cos and sin swapped) is that, as exactly as the student's typed θ allows
 DEGREE_SLACK = 0.05  # 03.2: a turn this close to k degree steps read as radians (k·180/π steps) is that slip
+TURN_NOTED = 0.05   # 03.2: a passing block whose turn is this far from 2θ gets a remark naming its turn
+RADIANS = "If you typed the angle yourself: np.cos and np.sin take radians, and θ = 2π/7 radians (ex.theta)."
+"""03.2: true for every answer, so it may end any hint on a turn that is no whole number of steps."""
 
 
 def turn_in_steps(block: np.ndarray, theta: float) -> float | None:
@@ -83,11 +86,19 @@ def _design_03():
                                "times a positive number (a rotation has equal numbers on its diagonal and "
                                "opposite numbers off it): it turns the positions by unequal angles or "
                                "stretches them unequally.")
+            notes = []
+            if abs(steps - 2) >= TURN_NOTED:                 # a wrong angle that still works here
+                notes.append(f"your block W_q[:2, :2] turns each position {turned(steps)}, not by 2θ = 4π/7: "
+                             "one step is θ = 2π/7 (ex.theta), as 7 steps make the full circle. If you typed "
+                             "the angle yourself: np.cos and np.sin take radians.")
             if W[2:, :2].any():                              # head 1's queries read the word kinds too
-                return Correct("It works on these positions, though head 1's queries also read the word "
-                               "kinds (rows 2-3 of W_q's columns 0-1 are not all 0), so head 1 is no turn "
-                               "of the position alone.")
-            return None
+                notes.append("head 1's queries also read the word kinds (rows 2-3 of W_q's columns 0-1 are "
+                             "not all 0), so head 1 is no turn of the position alone.")
+            if not notes:
+                return None
+            first, *more = notes
+            return Correct(" ".join([f"It works on these positions, though {first}",
+                                     *(note[0].upper() + note[1:] for note in more)]))
         if not W[:2, :2].any():
             return "block empty"                             # head 1 reads no position feature at all
         if finds(w, 2):
@@ -106,18 +117,19 @@ def _design_03():
                     "step off a whole number of steps, so each query points halfway between two positions. "
                     "(If your factor is negative: a negative factor turns by half a circle more, 3.5θ, as 7 "
                     "steps make a full turn.) Section 3's 8 R(θ) turns by one step: how many steps back is "
-                    "the token two places before?")
+                    f"the token two places before? {RADIANS}")
         if abs(off - 0.25) < EXACT_SLACK:                    # a quarter circle is 1.75θ
             return (f"not yet. Hint: your block turns each position {turned(steps)}, a quarter circle "
-                    "(1.75θ) away from a whole number of steps: are cos and sin swapped? R(φ) = [[cos φ, "
-                    "−sin φ], [sin φ, cos φ]].")
+                    "(1.75θ) away from a whole number of steps: are cos and sin swapped, or is the angle in "
+                    "degrees? R(φ) = [[cos φ, −sin φ], [sin φ, cos φ]], and np.cos and np.sin take radians: "
+                    "θ = 2π/7 radians (ex.theta).")
         if off >= STEP_SLACK:
             said = (f"not yet. Hint: your block turns each position {turned(steps)}, not a whole number of "
                     "steps θ (section 3's R(θ) turns by one)")
             if in_degrees(steps):
                 return (f"{said}. Is your angle in degrees? np.cos and np.sin take radians: θ = 2π/7 "
                         "(ex.theta), and two tokens back is a turn by 2θ.")
-            return f"{said}: two tokens back is a turn by 2θ."
+            return f"{said}: two tokens back is a turn by 2θ. {RADIANS}"
         if finds(w, 1) and whole == 1:
             return "previous" if np.allclose(W, ex.W_q) else "still previous"
         if whole == -1 and (np.argmax(w[0][:5], axis=1) == np.arange(1, 6)).all():
@@ -143,16 +155,18 @@ def _design_03():
                            "by one step, θ (its factor only makes the choice sharper or softer). Two "
                            "tokens back is a turn by 2θ."),
         "next": (lambda: ex.W_q.T,
-                 "head 1 now finds the next token: transposing a rotation turns it the other way. "
-                 "You need two steps back, a turn by 2θ."),
+                 "head 1 now finds the next token: your block turns each position forward by about one "
+                 "step, θ (as a transposed rotation does: the transpose turns the other way). You need two "
+                 "steps back, a turn by 2θ."),
         "two forward": (lambda: with_head1(8.0 * two_back.T),
                         "head 1 now looks two tokens forward: your block turns each position forward "
                         "by 2θ (a rotation written for column vectors, R(2θ)ᵀ, or the angle -2θ). In "
                         "our row form, x @ R(θ) turns a position back by θ (section 3): turn back by "
                         "2θ instead."),
         "itself": (lambda: with_head1(8.0 * np.eye(2)),
-                   "head 1 now finds each token itself: your block does not turn the position at all "
-                   "(a turn back by θ and one forward by θ cancel). Turn back by 2θ."),
+                   "head 1 now finds each token itself: your block turns the position by less than 0.2θ "
+                   "either way (if you multiplied a turn back by θ and one forward by θ: they cancel). Turn "
+                   "back by 2θ."),
         "three back": (lambda: with_head1(8.0 * two_back @ back),
                        "head 1 now looks three tokens back: your block turns each position back by "
                        "3θ. Two tokens back is a turn by 2θ: R(θ) twice, not three times."),

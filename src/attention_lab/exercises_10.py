@@ -120,9 +120,11 @@ def lesson10():
                                  "you divided the real scores by d_k = 2; divide by its square root, "
                                  "√2."),
                 "recomputed weights": (lambda: read_back(softmax(X4 @ X4.T * SCALE103)) - real(),
-                                       "all zeros: you read back the recomputed weights, which agree "
-                                       "with the real scores by construction. Read back the printed "
-                                       "ones, s4.printed['self_weights']."),
+                                       "all zeros: either you read back the recomputed weights, which "
+                                       "agree with the real scores by construction (read back the "
+                                       "printed ones, s4.printed['self_weights']), or you rounded to "
+                                       "whole numbers, which turns every difference below 0.5 in size "
+                                       "into 0: give at least two decimals."),
             },
             expects="implied minus real score differences, a 3 × 2 array "
                     "(one row per printed row, one column per j = 1, 2)", fallback=rounded_10_3),

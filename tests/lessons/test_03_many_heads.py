@@ -943,3 +943,74 @@ def test_03_4_a_right_answer_rounded_to_1_decimal_is_told_to_keep_its_digits():
         assert "go through the steps" not in result.message, result.message
     far = status("03.4", np.round(right, 1) + 0.1)                              # a wrong answer stays wrong
     assert "Do not round" not in far.message and "go through the steps" in far.message, far.message
+
+
+# ---------- review round 19 of lesson 03 -----------------------------------------------------------------
+
+def steps_by_hand(angle):
+    """How far R(angle) turns a position back, in steps θ = 2π/7, taken into (-3.5, 3.5]: 7 steps a circle."""
+    return (angle * 7 / (2 * np.pi) + 3.5) % 7 - 3.5
+
+
+def test_03_2_a_wrong_angle_that_passes_is_told_its_turn_with_its_tick():
+    """Item 1: θ′ = 2π/6 (block 8 R(2θ′), 2·7/6 = 2.33θ), 2θ typed as 102 read as radians (102 − 16·2π =
+    1.469 rad = 1.64θ) and 8 R(θ) R(360/7) (1 + 1.30 = 2.30θ) meet the criteria and got a bare '✓ correct.'.
+    Now the ✓ names the turn and 2θ; every turn the ✓ takes (1.51θ to 2.49θ, factors 8, 16, 64) is named
+    unless within 0.05 of 2θ, and 8 R(2θ) keeps its bare ✓."""
+    t = al.the_cat_sat().theta
+    q = np.arange(2, 6)                                                # sat, on, the₂, mat
+    assert abs(steps_by_hand(2 * 2 * np.pi / 6) - 14 / 6) < 1e-12
+    assert abs(steps_by_hand(102) - (102 - 32 * np.pi) * 7 / (2 * np.pi)) < 1e-12
+    for block, said in ((8 * rotation(2 * 2 * np.pi / 6), "back by 2.33θ"),
+                        (8 * rotation(102), "back by 1.64θ"),
+                        (8 * rotation(t) @ rotation(360 / 7), "back by 2.30θ")):
+        A = head1_weights_by_hand(head1(block))
+        assert (A[q, q - 2] >= 0.5).all() and (A[q].argmax(axis=1) == q - 2).all()   # the criteria, met
+        result = status("03.2", head1(block))
+        assert result.status == "correct", result.message
+        assert result.message.startswith("Exercise 03.2: ✓ correct. It works on these positions, though"), \
+            result.message
+        assert said in result.message and "not by 2θ = 4π/7" in result.message, result.message
+        assert "θ = 2π/7 (ex.theta)" in result.message and "take radians" in result.message, result.message
+    for factor in (8, 16, 64):
+        for steps in np.arange(1.5, 2.5, 0.01):
+            result = status("03.2", head1(factor * rotation(steps * t)))
+            if result.status == "correct" and abs(steps - 2) >= 0.05:
+                assert f"back by {steps:.2f}θ, not by 2θ" in result.message, (factor, steps, result.message)
+    assert status("03.2", head1(8 * rotation(2 * t))).message == "Exercise 03.2: ✓ correct."
+    W = head1(8 * rotation(2.3 * t))
+    W[2, 0] = 1.0                                                      # both remarks, each once
+    A = head1_weights_by_hand(W)
+    assert (A[q, q - 2] >= 0.5).all() and (A[q].argmax(axis=1) == q - 2).all()   # the criteria, met
+    message = status("03.2", W).message
+    assert message.count("It works on these positions") == 1 and "back by 2.30θ" in message, message
+    assert "Head 1's queries also read the word kinds" in message, message
+
+
+def test_03_2_degrees_typed_to_one_decimal_end_with_radians_and_no_hint_states_a_false_cause():
+    """Item 2: θ typed as 51.4 (block 8 R(102.8), 2.53θ by hand) got 'not a whole number … 2θ', with no cue to
+    the degrees; 51.5 (8 R(103), 2.75θ: a quarter off) was asked only 'are cos and sin swapped?'. Now every
+    hint on a turn that is no whole number of steps ends on radians, and the quarter question names degrees
+    too. 2θ typed as 50.2 (−0.15θ) got 'a turn back by θ and one forward by θ cancel', and 52.9 (−1.13θ)
+    'transposing a rotation turns it the other way': causes these answers do not have."""
+    radians = "np.cos and np.sin take radians, and θ = 2π/7 radians (ex.theta)."
+    for typed, steps in ((51.4, 2.53), (51.5, 2.75)):
+        assert abs(steps_by_hand(2 * typed) - steps) < 0.005, steps_by_hand(2 * typed)
+    result = status("03.2", head1(8 * rotation(2 * 51.4)))
+    assert result.status != "correct", result.message
+    assert "back by 2.53θ, not a whole number" in result.message, result.message
+    assert result.message.endswith(radians), result.message
+    result = status("03.2", head1(8 * rotation(2 * 51.5)))
+    assert "are cos and sin swapped, or is the angle in degrees?" in result.message, result.message
+    assert "np.cos and np.sin take radians" in result.message, result.message
+    half = status("03.2", head1(8 * rotation(0.5 * al.the_cat_sat().theta)))          # half a step: 0.50θ
+    assert "half a step off" in half.message and half.message.endswith(radians), half.message
+    assert abs(steps_by_hand(2 * 50.2) + 0.146) < 0.005 and abs(steps_by_hand(2 * 52.9) + 1.13) < 0.005
+    itself = status("03.2", head1(8 * rotation(2 * 50.2)))
+    forward = status("03.2", head1(8 * rotation(2 * 52.9)))
+    assert itself.mistake == "itself" and forward.mistake == "next", (itself.message, forward.message)
+    assert "(a turn back by θ and one forward by θ cancel)" not in itself.message, itself.message
+    assert "less than 0.2θ" in itself.message and "if you multiplied" in itself.message, itself.message
+    assert "transposing a rotation turns it" not in forward.message, forward.message
+    assert "forward by about one step, θ" in forward.message, forward.message
+

@@ -495,7 +495,7 @@ def test_r15_c4_the_summary_says_where_001s_two_slips_are():
     """C4: the summary named 001's slips without saying what or where; they are in lesson 02, section 10."""
     text = prose("10", "summary")
     assert ('(001 errs only in a comment and a claim, shown in lesson 02, section 10: K\'s rows called '
-            '"batch_size", and "np.matmul, NOT np.dot")') in text
+            '"batch_size", and "REMEMBER `np.matmul`, and NOT `np.dot`")') in text
     s10 = prose("02", "s10")
     assert s10.startswith("## 10.") and '"batch_size"' in s10 and "NOT `np.dot`" in s10
 
@@ -522,3 +522,32 @@ def test_r15_c5_10_2_sign_and_10_3_direction_and_one_decimal_get_their_own_hints
     assert "right to one decimal: give at least two" in one_decimal.message, one_decimal.message
     assert al.EXERCISES["10.3"].evaluate(np.round(right, 2)).status == "correct"
     assert "right to one decimal" not in al.EXERCISES["10.3"].evaluate(np.round(right, 1) + 0.1).message
+
+
+# ---------- review round 19 of lesson 10 -----------------------------------------------------------------
+
+QUOTED_001 = "REMEMBER `np.matmul`, and NOT `np.dot`"   # typed from source 001 (its comments, lines 66, 69)
+
+
+def test_r19_c3_10_3_rounded_to_whole_numbers_is_not_only_told_it_read_back_recomputed_weights():
+    """C3: every right difference is below 0.5 in size (by hand, at most 0.4557), so np.round(right) is all
+    zeros and was told only 'you read back the recomputed weights': a cause it does not have. The hint now
+    names both ways to all zeros; signs flipped and rounded to 0 decimals reach it too."""
+    w, X = S4.printed["self_weights"], S4.X
+    S = X @ X.T / np.sqrt(2)
+    right = np.array([[np.log(w[i, j] / w[i, 0]) - (S[i, j] - S[i, 0]) for j in (1, 2)] for i in range(3)])
+    assert np.abs(right).max() < 0.5 and not np.round(right).any()
+    for whole in (np.round(right), np.round(-right), np.round(right).astype(int).tolist()):
+        result = al.EXERCISES["10.3"].evaluate(whole)
+        assert result.status != "correct", result.message
+        assert "or you rounded to whole numbers" in result.message, result.message
+        assert "give at least two decimals" in result.message, result.message
+    assert "rounded to whole numbers" not in al.EXERCISES["10.3"].evaluate(np.round(right, 1)).message
+
+
+def test_r19_c4_the_summary_quotes_source_001_exactly_as_lesson_02_does():
+    """C4: the summary quoted 001's comment shortened, "np.matmul, NOT np.dot"; 001 reads "REMEMBER
+    `np.matmul`, and NOT `np.dot`", and lesson 02, section 10 quotes it so."""
+    summary = lesson_cells("10")["summary"]
+    assert f'"{QUOTED_001}"' in summary and f'"{QUOTED_001}"' in lesson_cells("02")["s10"]
+    assert '"np.matmul, NOT np.dot"' not in summary
