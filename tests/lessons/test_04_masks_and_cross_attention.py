@@ -356,3 +356,22 @@ def test_04_2_an_additive_float_mask_is_named_and_its_hint_leads_to_the_boolean_
     causal_only = np.where(np.tril(np.ones((6, 6), dtype=bool)), 0.0, -np.inf)   # wrong, and additive
     assert al.EXERCISES["04.2"].evaluate(causal_only).mistake == "additive float mask"
     assert al.EXERCISES["04.2"].evaluate(causal_only == 0).mistake == "causal only"
+
+
+# ---------- review round 20: the fill libraries use; 04.4's pad zeroed after the softmax; 04.2's message ---
+def test_04_s2_names_who_fills_with_finfo_min_and_what_pytorchs_sdpa_does():
+    """Review round 20, 04-1: `torch.finfo(dtype).min` is Hugging Face's fill, not PyTorch's own attention's
+    (F.scaled_dot_product_attention keeps -inf and gives a fully masked row zero weights, as
+    masked_rows="zero" does); the finite fill cures the NaN only: an empty row is uniform again. By hand:
+    float16's most negative number, three times, through a softmax written here."""
+    low = np.full(3, np.finfo(np.float16).min, dtype=np.float16)
+    assert np.isfinite(low).all() and float(low[0]) == -65504.0
+    e = np.exp(low.astype(np.float64) - float(low.max()))
+    assert np.allclose(e / e.sum(), [1 / 3, 1 / 3, 1 / 3])
+    text = prose("04", "s2")
+    assert "Hugging Face" in text and "torch.finfo(dtype).min" in text and "uniform again" in text
+    assert "scaled_dot_product_attention" in text and 'masked_rows="zero"' in text
+    assert "Libraries therefore" not in text
+    printed = stored_output("04", "s2-trap")
+    assert "all finfo(float16).min: -65504 -> [0.333 0.333 0.333]  <- no nan, but uniform again" in printed
+
