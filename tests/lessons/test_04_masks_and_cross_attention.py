@@ -375,3 +375,19 @@ def test_04_s2_names_who_fills_with_finfo_min_and_what_pytorchs_sdpa_does():
     printed = stored_output("04", "s2-trap")
     assert "all finfo(float16).min: -65504 -> [0.333 0.333 0.333]  <- no nan, but uniform again" in printed
 
+
+def test_04_4_pad_weight_zeroed_after_the_softmax_is_named():
+    """Review round 20, 04-2: '<pad>' weighted 0 after the softmax, rows not renormalised, was told
+    "'<pad>' took some weight". <pad>'s value row is zero, so its numbers are those of no mask at all: the
+    hint names both. Written by hand."""
+    Xd = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    Xe = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
+    Y1 = sm(np.where([[True, False], [True, True]], Xd @ Xd.T / np.sqrt(3), -np.inf)) @ Xd
+    W = sm(2 * Y1 @ Xe.T / np.sqrt(3))
+    W[:, 3] = 0.0                                             # after the softmax, no renormalising
+    assert not np.allclose(W.sum(axis=1), 1.0)
+    result = al.EXERCISES["04.4"].evaluate(W @ Xe)
+    assert result.status == "mistake", result.message
+    assert "after the softmax without renormalising" in result.message, result.message
+    assert "-inf before the softmax" in result.message, result.message
+
