@@ -391,3 +391,10 @@ def test_04_4_pad_weight_zeroed_after_the_softmax_is_named():
     assert "after the softmax without renormalising" in result.message, result.message
     assert "-inf before the softmax" in result.message, result.message
 
+
+@pytest.mark.parametrize("shape, said", [((1, 6, 6), "got an array of shape (1, 6, 6)."),
+                                         ((5, 5), "got a 5 × 5 array.")])
+def test_04_2_a_wrong_shape_is_said_once(shape, said):
+    """Review round 20, 04-3: "got an array of shape (1, 6, 6), shape (1, 6, 6)" said the shape twice."""
+    message = al.EXERCISES["04.2"].evaluate(np.ones(shape, dtype=bool)).message
+    assert message.endswith("expected a mask of shape (6, 6), " + said), message

@@ -498,3 +498,13 @@ def test_05_guide_misconception_row_keeps_the_mask_caveat():
     assert answer.startswith("Without a mask (the explorer has none) and without positions, rows 0 and 2 "
                              "only trade places")
     assert "a causal mask already breaks the symmetry (05.1)" in answer.split("|")[0]
+
+
+@pytest.mark.parametrize("shape, said", [((1, 3, 4), "got an array of shape (1, 3, 4)."),
+                                         ((4, 3), "got a 4 × 3 array (transposed?)."),
+                                         ((3, 3), "got a 3 × 3 array.")])
+def test_05_2_a_wrong_shape_is_said_once_and_a_turned_table_is_asked_about(shape, said):
+    """Review round 20, 04-3: "got a 4 × 3 array, shape (4, 3)" said the shape twice; a (4, 3) table is
+    the (3, 4) one turned."""
+    message = al.EXERCISES["05.2"].evaluate(np.zeros(shape)).message
+    assert message.endswith("expected a position table of shape (3, 4), " + said), message
