@@ -500,6 +500,26 @@ def test_05_guide_misconception_row_keeps_the_mask_caveat():
     assert "a causal mask already breaks the symmetry (05.1)" in answer.split("|")[0]
 
 
+# ---------- review round 20: how the next token is chosen, the methods' authors, the cache's cost ---------
+def test_05_generate_is_greedy_off_the_attention_output_and_s6_says_so():
+    """Review round 20, 05-1: the lesson never said how `generate` picks the next token. By hand: each new
+    token is the largest of the attention output's four token components (scale 1, one-hot token then the
+    position on the circle); s6 says so, and that real models turn the output into logits and take the
+    largest or sample (lessons 08 and 09)."""
+    dec = al.pattern_decoder()
+    tokens, _ = al.generate(dec, ["a", "b", "c"], 6)
+    v = len(dec.vocab)
+    for t in range(2, len(tokens) - 1):                         # the step at position t writes token t + 1
+        ids = [dec.vocab.index(w) for w in tokens[:t + 1]]
+        p = np.arange(t + 1)
+        X = np.column_stack([np.eye(v)[ids], np.cos(dec.theta * p), np.sin(dec.theta * p)])
+        y = sm((X[t] @ dec.W_q) @ (X @ dec.W_k).T) @ (X @ dec.W_v)
+        assert tokens[t + 1] == dec.vocab[int(np.argmax(y[:v]))], t
+    text = folded("s6")
+    assert "the largest of its four token components, **greedy decoding**, with no sampling" in text
+    assert "**logits**" in text and "lesson 08" in text and "lesson 09" in text
+    assert "nucleus sampling, Holtzman et al. 2020" in text
+
 @pytest.mark.parametrize("shape, said", [((1, 3, 4), "got an array of shape (1, 3, 4)."),
                                          ((4, 3), "got a 4 × 3 array (transposed?)."),
                                          ((3, 3), "got a 3 × 3 array.")])
