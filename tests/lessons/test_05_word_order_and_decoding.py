@@ -520,6 +520,15 @@ def test_05_generate_is_greedy_off_the_attention_output_and_s6_says_so():
     assert "**logits**" in text and "lesson 08" in text and "lesson 09" in text
     assert "nucleus sampling, Holtzman et al. 2020" in text
 
+
+def test_05_sinusoids_rope_and_layernorm_carry_their_papers():
+    """Review round 20, 05-2: the three central methods with author and year, as smaller points had."""
+    assert "Vaswani et al. 2017, §3.5" in folded("s2")
+    assert "Vaswani et al. hoped a model would learn weights that keep it; RoPE builds it in" in folded("s4")
+    assert ("**RoPE** (Su et al. 2021, *RoFormer: Enhanced Transformer with Rotary Position Embedding*)"
+            in folded("w05-rope-how"))
+    assert "**LayerNorm** (Ba, Kiros & Hinton 2016)" in folded("s8")
+
 @pytest.mark.parametrize("shape, said", [((1, 3, 4), "got an array of shape (1, 3, 4)."),
                                          ((4, 3), "got a 4 × 3 array (transposed?)."),
                                          ((3, 3), "got a 3 × 3 array.")])
