@@ -529,6 +529,29 @@ def test_05_sinusoids_rope_and_layernorm_carry_their_papers():
             in folded("w05-rope-how"))
     assert "**LayerNorm** (Ba, Kiros & Hinton 2016)" in folded("s8")
 
+
+def test_05_the_cache_does_1_over_t_of_the_work_of_a_full_forward_pass():
+    """Review round 20, 05-3: "t times less work" read oddly, and the baseline is a full forward pass.
+    By hand (d = 512, d_k = 64): without a cache 3 t d d_k + 2 t² d_k, with one 3 d d_k + 2 t d_k, exactly
+    t times as much; and the last row of the full causal pass is the new token's query alone over every
+    key, so one layer would need no other query."""
+    t = np.arange(1, 1025)
+    full, cached = 3 * t * 512 * 64 + 2 * t**2 * 64, 3 * 512 * 64 + 2 * t * 64
+    assert np.array_equal(full, t * cached)
+    table = al.decoding_cost(1024, d=512, d_k=64)
+    assert np.array_equal(table["no_cache"], full) and np.array_equal(table["cache"], cached)
+    rng = np.random.default_rng(0)
+    X, W_q, W_k, W_v = rng.normal(size=(5, 4)), *rng.normal(size=(3, 4, 4))
+    full_pass = causal_outputs(X, W_q, W_k, W_v)
+    new_query_only = sm((X[-1] @ W_q) @ (X @ W_k).T / 2.0) @ (X @ W_v)
+    assert np.allclose(full_pass[-1], new_query_only)
+    assert "step $t$ does exactly $1/t$ of the work of a full forward pass" in folded("summary")
+    assert "times less" not in folded("summary")
+    cost = folded("s7-cost")
+    assert "That is a full forward pass, as a model with several layers needs" in cost
+    assert "a one-layer model, or the top layer alone, would need a query for the new token only" in cost
+
+
 @pytest.mark.parametrize("shape, said", [((1, 3, 4), "got an array of shape (1, 3, 4)."),
                                          ((4, 3), "got a 4 × 3 array (transposed?)."),
                                          ((3, 3), "got a 3 × 3 array.")])
