@@ -94,7 +94,7 @@ def test_design_and_debug_checks_run_the_students_work():
     assert design.evaluate(W).status == "correct"
     W[3, 0], W[3, 2] = 0.0, 3.0                        # animal & small: refused, the small noun need
     assert design.evaluate(W).status != "correct"      # not be an animal (a fresh sentence shows it)
-    assert "shape (3, 3)" in design.evaluate(np.zeros((3, 3))).message
+    assert "got a 3 × 3 array." in design.evaluate(np.zeros((3, 3))).message
     assert design.evaluate(lambda q, K: q).status == "wrong"
     assert "raised ZeroDivisionError" in debug.evaluate(lambda q, K: 1 / 0).message
     assert debug.evaluate(al.softmax.__call__).status == "wrong"      # softmax(q, K) is not weights_of

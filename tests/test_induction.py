@@ -276,7 +276,7 @@ def test_07_2_design_is_judged_by_running_it():
     assert "same token" not in ex.evaluate(anti).message and "previous token" in ex.evaluate(anti).message
     both = qk(0, 0) + qk(0, 1)                                       # own-own and own-prev, equally strong
     assert ex.evaluate(both).mistake is None and "pull the weight away" in ex.evaluate(both).message
-    assert "shape (8, 8)" in ex.evaluate(np.eye(8)).message
+    assert "got a 8 × 8 array." in ex.evaluate(np.eye(8)).message
 
 
 def test_07_2_the_sequences_and_stream_are_what_the_question_says():

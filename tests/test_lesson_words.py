@@ -26,6 +26,7 @@ NOT_COMPUTED: dict[str, dict[str, str]] = {
     "04": {
     },
     "05": {
+        "3.5": "the section of Vaswani et al. 2017 on positional encodings (§3.5): a name, not a number",
     },
     "06": {
         "0.9": "Adam's β₁, a constant of the method (Kingma and Ba's default, al.train's)",

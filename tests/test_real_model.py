@@ -450,7 +450,7 @@ def test_08_2_other_right_designs_pass_and_the_weights_are_real():
     k = [a * np.cos(1.4), a * np.sin(1.4), 0.3, -0.2]
     assert al.EXERCISES["08.2"].evaluate(np.array([q, k])).status == "correct"
     said = al.EXERCISES["08.2"].evaluate(np.ones(4)).message
-    assert "of shape (2, 4), got a list of 4 numbers, shape (4,)" in said
+    assert "of shape (2, 4), got a list of 4 numbers." in said
 
 
 def _my_gqa(group_of, scale=True, causal=True, values_group_of=None):

@@ -238,8 +238,11 @@ def lesson04():
                     lambda: layer(causal="none"),
                     "the first decoder token saw the second one in the self-attention: mask the "
                     "future there (np.tril)."),
-                "no padding mask": (lambda: layer(pad="none"),
-                                    "'<pad>' took some weight: mask the padding key."),
+                "no padding mask": (
+                    lambda: layer(pad="none"),
+                    "'<pad>' took some weight, or you set its weight to 0 after the softmax without "
+                    "renormalising (its value row is zero, so both give the same numbers): mask the "
+                    "padding key's score with -inf before the softmax."),
                 "inverted padding mask": (
                     lambda: layer(pad="inverted"),
                     "your mask keeps only '<pad>' and hides the real tokens: in this course True "

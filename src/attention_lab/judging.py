@@ -22,7 +22,8 @@ def as_numbers(answer, shape: tuple[int, ...], what: str, flat: bool = False) ->
     if flat and got.size == int(np.prod(shape)) and np.squeeze(got).shape == shape:
         got = got.reshape(shape)
     if got.shape != shape:
-        return f"expected {what} of shape {shape}, got {in_words(got.shape)}, shape {got.shape}."
+        turned = " (transposed?)" if got.shape == shape[::-1] else ""       # .T reverses the axes
+        return f"expected {what} of shape {shape}, got {in_words(got.shape)}{turned}."
     if not np.isfinite(got).all():
         return (f"expected {what} of shape {shape}: yours has that shape, but contains NaN or inf. "
                 "Use finite numbers.")

@@ -356,3 +356,45 @@ def test_04_2_an_additive_float_mask_is_named_and_its_hint_leads_to_the_boolean_
     causal_only = np.where(np.tril(np.ones((6, 6), dtype=bool)), 0.0, -np.inf)   # wrong, and additive
     assert al.EXERCISES["04.2"].evaluate(causal_only).mistake == "additive float mask"
     assert al.EXERCISES["04.2"].evaluate(causal_only == 0).mistake == "causal only"
+
+
+# ---------- review round 20: the fill libraries use; 04.4's pad zeroed after the softmax; 04.2's message ---
+def test_04_s2_names_who_fills_with_finfo_min_and_what_pytorchs_sdpa_does():
+    """Review round 20, 04-1: `torch.finfo(dtype).min` is Hugging Face's fill, not PyTorch's own attention's
+    (F.scaled_dot_product_attention keeps -inf and gives a fully masked row zero weights, as
+    masked_rows="zero" does); the finite fill cures the NaN only: an empty row is uniform again. By hand:
+    float16's most negative number, three times, through a softmax written here."""
+    low = np.full(3, np.finfo(np.float16).min, dtype=np.float16)
+    assert np.isfinite(low).all() and float(low[0]) == -65504.0
+    e = np.exp(low.astype(np.float64) - float(low.max()))
+    assert np.allclose(e / e.sum(), [1 / 3, 1 / 3, 1 / 3])
+    text = prose("04", "s2")
+    assert "Hugging Face" in text and "torch.finfo(dtype).min" in text and "uniform again" in text
+    assert "scaled_dot_product_attention" in text and 'masked_rows="zero"' in text
+    assert "Libraries therefore" not in text
+    printed = stored_output("04", "s2-trap")
+    assert "all finfo(float16).min: -65504 -> [0.333 0.333 0.333]  <- no nan, but uniform again" in printed
+
+
+def test_04_4_pad_weight_zeroed_after_the_softmax_is_named():
+    """Review round 20, 04-2: '<pad>' weighted 0 after the softmax, rows not renormalised, was told
+    "'<pad>' took some weight". <pad>'s value row is zero, so its numbers are those of no mask at all: the
+    hint names both. Written by hand."""
+    Xd = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+    Xe = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
+    Y1 = sm(np.where([[True, False], [True, True]], Xd @ Xd.T / np.sqrt(3), -np.inf)) @ Xd
+    W = sm(2 * Y1 @ Xe.T / np.sqrt(3))
+    W[:, 3] = 0.0                                             # after the softmax, no renormalising
+    assert not np.allclose(W.sum(axis=1), 1.0)
+    result = al.EXERCISES["04.4"].evaluate(W @ Xe)
+    assert result.status == "mistake", result.message
+    assert "after the softmax without renormalising" in result.message, result.message
+    assert "-inf before the softmax" in result.message, result.message
+
+
+@pytest.mark.parametrize("shape, said", [((1, 6, 6), "got an array of shape (1, 6, 6)."),
+                                         ((5, 5), "got a 5 × 5 array.")])
+def test_04_2_a_wrong_shape_is_said_once(shape, said):
+    """Review round 20, 04-3: "got an array of shape (1, 6, 6), shape (1, 6, 6)" said the shape twice."""
+    message = al.EXERCISES["04.2"].evaluate(np.ones(shape, dtype=bool)).message
+    assert message.endswith("expected a mask of shape (6, 6), " + said), message

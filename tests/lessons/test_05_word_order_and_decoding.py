@@ -498,3 +498,65 @@ def test_05_guide_misconception_row_keeps_the_mask_caveat():
     assert answer.startswith("Without a mask (the explorer has none) and without positions, rows 0 and 2 "
                              "only trade places")
     assert "a causal mask already breaks the symmetry (05.1)" in answer.split("|")[0]
+
+
+# ---------- review round 20: how the next token is chosen, the methods' authors, the cache's cost ---------
+def test_05_generate_is_greedy_off_the_attention_output_and_s6_says_so():
+    """Review round 20, 05-1: the lesson never said how `generate` picks the next token. By hand: each new
+    token is the largest of the attention output's four token components (scale 1, one-hot token then the
+    position on the circle); s6 says so, and that real models turn the output into logits and take the
+    largest or sample (lessons 08 and 09)."""
+    dec = al.pattern_decoder()
+    tokens, _ = al.generate(dec, ["a", "b", "c"], 6)
+    v = len(dec.vocab)
+    for t in range(2, len(tokens) - 1):                         # the step at position t writes token t + 1
+        ids = [dec.vocab.index(w) for w in tokens[:t + 1]]
+        p = np.arange(t + 1)
+        X = np.column_stack([np.eye(v)[ids], np.cos(dec.theta * p), np.sin(dec.theta * p)])
+        y = sm((X[t] @ dec.W_q) @ (X @ dec.W_k).T) @ (X @ dec.W_v)
+        assert tokens[t + 1] == dec.vocab[int(np.argmax(y[:v]))], t
+    text = folded("s6")
+    assert "the largest of its four token components, **greedy decoding**, with no sampling" in text
+    assert "**logits**" in text and "lesson 08" in text and "lesson 09" in text
+    assert "nucleus sampling, Holtzman et al. 2020" in text
+
+
+def test_05_sinusoids_rope_and_layernorm_carry_their_papers():
+    """Review round 20, 05-2: the three central methods with author and year, as smaller points had."""
+    assert "Vaswani et al. 2017, §3.5" in folded("s2")
+    assert "Vaswani et al. hoped a model would learn weights that keep it; RoPE builds it in" in folded("s4")
+    assert ("**RoPE** (Su et al. 2021, *RoFormer: Enhanced Transformer with Rotary Position Embedding*)"
+            in folded("w05-rope-how"))
+    assert "**LayerNorm** (Ba, Kiros & Hinton 2016)" in folded("s8")
+
+
+def test_05_the_cache_does_1_over_t_of_the_work_of_a_full_forward_pass():
+    """Review round 20, 05-3: "t times less work" read oddly, and the baseline is a full forward pass.
+    By hand (d = 512, d_k = 64): without a cache 3 t d d_k + 2 t² d_k, with one 3 d d_k + 2 t d_k, exactly
+    t times as much; and the last row of the full causal pass is the new token's query alone over every
+    key, so one layer would need no other query."""
+    t = np.arange(1, 1025)
+    full, cached = 3 * t * 512 * 64 + 2 * t**2 * 64, 3 * 512 * 64 + 2 * t * 64
+    assert np.array_equal(full, t * cached)
+    table = al.decoding_cost(1024, d=512, d_k=64)
+    assert np.array_equal(table["no_cache"], full) and np.array_equal(table["cache"], cached)
+    rng = np.random.default_rng(0)
+    X, W_q, W_k, W_v = rng.normal(size=(5, 4)), *rng.normal(size=(3, 4, 4))
+    full_pass = causal_outputs(X, W_q, W_k, W_v)
+    new_query_only = sm((X[-1] @ W_q) @ (X @ W_k).T / 2.0) @ (X @ W_v)
+    assert np.allclose(full_pass[-1], new_query_only)
+    assert "step $t$ does exactly $1/t$ of the work of a full forward pass" in folded("summary")
+    assert "times less" not in folded("summary")
+    cost = folded("s7-cost")
+    assert "That is a full forward pass, as a model with several layers needs" in cost
+    assert "a one-layer model, or the top layer alone, would need a query for the new token only" in cost
+
+
+@pytest.mark.parametrize("shape, said", [((1, 3, 4), "got an array of shape (1, 3, 4)."),
+                                         ((4, 3), "got a 4 × 3 array (transposed?)."),
+                                         ((3, 3), "got a 3 × 3 array.")])
+def test_05_2_a_wrong_shape_is_said_once_and_a_turned_table_is_asked_about(shape, said):
+    """Review round 20, 04-3: "got a 4 × 3 array, shape (4, 3)" said the shape twice; a (4, 3) table is
+    the (3, 4) one turned."""
+    message = al.EXERCISES["05.2"].evaluate(np.zeros(shape)).message
+    assert message.endswith("expected a position table of shape (3, 4), " + said), message
