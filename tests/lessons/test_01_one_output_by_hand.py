@@ -361,3 +361,14 @@ def test_01_3_mices_own_features_as_the_query_are_told_about_animal_not_size():
     assert abs(sm(X01 @ np.array([1.0, 0, 0, 1]))[3] - 0.534) < 1e-3
     assert weak.status == "mistake" and "too little" in weak.message, weak.message
     assert status("01.3", small_row([3.0, 0, 0, 3])).status == "correct"
+
+
+# ---------- review round 20, 01-1: y₂ averages the values ---------------------------------------------------
+
+def test_01_intro_says_y2_averages_the_values():
+    """01-1: from section 5 on, y₂ = Σ_j w_2j v_j (the Summary's formula), a weighted average of the values,
+    not of the tokens; the intro says so (and that sections 2-4 average the tokens themselves)."""
+    text = prose("01", "intro")
+    assert "weighted average over the values of all the tokens" in text
+    assert "before $W_v$, over the tokens themselves" in text
+    assert "y_i = \\sum_j w_{ij} v_j" in prose("01", "summary")
