@@ -124,8 +124,9 @@ def test_reference_lines_bars_by_their_ticks_and_legends_in_words():
 def test_swatches_a_colour_scale_equal_rows_and_a_grid_of_heatmaps_in_words():
     fig = al.role_legend()
     assert alt_text.describe_figure(fig) == (
-        "Figure with 4 panels. 1) “query Q”: a swatch of blue. 2) “key K”: a swatch of red-orange. "
-        "3) “value V”: a swatch of green. 4) “attention weight: 0 … 1”: a colour scale from 0.00 to 1.00.")
+        "Figure with 5 panels. 1) “query Q”: a swatch of blue. 2) “key K”: a swatch of red-orange. "
+        "3) “value V”: a swatch of green. 4) “scores S”: a swatch of dark red. "
+        "5) “attention weight: 0 … 1”: a colour scale from 0.00 to 1.00.")
     plt.close(fig)
     ax = al.heatmap(np.full((2, 2), 0.5), ["a", "b"], ["c", "d"])
     assert "the largest entry in each row: a: every entry 0.50; b: every entry 0.50" in \

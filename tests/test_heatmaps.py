@@ -280,14 +280,17 @@ def test_panels_side_by_side_share_the_rows_and_have_no_colour_bars():
     np.testing.assert_allclose(fig.get_size_inches(), [0.8 * 3.6 + 1, 5])
 
 
-def test_the_legend_shows_each_roles_colour_and_the_weight_scale():
+def test_the_legend_shows_each_roles_colour_the_scores_red_and_the_weight_scale():
+    """Lesson 00 §4's key: one swatch per role, one in the red of a positive score (RED, the top of every
+    kind='scores' map), and the fixed 0-1 weight scale."""
     fig = al.role_legend()
     pixels = drawn(fig)
     np.testing.assert_allclose(fig.get_size_inches(), [10, 1.3])
-    swatches, scale = fig.axes[:3], fig.axes[3]
-    for ax, (role, top), title in zip(swatches, ROLE_HEX.items(), ("query Q", "key K", "value V")):
+    swatches, scale = fig.axes[:4], fig.axes[4]
+    titles = ("query Q", "key K", "value V", "scores S")
+    for ax, top, title in zip(swatches, [*ROLE_HEX.values(), RED], titles):
         np.testing.assert_allclose(pixel(ax, pixels, 0.5, 0.5), to_rgb(top), atol=TOL)
-        assert ax.get_title() == title and ax.title.get_fontsize() == 14 and not ax.axison, role
+        assert ax.get_title() == title and ax.title.get_fontsize() == 14 and not ax.axison, title
     for x in (0.05, 0.5, 0.95):
         np.testing.assert_allclose(pixel(scale, pixels, x, 0.5), PURPLES(x)[:3], atol=TOL)
     assert scale.get_title() == "attention weight: 0 … 1" and scale.title.get_fontsize() == 14
@@ -298,7 +301,8 @@ def test_the_legend_shows_each_roles_colour_and_the_weight_scale():
     assert scale.axison and words(scale.get_xticklabels()) == ["0.0", "0.5", "1.0"]
     inside(fig, [a.title for a in fig.axes] + scale.get_xticklabels())
     assert abs(scale.get_window_extent().width / swatches[0].get_window_extent().width - 3) < 0.1   # 3 : 1
-    np.testing.assert_allclose(fig.axes[0].get_subplotspec().get_gridspec().get_width_ratios(), [1, 1, 1, 3])
+    ratios = fig.axes[0].get_subplotspec().get_gridspec().get_width_ratios()
+    np.testing.assert_allclose(ratios, [1, 1, 1, 1, 3])
 
 
 def test_subscripts():

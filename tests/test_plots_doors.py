@@ -75,7 +75,8 @@ def test_titles_take_the_colour_of_their_role():
     # Okabe-Ito blue, vermillion, bluish green: the collection's query, key and value colours
     assert colours["Q = X W_q"] == "#0072b2" and colours["K = X W_k"] == "#d55e00"
     assert colours["V = X W_v"] == "#009e73" and colours["Y = weights · V"] == "#009e73"
-    assert colours["scores Q Kᵀ·scale"] == colours["weights = softmax"] == matplotlib.colors.to_hex("0.15")
+    assert colours["weights = softmax"] == matplotlib.colors.to_hex("0.15")
+    assert colours["scores Q Kᵀ·scale"] == "#a9373b"   # the red of a positive score, on lesson 00's key
     matplotlib.pyplot.close(fig)
 
 

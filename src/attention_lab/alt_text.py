@@ -271,9 +271,9 @@ def describe_words(ax) -> str:
     return "a diagram" + (" with the words: " + listed(words, 24) if words else "")
 
 
-# the collection's own colours (heatmaps.ROLE_COLORS, LINE_COLORS, OPEN_COLOR), by name
+# the collection's own colours (heatmaps.ROLE_COLORS, LINE_COLORS, OPEN_COLOR, SCORES_RED), by name
 COLOUR_NAMES = {"#0072b2": "blue", "#d55e00": "red-orange", "#009e73": "green", "#cc79a7": "pink",
-                "#333333": "dark grey", "#b00020": "red"}
+                "#333333": "dark grey", "#b00020": "red", "#a9373b": "dark red"}
 
 
 def colour_name(colour) -> str:

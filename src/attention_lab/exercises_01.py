@@ -52,6 +52,17 @@ def _design_01():
             wf = weights(W, X_, small_of(X_))
             yield bool(np.argmax(wf) == len(X_) - 1 and wf[-1] - np.sort(wf)[-2] > 1e-9)
 
+    def on_fresh(W):
+        """For a W_q with which mice wins by more than 0.7: None if it passes the fresh sentences too,
+        else the hint that says why not."""
+        if all(passes_fresh(W)):
+            return None
+        no_animal = W.copy()
+        no_animal[:, 2] = 0.0                              # the same questions without 'animal?'
+        if W[3, 2] > 0 and weights(no_animal)[3] > 0.7 and all(passes_fresh(no_animal)):
+            return "asks animal"
+        return "more features"
+
     def judge(answer):
         W = as_numbers(answer, (4, 4), "W_q (rows: features of x, columns: what the query asks for)")
         if isinstance(W, str):
@@ -61,14 +72,7 @@ def _design_01():
         w = weights(W)
         wins = np.argmax(w) == 3 and w[3] - np.sort(w)[-2] > 1e-9
         if wins and w[3] > 0.7:
-            if all(passes_fresh(W)):
-                return None
-            no_animal = W.copy()
-            no_animal[:, 2] = 0.0                          # the same questions without 'animal?'
-            w_na = weights(no_animal)
-            if W[3, 2] > 0 and w_na[3] > 0.7 and all(passes_fresh(no_animal)):
-                return "asks animal"
-            return "more features"
+            return on_fresh(W)
         wt = weights(W.T)
         if np.argmax(wt) == 3 and wt[3] > 0.7 and wt[3] - np.sort(wt)[-2] > 1e-9:
             return "transposed"
@@ -81,7 +85,12 @@ def _design_01():
             if np.isclose(W[3, 0], 0) and np.isclose(W[3, 2], 0):
                 return "small only"                        # nothing asked of mice's noun and animal
             return "noun cancelled" if W[3, 0] > 0 else "noun penalised"   # noun? + animal? = 0
-        if wins:
+        if wins:                # mice wins by too little: would W pass if its entries were larger?
+            strong = W
+            for _ in range(64):                            # mice wins, so scaling up lifts its weight
+                if weights(strong)[3] > 0.7:
+                    return on_fresh(strong) or "too weak"
+                strong = 2.0 * strong
             return "too weak"
         return (f"with your W_q, small's weights are {np.round(w, 3)}: mice (the last) must get the "
                 "most, more than 0.7. Row 'small' of W_q decides what small's query asks for.")

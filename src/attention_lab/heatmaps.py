@@ -252,16 +252,18 @@ def heatmap_row(panels: Sequence[tuple], row_labels: Sequence[str], *, height: f
 
 
 def role_legend() -> Figure:
-    """The collection's colours: one per role (query, key, value) and the fixed 0-1 weight scale."""
-    fig, axes = plt.subplots(1, 4, figsize=(10, 1.3), layout="constrained", width_ratios=[1, 1, 1, 3])
-    for ax, (role, name) in zip(axes, (("query", "query Q"), ("key", "key K"), ("value", "value V"))):
-        ax.add_patch(plt.Rectangle((0, 0), 1, 1, color=ROLE_COLORS[role]))
+    """The collection's colours: one per role (query, key, value), the scores' red (a positive score) and
+    the fixed 0-1 weight scale."""
+    fig, axes = plt.subplots(1, 5, figsize=(10, 1.3), layout="constrained", width_ratios=[1, 1, 1, 1, 3])
+    swatches = ((ROLE_COLORS["query"], "query Q"), (ROLE_COLORS["key"], "key K"),
+                (ROLE_COLORS["value"], "value V"), (SCORES_RED, "scores S"))
+    for ax, (colour, name) in zip(axes, swatches):
+        ax.add_patch(plt.Rectangle((0, 0), 1, 1, color=colour))
         ax.set_title(name, fontsize=FONT["title"])
-    axes[3].imshow(np.linspace(0, 1, 101)[None, :], cmap=WEIGHTS_CMAP, aspect="auto", vmin=0, vmax=1,
-                   extent=(0, 1, 0, 1))
-    axes[3].set_title("attention weight: 0 … 1", fontsize=FONT["title"])
-    axes[3].set_xticks([0, 0.5, 1])
-    axes[3].tick_params(labelsize=FONT["ticks"] - 1, left=False, labelleft=False)
-    for ax in axes[:3]:
         ax.set_axis_off()
+    axes[4].imshow(np.linspace(0, 1, 101)[None, :], cmap=WEIGHTS_CMAP, aspect="auto", vmin=0, vmax=1,
+                   extent=(0, 1, 0, 1))
+    axes[4].set_title("attention weight: 0 … 1", fontsize=FONT["title"])
+    axes[4].set_xticks([0, 0.5, 1])
+    axes[4].tick_params(labelsize=FONT["ticks"] - 1, left=False, labelleft=False)
     return fig

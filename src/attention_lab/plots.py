@@ -27,11 +27,13 @@ from .heatmaps import (
     FONT,
     LINE_COLORS,
     ROLE_COLORS,
+    SCORES_RED,
     WEIGHTS_CMAP,
     heatmap,
     kind_color,
     kind_style,
     labels_fit,
+    text_color,
 )
 from .matrix import attention_scores, attention_unchecked, project_unchecked
 
@@ -142,10 +144,22 @@ def plot_flow(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, toke
             heatmap(values, tokens if i == 0 else [""] * len(tokens), col_labels, ax=ax, kind=kind,
                     title=title, xlabel="", ylabel="", cbar=False, annot=False)
             ax.tick_params(axis="x", labelrotation=90)
-            ax.title.set_color(kind_color(kind))
+            ax.title.set_color(SCORES_RED if kind == "scores" else kind_color(kind))
+            if kind != "weights":       # the weights have the legend's fixed 0-1 scale; every other
+                label_nonzero(ax, values)  # panel has its own, so its numbers are written on it
     top.suptitle("X → Q, K, V (one colour per role)", fontsize=FONT["title"])
     bottom.suptitle("→ scores → softmax → weights (0–1) → weights · V = Y", fontsize=FONT["title"])
     return fig
+
+
+def label_nonzero(ax, values: np.ndarray) -> None:
+    """Write each non-zero entry of the heatmap on `ax` on its cell (2 significant digits), in black or
+    white, whichever reads better on the cell's colour (text_color)."""
+    mesh = ax.collections[0]
+    for (r, c), value in np.ndenumerate(values):
+        if value != 0:
+            ax.text(c + 0.5, r + 0.5, f"{value:.2g}", ha="center", va="center", fontsize=FONT["annot"] - 2,
+                    color=text_color(mesh.cmap(mesh.norm(value))))
 
 
 def _matrix_block(ax, values: np.ndarray, kind: str, title: str, edges: Sequence[int] = (), cmap=None,

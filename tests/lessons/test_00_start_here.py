@@ -21,10 +21,12 @@ from lesson_helpers import (
     SMALL,
     explorer,
     hand_weights,
+    lesson_cells,
     move,
     prose,
     sm,
     spread_from_quarter,
+    stored_output,
 )
 
 import attention_lab as al
@@ -170,3 +172,114 @@ def test_00_notation_names_its_sources():
     text = prose("00", "s3")
     assert "Vaswani et al. 2017" in text and "*Attention Is All You Need*" in text and "lesson 02" in text
     assert "He et al. 2016" in text and "lesson 04" in text
+
+
+# ---------- review round 20 of lessons 00-01 ---------------------------------------------------------------
+
+def test_00_nn_linear_has_a_bias_and_gpt2s_conv1d_needs_no_transpose():
+    """00-1: nn.Linear computes x @ weight.T + bias (bias=True by default); our W_q has none, nor has lesson
+    08's model (its table: 'none anywhere'); Hugging Face's GPT-2 Conv1D stores (in, out), our layout."""
+    text = prose("00", "s3b")
+    assert "`x @ weight.T + bias`" in text and "bias=False" in text
+    assert "have no bias (nor has lesson 08's model)" in text
+    assert "`Conv1D`" in text and "$(d_{in}, d_{out})$" in text and "`x @ weight + bias`" in text
+    assert "needs no transpose" in text
+    table = [line for line in lesson_cells("08")["r08-s2"].splitlines() if line.startswith("| biases |")]
+    assert len(table) == 1 and table[0].rstrip(" |").endswith("none anywhere"), table
+
+
+def test_00_tau_half_shows_lesson_01s_unscaled_weights_for_chase():
+    """00-2 (cell 's1-note'): at τ = 1 the explorer divides the scores by √d_k = 2 (its printed scale
+    0.5000); lesson 01 does not divide (scale 1), and τ = 0.5 reproduces its chase row: scores [2 0 0 2] by
+    hand, weights e²/(2e² + 2) and 1/(2e² + 2), as lesson 01 prints them (0.4404, 0.0596)."""
+    text = prose("00", "s1-note")
+    assert "at τ = 1 the scores are divided by $\\sqrt{d_k} = 2$" in text
+    assert "Lesson 01 leaves that division out: it computes at scale 1, which is τ = 0.5 here" in text
+    assert "this picture shows at τ = 0.5, not the ones above" in text
+    ex = explorer("02 matrix_explorer, weights only")
+    move(ex, "tau", 0.5)
+    assert "scale = 1/(τ·√d_k) = 1.0000" in ex.summary()                          # at τ = 0.5
+    assert CCM.W_k.shape[1] == 4                                                   # √d_k = 2
+    assert "scale = 1/(τ·√d_k) = 0.5000" in stored_output("00", "s1-static")      # at τ = 1
+    scores = (CCM.X[CHASE] @ CCM.W_q) @ (CCM.X @ CCM.W_k).T
+    assert np.array_equal(scores, [2, 0, 0, 2])
+    e2 = np.exp(2.0)
+    unscaled = np.array([e2, 1, 1, e2]) / (2 * e2 + 2)
+    assert not np.allclose(move(ex, "tau", 1.0)["weights"][CHASE], unscaled, atol=1e-3)
+    assert np.allclose(move(ex, "tau", 0.5)["weights"][CHASE], unscaled, atol=1e-12)
+    printed = re.search(r"weights: \[([^\]]*)\]", stored_output("01", "s7-code")).group(1)
+    assert np.allclose([float(v) for v in printed.split()], unscaled, atol=5e-5)
+
+
+def test_00_flow_figure_writes_its_numbers_and_its_scores_red_is_in_the_key():
+    """00-3: each panel of section 1's picture but the weights (fixed 0-1 scale) has its own colour scale,
+    so its non-zero numbers are written on it: Q's single 8 (by hand: x_it asks 'animal?' with weight 8),
+    and the score 8 · 1 / √4 = 4 of it → cat. The scores are drawn in red, and the key shows that red."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.colors import to_hex
+    ex = al.it_was_tired()
+    it, cat = ex.tokens.index("it"), ex.tokens.index("cat")
+    fig = al.plot_flow(ex.X, ex.W_q, ex.W_k, ex.W_v, ex.tokens, ex.features)
+    panels = {ax.get_title(): ax for ax in fig.axes}
+
+    def written(title):
+        return {(round(t.get_position()[1] - 0.5), round(t.get_position()[0] - 0.5)): t.get_text()
+                for t in panels[title].texts}
+
+    Q = ex.X @ ex.W_q
+    assert written("Q = X W_q") == {(r, c): f"{Q[r, c]:g}" for r, c in zip(*np.nonzero(Q))} == {(it, 0): "8"}
+    assert written("scores Q Kᵀ·scale") == {(it, cat): "4"}
+    assert written("X (tokens)") == {(r, c): "1" for r, c in zip(*np.nonzero(ex.X))}
+    assert written("weights = softmax") == {}
+    mesh = panels["scores Q Kᵀ·scale"].collections[0]
+    red = to_hex(mesh.cmap(mesh.norm(4.0)))                       # the colour of the largest score's cell
+    assert to_hex(panels["scores Q Kᵀ·scale"].title.get_color()) == red
+    legend = al.role_legend()
+    swatches = {ax.get_title(): to_hex(ax.patches[0].get_facecolor()) for ax in legend.axes if ax.patches}
+    assert swatches["scores S"] == red
+    assert "scores in red" in prose("00", "s3") and "scores red" in prose("00", "summary")
+    assert "section 1's picture writes their numbers on them" in prose("00", "s3")
+
+
+def test_00_mask_convention_warns_of_pytorchs_opposite():
+    """00-4: torch.nn.MultiheadAttention's boolean masks mean True = masked, the opposite of ours; the start
+    page says so and points to lesson 04, which explains it."""
+    text = prose("00", "s3")
+    assert "**`True` where a query may attend to a key**" in text
+    assert "`torch.nn.MultiheadAttention` reads a boolean mask the other way round (`True` = masked): " \
+           "lesson 04" in text
+    assert "`torch.nn.MultiheadAttention` uses the **opposite** convention" in prose("04", "s1")
+
+
+SOURCES = {"000": ("a TensorFlow walkthrough notebook", ["01"]),
+           "001": ("a short NumPy notebook", ["02"]),
+           "002": ("Denis Rothman's chapter-2 notebook", ["03"]),
+           "003": ("StatQuest's (Josh Starmer)", ["02"]),
+           "004": ("gnoejh/ict1022, `Transformer/5_attention_equations.ipynb`", ["03", "04"])}
+
+
+def test_00_names_the_five_sources_as_the_lessons_do():
+    """00-5: the start page names the five sources, each as the lesson that introduces it does, with the
+    lessons that work its examples (each mentions it by number), and appendix 10 goes through all five."""
+    text = prose("00", "s2-note")
+    later = " ".join(" ".join(" ".join(lesson_cells(f"{n:02d}").values()) for n in range(1, 11)).split())
+    for number, (name, lessons) in SOURCES.items():
+        bullet = re.search(rf"- `{number}`, (.*?)\((lessons? [^)]*)\)[;.]", text)
+        assert bullet and name in bullet.group(1), number
+        assert re.findall(r"\d\d", bullet.group(2)) == lessons, (number, bullet.group(2))
+        assert name in later, name                                   # named as a later lesson names it
+        for lesson in lessons:
+            said = " ".join(lesson_cells(lesson).values())
+            assert re.search(rf"[Ss]ources? `?{number}", said), (number, lesson)
+    assert len(re.findall(r"- `00\d`", text)) == 5
+    assert "Appendix 10 goes through the slips of all five" in text
+    assert "the five sources of this course" in prose("10", "title")
+
+
+def test_00_attention_is_attributed_to_its_origin():
+    """00-6: attention is older than the Transformer: Bahdanau et al. 2015 (learned soft alignment in
+    translation) and Luong et al. 2015 (the dot-product score among others)."""
+    text = prose("00", "s3")
+    assert "Attention itself is older" in text and "translation models" in text
+    assert "Bahdanau et al. 2015" in text and "Luong et al. 2015" in text and "the dot product" in text

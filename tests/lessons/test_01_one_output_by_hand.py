@@ -338,3 +338,37 @@ def test_01_4_taking_out_the_shift_is_told_the_shift_was_right():
     assert "add up to" in result.message and "numbers differ" not in result.message
     result = status("01.4", weights_over_unshifted)
     assert result.mistake == "unshifted sum" and "e.sum()" in result.message, result.message
+
+
+# ---------- review round 20, 01-2: 01.3's 'too weak' looks at the fresh sentences first ------------------
+
+def test_01_3_mices_own_features_as_the_query_are_told_about_animal_not_size():
+    """01-2: small's row [1, 0, 1, 1] (mice's own features, a natural first try) makes mice win on the
+    lesson's sentence by too little (0.644, by hand below). Made larger ([2, 0, 2, 2]) it would still fail,
+    on a fresh sentence whose small noun is no animal (a tie, by hand), so its hint names 'animal?' at
+    once, not size. [1, 0, 0, 1] is only too weak: made larger it passes."""
+    assert np.array_equal(X01[2], [0, 0, 0, 1])                        # small's query is row 'small' of W_q
+    scores = X01 @ np.array([1.0, 0, 1, 1])                            # W_k = I, no scale
+    assert list(scores) == [2, 0, 1, 3] and abs(sm(scores)[3] - 0.644) < 1e-3
+    S = np.array([[1.0, 0, 1, 0], [0, 0, 0, 1], [1, 0, 0, 1]])        # cats, small, a small non-animal noun
+    scaled = S @ np.array([2.0, 0, 2, 2])
+    assert scaled[0] == scaled[2] == 4                                # the animal ties with the target
+    result = status("01.3", small_row([1.0, 0, 1, 1]))
+    assert result.status == "mistake" and "animal" in result.message, result.message
+    assert "too little" not in result.message and "larger" not in result.message
+    assert status("01.3", small_row([2.0, 0, 2, 2])).message == result.message
+    weak = status("01.3", small_row([1.0, 0, 0, 1]))
+    assert abs(sm(X01 @ np.array([1.0, 0, 0, 1]))[3] - 0.534) < 1e-3
+    assert weak.status == "mistake" and "too little" in weak.message, weak.message
+    assert status("01.3", small_row([3.0, 0, 0, 3])).status == "correct"
+
+
+# ---------- review round 20, 01-1: y₂ averages the values ---------------------------------------------------
+
+def test_01_intro_says_y2_averages_the_values():
+    """01-1: from section 5 on, y₂ = Σ_j w_2j v_j (the Summary's formula), a weighted average of the values,
+    not of the tokens; the intro says so (and that sections 2-4 average the tokens themselves)."""
+    text = prose("01", "intro")
+    assert "weighted average over the values of all the tokens" in text
+    assert "before $W_v$, over the tokens themselves" in text
+    assert "y_i = \\sum_j w_{ij} v_j" in prose("01", "summary")
