@@ -126,3 +126,21 @@ def test_judge_fix_counts_the_numbers_that_differ_by_allclose():
         "on fresh inputs your function returns the right shape (3,), but 2 of its 3 numbers differ, the " \
         "largest by 0.5 at index [1]: twice its input."
     assert judge(lambda x: 2 * x) is None
+
+
+def test_hinted_pairs_each_hinted_wrong_version_with_its_hint():
+    """A Trial's known mistakes, as `answer_keys.mistakes_of` shows them to a teacher: each wrong version
+    (the function itself, also where it comes with its own closeness) and its hint; only the hinted ones."""
+    def no_exp(s):
+        return s / s.sum()
+
+    def halved(s):
+        return np.exp(s) / np.exp(s).sum() / 2
+
+    def roughly(a, b):
+        return True
+
+    mistakes = judging.hinted({"no exp": (no_exp, roughly), "halved": halved, "unhinted": halved},
+                              {"no exp": "where is the exp?", "halved": "why / 2?"})
+    assert {name: (answer(), hint) for name, (answer, hint) in mistakes.items()} == \
+        {"no exp": (no_exp, "where is the exp?"), "halved": (halved, "why / 2?")}
