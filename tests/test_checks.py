@@ -188,3 +188,272 @@ def test_a_design_exercises_accepts_each_is_evaluate_on_every_answer(key):
         ex.accepts_each(np.zeros((3, 5)))
     with pytest.raises(TypeError, match=r"answers of dtype <U1; expected numbers"):
         ex.accepts_each(np.full((1, *answers.shape[1:]), "1"))
+
+
+# ---------------------------------------------------------------- what a student reads (written by hand)
+
+def test_in_words_says_a_shape_as_a_student_reads_it():
+    from attention_lab.checks import in_words
+    assert [in_words(s) for s in [(), (1,), (3,), (0,), (2, 3), (2, 3, 4)]] == [
+        "one number", "a list of 1 number", "a list of 3 numbers", "a list of 0 numbers", "a 2 × 3 array",
+        "an array of shape (2, 3, 4)"]
+
+
+class Tensorish:
+    """An answer whose own __array__ raises, as a PyTorch tensor that requires grad does."""
+    def __array__(self, dtype=None, copy=None):
+        raise RuntimeError("Can't call numpy() on Tensor that requires grad.\nUse tensor.detach().numpy().")
+
+
+class Array(Tensorish):
+    """The same, under a name that starts with a capital vowel."""
+
+
+class _NoFloat:
+    def __float__(self):
+        raise ArithmeticError("")
+
+
+def _told(noun, exc):
+    return f"{noun} that NumPy cannot read as numbers ({exc}): give plain numbers, e.g. a list or a NumPy " \
+           "array (a PyTorch tensor: t.detach().numpy())"
+
+
+@pytest.mark.parametrize("answer, said", [
+    ("0.5", "text, '0.5': give numbers, without quotes"),
+    pytest.param(b"1", "text, b'1': give numbers, without quotes", id="bytes"),
+    ("x" * 38, f"text, '{'x' * 38}': give numbers, without quotes"),              # 40 characters: all shown
+    ("x" * 39, f"text, '{'x' * 36}...: give numbers, without quotes"),            # 41: cut to 37 and ...
+    (np.array(["1", "2"]), "text, array(['1', '2'], dtype='<U1'): give numbers, without quotes"),
+    ([1, "a"], "text, [1, 'a']: give numbers, without quotes"),
+    (len, "a function (len): give its numbers instead"),
+    (__import__("functools").partial(max, 1), "a function (partial): give its numbers instead"),
+    ([[1, 2], [3]], "a ragged list (its rows have different lengths, or it holds lists beside numbers)"),
+    (((1, 2), (3,)), "a ragged tuple (its rows have different lengths, or it holds lists beside numbers)"),
+    ([1j, 2], "complex numbers: give real ones"),
+    ([[1.0], [None]], "a list with None in it: replace every None by a number"),
+    ([10 ** 400, 1], "a number too large for a float (more than 1.8e308)"),
+    ([{}, 1], "a list holding dict, int"),
+    ([1, {}], "a list holding dict, int"),
+    (np.array([{}, 1], dtype=object), "an ndarray holding dict, int"),
+    ({}, "a dict"),
+    (set(), "a set"),
+    (np.array(["2026-11-30"], dtype="datetime64[D]"), "an ndarray of datetime64[D]: give numbers"),
+    (Tensorish(), _told("a Tensorish", "RuntimeError: Can't call numpy() on Tensor that requires grad.")),
+    (Array(), _told("an Array", "RuntimeError: Can't call numpy() on Tensor that requires grad.")),
+    ([_NoFloat()], _told("a list", "ArithmeticError: ")),
+])
+def test_read_numbers_says_what_an_answer_is_instead_of_numbers(answer, said):
+    from attention_lab.checks import read_numbers
+    assert read_numbers(answer) == said
+
+
+def test_an_error_message_is_cut_to_its_first_line_and_100_characters():
+    from attention_lab.checks import unreadable
+    assert unreadable((1,), ValueError("e" * 150 + "\nsecond")) == \
+        _told("a tuple", "ValueError: " + "e" * 100)
+    assert unreadable(Array(), KeyError()) == _told("an Array", "KeyError: ")
+
+
+@pytest.mark.parametrize("answer, numbers", [
+    ([True, False], [1.0, 0.0]),
+    (np.array([1, 200], dtype=np.uint8), [1.0, 200.0]),
+    ([[__import__("fractions").Fraction(1, 2)], [__import__("fractions").Fraction(3, 2)]], [[0.5], [1.5]]),
+    (np.array([np.nan, np.inf]), [np.nan, np.inf]),
+])
+def test_read_numbers_gives_floats_of_the_answers_shape(answer, numbers):
+    from attention_lab.checks import read_numbers
+    got = read_numbers(answer)
+    assert isinstance(got, np.ndarray) and got.dtype == np.float64
+    np.testing.assert_array_equal(got, numbers)
+
+
+def _weights_exercise(**how):
+    """Two softmax weights 0.2 and 0.8; known mistakes: the two swapped, and one number."""
+    mistakes = {"swapped": (lambda: np.array([0.8, 0.2]), "which key scores higher?"),
+                "one": (lambda: np.array(1.0), "give both weights, one per key")}
+    return Exercise("t.3", "?", lambda: np.array([0.2, 0.8]), mistakes=mistakes, **how)
+
+
+def test_an_exercise_says_each_verdict_in_words():
+    ex = _weights_exercise(expects="two weights, one per key", softmax=True)
+    said = {repr(a): (ex.evaluate(a).status, ex.evaluate(a).message, ex.evaluate(a).mistake) for a in [
+        None, ..., [0.2, 0.8], (0.204, 0.796), "0.2", [np.nan, 1.0], [0.2, -np.inf], np.float64("nan"),
+        [0.8, 0.2], 1, 1.004, [1, 2, 3]]}
+    assert list(said.values()) == [
+        ("unanswered", "Exercise t.3: not answered yet.", None),
+        ("unanswered", "Exercise t.3: not answered yet.", None),
+        ("correct", "Exercise t.3: ✓ correct.", None),
+        ("correct", "Exercise t.3: ✓ correct.", None),
+        ("wrong", "Exercise t.3: expected two weights, one per key; got text, '0.2': give numbers, without "
+                  "quotes.", None),
+        ("wrong", "Exercise t.3: your answer contains NaN or inf (the first at index [0]). Did a softmax "
+                  "overflow? Subtract the maximum score first.", None),
+        ("wrong", "Exercise t.3: your answer contains NaN or inf (the first at index [1]). Did a softmax "
+                  "overflow? Subtract the maximum score first.", None),
+        ("wrong", "Exercise t.3: your answer contains NaN or inf. Did a softmax overflow? Subtract the "
+                  "maximum score first.", None),
+        ("mistake", "Exercise t.3: not yet. Hint: which key scores higher?", "swapped"),
+        ("mistake", "Exercise t.3: not yet. Hint: give both weights, one per key", "one"),
+        ("mistake", "Exercise t.3: not yet. Hint: give both weights, one per key", "one"),
+        ("wrong", "Exercise t.3: expected two weights, one per key; got a list of 3 numbers.", None),
+    ]
+    plain = _weights_exercise()
+    assert plain.evaluate([np.inf, 0.8]).message == \
+        "Exercise t.3: your answer contains NaN or inf (the first at index [0]). Give finite numbers."
+    assert plain.evaluate([[0.2, 0.8]]).message == \
+        "Exercise t.3: expected numbers of shape (2,); got a 1 × 2 array."
+    assert plain.evaluate([0.5, 0.9]).message == \
+        "Exercise t.3: your answer is a list of 2 numbers, as asked, but 2 of its 2 numbers differ, the " \
+        "largest by 0.3 at index [0]. Not right yet: go through the steps of the lesson again, one at a time."
+    assert plain.evaluate([0.204, 0.81]).message.endswith(
+        "but 1 of its 2 numbers differs, the largest by 0.01 at index [1]. Not right yet: go through the "
+        "steps of the lesson again, one at a time.")
+
+
+def test_an_exercises_fallback_is_said_after_the_numbers_or_instead_of_them():
+    worded = _weights_exercise(fallback="Each weight is between 0 and 1.")
+    assert worded.evaluate([0.5, 0.9]).message == \
+        "Exercise t.3: your answer is a list of 2 numbers, as asked, but 2 of its 2 numbers differ, the " \
+        "largest by 0.3 at index [0]. Each weight is between 0 and 1."
+    percent = _weights_exercise(
+        fallback=lambda got: "give weights, not percentages" if got.max() > 1 else None)
+    result = percent.evaluate([20, 80])
+    assert (result.status, result.message, result.mistake) == \
+        ("wrong", "Exercise t.3: not yet. Hint: give weights, not percentages", None)
+    assert percent.evaluate([0.5, 0.9]).message.endswith(
+        "the largest by 0.3 at index [0]. Not right yet: go through the steps of the lesson again, one at a "
+        "time.")
+
+
+def test_a_flat_exercise_takes_its_numbers_in_a_row_or_a_column_only():
+    flat = _weights_exercise(flat=True)
+    assert flat.evaluate([[0.2, 0.8]]).status == "correct"
+    assert flat.evaluate([[0.2], [0.8]]).status == "correct"
+    assert flat.evaluate([[0.8], [0.2]]).mistake == "swapped"
+    assert flat.evaluate([[0.5, 0.9]]).message.startswith(
+        "Exercise t.3: your answer is a list of 2 numbers, as asked, but 2 of its 2 numbers differ")
+    assert flat.evaluate([[[0.2, 0.8]]]).status == "correct"                  # (1, 1, 2): still one row
+    assert flat.evaluate([[0.2, 0.8], [0.2, 0.8]]).message == \
+        "Exercise t.3: expected numbers of shape (2,); got a 2 × 2 array."
+    four = Exercise("t.4", "?", lambda: np.arange(4.0), flat=True)
+    assert four.evaluate([[0, 1], [2, 3]]).message == \
+        "Exercise t.4: expected numbers of shape (4,); got a 2 × 2 array."     # four numbers, not a row
+    row = Exercise("t.5", "?", lambda: np.array([[0.2, 0.8]]), flat=True)     # a solution of two axes
+    assert row.evaluate([0.2, 0.8]).message == \
+        "Exercise t.5: expected numbers of shape (1, 2); got a list of 2 numbers."
+    assert _weights_exercise().evaluate([[0.2], [0.8]]).message == \
+        "Exercise t.3: expected numbers of shape (2,); got a 2 × 1 array."
+
+
+def test_check_prints_the_verdict_and_returns_it(capsys):
+    ex = _weights_exercise()
+    assert ex.check([0.2, 0.8]) and capsys.readouterr().out == "Exercise t.3: ✓ correct.\n"
+    verdict = ex.check([0.8, 0.2])
+    assert not verdict and verdict.status == "mistake" and verdict.key == "t.3"
+    assert capsys.readouterr().out == "Exercise t.3: not yet. Hint: which key scores higher?\n"
+
+
+def test_a_choice_says_each_verdict_in_words():
+    from attention_lab.checks import Choice
+    choice = Choice("t.6", "?", "b", {"c": "that ignores the scale", "a": "that is the sum"},
+                    remark="The scale keeps the softmax soft.")
+    said = [(r.status, r.message, r.mistake) for r in map(choice.evaluate, [None, ..., " (B) ", "b", "A", "d",
+                                                                           2, "(a)"])]
+    assert said == [
+        ("unanswered", "Exercise t.6: not answered yet.", None),
+        ("unanswered", "Exercise t.6: not answered yet.", None),
+        ("correct", "Exercise t.6: ✓ correct. The scale keeps the softmax soft.", None),
+        ("correct", "Exercise t.6: ✓ correct. The scale keeps the softmax soft.", None),
+        ("mistake", "Exercise t.6: not yet. (a) that is the sum", "a"),
+        ("wrong", "Exercise t.6: answer with one letter: a, b, c.", None),
+        ("wrong", "Exercise t.6: answer with one letter: a, b, c.", None),
+        ("mistake", "Exercise t.6: not yet. (a) that is the sum", "a"),
+    ]
+    assert Choice("t.7", "?", "a", {"b": "no"}).evaluate("a").message == "Exercise t.7: ✓ correct."
+
+
+def planted(x):
+    return -x   # the planted sign
+
+
+def planted_and_printed(x):
+    print(x)
+    return -x
+
+
+def test_a_trial_says_each_verdict_in_words():
+    from attention_lab.checks import Correct, Trial
+    verdicts = {"right": None, "noted": Correct("the scale is still unseen"), "plain": Correct(""),
+                planted: "sign", planted_and_printed: "sign", "halved": "halved",
+                "raised": "your function raised KeyError: 1"}
+    trial = Trial("t.8", "?", "debug", solution=lambda: None, judge=verdicts.get,
+                  mistakes={"sign": (lambda: None, "look at the sign"), "halved": (lambda: None, "why / 2?")},
+                  handed_out="sign", handed_out_source="def planted(x):\n\n  return -x\n")
+    said = [(r.status, r.message, r.mistake) for r in map(trial.evaluate, [
+        None, ..., "right", "noted", "plain", planted, planted_and_printed, "halved", "raised"])]
+    assert said == [
+        ("unanswered", "Exercise t.8: not answered yet.", None),
+        ("unanswered", "Exercise t.8: not answered yet.", None),
+        ("correct", "Exercise t.8: ✓ correct.", None),
+        ("correct", "Exercise t.8: ✓ correct. the scale is still unseen", None),
+        ("correct", "Exercise t.8: ✓ correct.", None),
+        ("unanswered", "Exercise t.8: not yet. Hint: look at the sign", "sign"),     # as handed out
+        ("mistake", "Exercise t.8: not yet. Hint: look at the sign", "sign"),        # a print added
+        ("mistake", "Exercise t.8: not yet. Hint: why / 2?", "halved"),
+        ("wrong", "Exercise t.8: your function raised KeyError: 1", None),
+    ]
+    other = Trial("t.9", "?", "debug", solution=lambda: None, judge=lambda fn: "halved",
+                  mistakes={"sign": (lambda: None, "look at the sign"), "halved": (lambda: None, "why / 2?")},
+                  handed_out="sign", handed_out_source="def planted(x):\n    return -x\n")
+    assert other.evaluate(planted).status == "mistake"            # untouched, but not the handed-out mistake
+
+
+def test_untouched_compares_tokens_only():
+    from attention_lab.checks import untouched
+    assert untouched(planted, "def planted(x):\n    return -x\n")
+    assert untouched(planted, "    def planted(x):\n\n        # a comment\n        return -x")   # indented
+    assert not untouched(planted, "def planted(x):\n    return x\n")
+    assert not untouched(planted, None)
+    assert not untouched(planted, "def planted(x:\n    return -x\n")            # does not tokenize
+    assert not untouched(len, "len")                                              # no source to read
+    made = {}
+    exec("def planted(x):\n    return -x\n", made)
+    assert not untouched(made["planted"], "def planted(x):\n    return -x\n")      # made by exec
+
+
+def test_named_gives_a_known_mistakes_hint():
+    from attention_lab.checks import Result
+    assert _weights_exercise().named("swapped") == \
+        Result("mistake", "Exercise t.3: not yet. Hint: which key scores higher?", "swapped")
+
+
+def test_an_answer_exactly_0_005_off_still_counts():
+    """'within 0.005' includes 0.005 itself (np.isclose's test is <= too): 0.005 - 0 is exactly 5e-3."""
+    ex = Exercise("t.10", "?", lambda: np.array([0.0, 1.0]))
+    assert ex.evaluate([0.005, 1.0]).status == "correct" and ex.accepts([0.005, 1.0])
+    assert ex.accepts_each(np.array([[0.005, 1.0], [0.0051, 1.0]])).tolist() == [True, False]
+
+
+def test_accepts_each_says_what_it_expected_in_full():
+    ex = Exercise("t.11", "?", lambda: np.array([1.0, -2.0, 0.5]))
+    with pytest.raises(ValueError) as shape:
+        ex.accepts_each(np.zeros((8, 2)))
+    assert str(shape.value) == "accepts_each: answers of shape (8, 2); expected (N, *(3,)): answers of the " \
+                               "solution's shape, stacked on a first axis"
+    with pytest.raises(TypeError) as kind:
+        ex.accepts_each(np.array([["1", "2", "3"]]))
+    assert str(kind.value) == "accepts_each: answers of dtype <U1; expected numbers (bool, int or float), " \
+                              "stacked on a first axis"
+
+
+def test_a_choices_wrong_letters_are_its_known_mistakes():
+    """What `answer_keys.mistakes_of` shows a teacher for a predict exercise: each wrong letter, with the
+    letter itself as the wrong answer and its reason."""
+    import dataclasses
+
+    from attention_lab.checks import Choice
+    choice = Choice("t.12", "?", "b", {"c": "that ignores the scale", "a": "that is the sum"})
+    (holder,) = [f.name for f in dataclasses.fields(choice) if f.metadata.get("mistakes")]
+    assert {letter: (wrong(), why) for letter, (wrong, why) in getattr(choice, holder).items()} == \
+        {"a": ("a", "that is the sum"), "c": ("c", "that ignores the scale")}

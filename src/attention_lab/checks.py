@@ -24,19 +24,18 @@ def differences(got: np.ndarray, expected: np.ndarray, atol: float = TOLERANCE, 
     test of np.isclose), and the largest difference and its place."""
     broken = ~np.isfinite(got)
     if broken.any():                                   # a nan is no distance: say where it is instead
-        where = np.unravel_index(np.argmax(broken), got.shape)
-        place = f", the first at index {list(map(int, where))}" if got.ndim else ""
         if got.size == 1:
             return "it is nan or inf"
-        return f"{_of_its(int(broken.sum()), got.size)} {_verb(broken.sum(), 'is', 'are')} nan or inf{place}"
+        where = np.unravel_index(np.argmax(broken), got.shape)      # not one number: at least one axis
+        return f"{_of_its(int(broken.sum()), got.size)} {_verb(broken.sum(), 'is', 'are')} nan or inf, " \
+               f"the first at index {list(map(int, where))}"
     off = ~np.isclose(got, expected, rtol=rtol, atol=atol)
-    where = np.unravel_index(np.argmax(np.abs(got - expected)), got.shape)
-    place = f" at index {list(map(int, where))}" if got.ndim else ""
     largest = float(np.abs(got - expected).max())
     if got.size == 1:
         return f"it is off by {largest:.3g}"
+    where = np.unravel_index(np.argmax(np.abs(got - expected)), got.shape)
     return f"{_of_its(int(off.sum()), got.size)} {_verb(off.sum(), 'differs', 'differ')}, the largest by " \
-           f"{largest:.3g}{place}"
+           f"{largest:.3g} at index {list(map(int, where))}"
 
 
 def _of_its(count: int, size: int) -> str:
@@ -114,7 +113,8 @@ def unreadable(answer, exc: Exception) -> str:
 
 
 def _a(noun: str) -> str:
-    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+    """The noun with its article, as it is said: 'an int', 'a list', 'an ndarray' (en-dee-array)."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' or noun == 'ndarray' else 'a'} {noun}"
 
 
 def _shortened(text) -> str:
