@@ -36,6 +36,9 @@ def test_07_training_seed_18_runs_every_seeded_cell_and_shows_q_composition():
     assert len(verdicts) >= 20 and "NO" in verdicts and "yes" in verdicts
     assert "layer 1 a previous-token head, layer 2 an induction head? this run: NO" in out["l07-s6-code"]
     assert "the queries' and values' not? this run: NO" in out["l07-s8-code"]
+    # review round 20, item 1: its circuit through layer 1 is not diagonal either, and the check says NO
+    assert "through layer 1: every row, and layer 1 a previous-token head (section 6: score above 0.4)? " \
+           "this run: NO" in out["l07-s8-weights-code"]
     # review round 7, item 5: seed 18 copies first; whether its layer 1 still copies at step 1200 depends
     # on the numerical path (its copying score wanders between 0.08 and 0.38 over the printed rows from
     # step 600 on; the review's unpinned run printed 0.17). The two halves are printed apart, each verdict
@@ -112,3 +115,12 @@ def test_07_training_seed_37_routes_the_lookup_through_the_queries():
     a, b = first.argmax(axis=1), second.argmax(axis=1)                        # where each copy starts
     on_copy = [A1[r, t, t - (b[r] - a[r])] for r in range(len(held)) for t in range(b[r], b[r] + cfg.segment)]
     assert np.mean(on_copy) < 0.2
+    # review round 20, item 1: '... yet its circuit is diagonal in all rows or all but one (depending on the
+    # numerical path)', while its layer 1 is no previous-token head (section 6's score, below 0.4), so
+    # section 8's check, which asks for both, prints NO. The circuit token by token (the scale, 1/√32,
+    # moves no largest entry); the score is section 6's (al.head_scores, its fixed sequences)
+    E = p["E"]
+    composed = np.array([[(E[a] @ p["W_q2"]) @ (E[b] @ p["W_v1"] @ p["W_O1"] @ p["W_k2"]) for b in range(24)]
+                         for a in range(24)])
+    assert (composed.argmax(axis=1) == np.arange(24)).sum() >= 23
+    assert al.head_scores(p, cfg, seed=11)["previous-token"][0, 0] < 0.4

@@ -547,3 +547,45 @@ def test_07_3_a_changed_function_with_the_planted_numbers_is_told_why():
     assert result.status == "mistake" and result.mistake == "planted numbers", result
     assert "only what comes back through layer 2" in result.message and "past layer 2" not in result.message
     assert "still the planted bug" not in result.message
+
+
+# ---------------------------------------------------------------- round 20 (reviews/round20-lesson-07.md)
+def test_07_a_diagonal_circuit_is_called_a_necessary_condition_and_checked_with_layer_1s_attention():
+    """Item 1: a diagonal K-composition circuit only says the weights could do the match (seed 37's circuit
+    is diagonal although its lookup goes through the queries). The text says so; the printed check asks for
+    the diagonal and for layer 1 being a previous-token head (section 6's bound, 0.4), and quotes that row
+    of the held-out table; the summary no longer reads the diagonal as a sign of K-composition."""
+    said, counts = words(), held_out_counts()
+    assert "a **necessary condition** only" in said and "Seed 37 is the warning" in said
+    code = cell("l07-s8-weights-code")
+    assert "on_diagonal[0] == 1.0 and prev[0] > 0.4" in code
+    assert f'"further seeds: {counts["circuit-used"]}"' in code
+    assert "prev[0] > 0.4" in cell("l07-s6-code")                           # the bound the text names
+    assert "which shows in the weights as a diagonal circuit" not in said
+    assert "which the weights allow (a diagonal circuit through layer 1) and the cuts confirm" in said
+
+
+def test_07_layer_1s_vote_against_and_the_values_cut_quote_their_held_out_rows():
+    """Items 2 and 4: layer 1's negative eigenvalue measure and the values' cut lowering the loss are each a
+    printed check whose count of further runs is the table's, and the text quotes the same count; the guide
+    and the lesson no longer say the values' cut changes 'almost nothing' or leaves the loss 'near 1.00'."""
+    said, counts, out = words(), held_out_counts(), screen()
+    assert f"The measure is negative on {counts['layer-1-votes-against']} further runs" in said
+    assert f"votes against the token it reads (eigenvalue measure below 0)? this run: yes (seed 0, the " \
+           f"text's run: yes; further seeds: {counts['layer-1-votes-against']})" in out
+    helps = counts["values-cut-helps"]
+    assert f"on other runs the change is small either way (lower on {helps} further runs)" in said
+    assert f"the values' cut lowers the loss? this run: yes (seed 0, the text's run: yes; further seeds: " \
+           f"{counts['values-cut-helps']})" in out
+    guide = " ".join(guide_lesson_07().split())
+    for text in (said, guide):
+        assert "changes almost nothing" not in text and "stays near 1.00" not in text
+    assert "the values' cut even a little lower than 1.00" in guide
+
+
+def test_07_the_scores_at_step_200_are_read_against_chance():
+    """Item 5: '0.13 and 0.18' stand beside the chance levels section 6 prints (0.16 and 0.08)."""
+    said = words()
+    assert "(0.13 and 0.18; by chance 0.16 and 0.08, section 6's last row" in said
+    assert re.search(r"chance +0\.16 +0\.08 +0\.04", screen())
+    assert re.search(r"\n 200 +\d\.\d\d +\d\.\d\d +0\.13 +0\.18", screen())

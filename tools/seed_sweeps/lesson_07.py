@@ -66,14 +66,23 @@ CLAIMS = {
         "reaches 0.3",
     "layer-1-stops-copying":
         "section 7: layer 1 no longer copies at step 1200 (copying score below 0.1)",
+    "layer-1-votes-against":
+        "section 7: at step 1200 layer 1's OV circuit votes against the token it reads: the sum of its "
+        "eigenvalues over the sum of their absolute values (Elhage et al., 2021) is negative",
     "k-composition":
         "section 8: knocking out either head or cutting the keys' path loses more than half the gain; "
         "cutting the queries' or the values' path changes the loss by less than 0.15",
+    "values-cut-helps":
+        "section 8: cutting the values' path lowers the second-copy loss a little",
     "one-layer":
         "section 8: one layer loses more than half the gain, yet beats ln 24, by betting on tokens "
         "already seen",
     "circuit-diagonal":
-        "section 8: the K-composition circuit has its largest entry on the diagonal in every row",
+        "section 8: the K-composition circuit has its largest entry on the diagonal in every row (the weights"
+        " alone, a necessary condition only)",
+    "circuit-used":
+        "section 8: the K-composition circuit has its largest entry on the diagonal in every row and layer 1"
+        " is a previous-token head (score > 0.4), so the circuit is used",
     "direct-below-third":
         "section 8: the direct circuit has it there in fewer than a third of the rows",
     "fixed-distance":
@@ -194,12 +203,7 @@ def induction(seed: int) -> dict[str, bool]:
     L1 = al.induction_loss(run_one.params, held, one)
     out["one-layer"] = (L1[second].mean() - ls > 0.5 * gain and L1[second].mean() < LN24
                         and L1[first & seen].mean() < LN24 < L1[first & ~seen].mean())
-    E, W = run.params["E"], run.params
-    query = E @ W["W_q2"]
-    diag = [(M.argmax(axis=1) == np.arange(24)).mean()
-            for M in (query @ (E @ W["W_v1"] @ W["W_O1"] @ W["W_k2"]).T, query @ (E @ W["W_k2"]).T)]
-    out["circuit-diagonal"] = diag[0] == 1.0
-    out["direct-below-third"] = diag[1] < 1 / 3
+    out |= weights_claims(run.params, cfg, held, second)
     fixed_cfg = al.InductionConfig(fixed_offset=True)
     run_f = al.train_induction(fixed_cfg, steps=1200, batch=32, lr=0.01, seed=seed)
     ids_f, _, second_f = al.repeated_batch(fixed(FIXED["fixed distance"]), 500, fixed_cfg)
@@ -212,6 +216,36 @@ def induction(seed: int) -> dict[str, bool]:
     out["07.1-gap"] = 0.05 <= gap - lf <= 0.3
     out["07.1-bet"] = 0.25 <= bet <= 0.42
     return {k: bool(v) for k, v in out.items()}
+
+
+def weights_claims(params, cfg, held, second) -> dict[str, bool]:
+    """Section 7's vote of layer 1's OV circuit and section 8's circuits and values' cut, from the trained
+    weights alone (review round 20; no snapshot is needed, so they can be measured apart from the rest:
+    weights_only)."""
+    E, W = params["E"], params
+    out = {}
+    ov1 = E @ W["W_v1"] @ W["W_O1"] @ W["W_u"]                               # (24, 24) layer 1's OV circuit
+    eig = np.linalg.eigvals(ov1)
+    out["layer-1-votes-against"] = eig.sum().real / np.abs(eig).sum() < 0
+    L = al.induction_loss(params, held, cfg)
+    out["values-cut-helps"] = (al.induction_loss(params, held, cfg, values_from_tokens=True)[second].mean()
+                               < L[second].mean())
+    query = E @ W["W_q2"]
+    diag = [(M.argmax(axis=1) == np.arange(24)).mean()
+            for M in (query @ (E @ W["W_v1"] @ W["W_O1"] @ W["W_k2"]).T, query @ (E @ W["W_k2"]).T)]
+    prev = al.head_scores(params, cfg, seed=11)["previous-token"][0, 0]
+    out["circuit-diagonal"] = diag[0] == 1.0
+    out["circuit-used"] = diag[0] == 1.0 and prev > 0.4
+    out["direct-below-third"] = diag[1] < 1 / 3
+    return out
+
+
+def weights_only(seed: int) -> dict[str, bool]:
+    """weights_claims with training seed `seed`, on a run trained without snapshots (the same weights)."""
+    cfg = al.InductionConfig()
+    held, _, second = al.repeated_batch(fixed(FIXED["held-out"]), 500, cfg)
+    run = al.train_induction(cfg, steps=1200, batch=32, lr=0.01, seed=seed)
+    return {k: bool(v) for k, v in weights_claims(run.params, cfg, held, second).items()}
 
 
 def reversed_copy(params, cfg, held, first, second):
