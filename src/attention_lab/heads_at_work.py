@@ -582,8 +582,9 @@ def lens_rank(lens: ArrayLike, token: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def plot_lens(lens: ArrayLike, token: int, word: str, title: str = ""):
-    """A token's probability (left) and rank (right, log scale, rank 1 = top, drawn at the top) after
-    each block, as the logit lens reads them."""
+    """A token's probability (left) and rank (right, log scale, rank 1 = top, drawn at the top, a tick at
+    each power of 10 and at the vocabulary's size, the lowest rank) after each block, as the logit lens
+    reads them."""
     import matplotlib.pyplot as plt
     ranks, probs = lens_rank(lens, token)
     blocks = np.arange(len(ranks))
@@ -593,8 +594,11 @@ def plot_lens(lens: ArrayLike, token: int, word: str, title: str = ""):
     left.set_ylabel(f"probability of {str(word)!r}", fontsize=13)
     right.plot(blocks, ranks, "o-", color="#CC79A7", lw=2, ms=6)
     right.set_yscale("log")
+    vocab = np.shape(lens)[-1]                                           # the lowest rank there is
+    right.set_yticks(sorted({*(10 ** k for k in range(int(np.log10(vocab)) + 1)), vocab}))
     right.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))   # 1, 10, 100, not 10^0
-    right.invert_yaxis()                                                 # rank 1, the top guess, on top
+    right.yaxis.set_minor_formatter(plt.NullFormatter())
+    right.set_ylim(vocab * 1.5, 0.7)                                     # inverted: rank 1 (top guess) on top
     right.set_ylabel(f"rank of {str(word)!r} (1 = top guess)", fontsize=13)
     ticks = [*range(0, len(ranks) - 1, 5), len(ranks) - 1]                # 0, 5, ..., the last block
     for ax in (left, right):
