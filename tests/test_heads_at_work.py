@@ -159,6 +159,22 @@ def test_tiny_knockout_rows_split_the_two_copies(tiny):
     assert rows["one"]["second copy, zero"] != rows["one"]["second copy, mean"]
 
 
+def test_tiny_knockout_rows_give_each_watched_heads_own_prefix_score(tiny):
+    """Round 20, item 2: each watched head's score, by hand from knockout_forward's weights (query q reads
+    key q - period + 1), and their mean is the row's prefix score."""
+    ids, watch = [3, 17, 42, 8, 51, 3, 17, 42, 8, 51], [(2, 0), (1, 3), (2, 3)]
+    rows = hw.knockout_rows(tiny, ids, {"none": [], "one": [(1, 2)]}, 5, watch)
+    for name, knock in (("none", []), ("one", [(1, 2)])):
+        for ablation in hw.ABLATIONS:
+            _, weights = hw.knockout_forward(tiny, ids, knock, ablation, keep_weights=True)
+            by_head = rows[name][f"prefix score by head, {ablation}"]
+            assert list(by_head) == watch
+            for layer, head in watch:
+                want = np.mean([weights[layer][head][q, q - 4] for q in range(5, 9)])   # queries 5..8
+                assert abs(by_head[layer, head] - want) < 1e-6, (name, ablation, layer, head)
+            assert abs(np.mean(list(by_head.values())) - rows[name][f"prefix score, {ablation}"]) < 1e-6
+
+
 def test_random_head_sets_come_from_one_generator(tiny):
     sets = hw.random_head_sets(tiny, 5, 40, seed=7)
     assert sets[0] == hw.random_heads(tiny, 5, 7) and len({tuple(s) for s in sets}) > 30

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -364,10 +365,11 @@ def knockout_table(model: RealModel, ids: Sequence[int], sets: dict[str, Iterabl
 
 def knockout_rows(model: RealModel, ids: Sequence[int], sets: dict[str, Iterable[tuple[int, int]]],
                   period: int, watch: Iterable[tuple[int, int]], ablations: Sequence[str] = ABLATIONS
-                  ) -> dict[str, dict[str, float]]:
+                  ) -> dict[str, dict[str, Any]]:
     """For each named set of heads knocked out and each ablation: the mean loss on the first copy (tokens
     1..period - 1) and on the second (period + 1 on), and the mean prefix-matching score of the heads in
-    `watch` -> {name: {"first copy, zero": ..., "second copy, zero": ..., "prefix score, zero": ...}}."""
+    `watch`, and each watched head's own score -> {name: {"first copy, zero": ..., "second copy, zero": ...,
+    "prefix score, zero": ..., "prefix score by head, zero": {(layer, head): ...}}}."""
     model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     period = period_fits(period, len(ids))
@@ -384,7 +386,7 @@ def knockout_rows(model: RealModel, ids: Sequence[int], sets: dict[str, Iterable
     names = distinct_names(sets, "sets")
     knocks = [list(knock) for knock in sets.values()]
     layers, heads = [layer for layer, _ in watch], [head for _, head in watch]
-    rows: dict[str, dict[str, float]] = {name: {} for name in names}
+    rows: dict[str, dict[str, Any]] = {name: {} for name in names}
     with one_blas_thread():
         clean = clean_run(model, ids, keep_weights=True)                 # shared by the ablations
     for ablation in ablations:
@@ -392,8 +394,9 @@ def knockout_rows(model: RealModel, ids: Sequence[int], sets: dict[str, Iterable
         for name, loss, w in zip(names, losses, weights):
             rows[name][f"first copy, {ablation}"] = float(loss[:period - 1].mean())
             rows[name][f"second copy, {ablation}"] = float(loss[period:].mean())
-            rows[name][f"prefix score, {ablation}"] = float(prefix_matching_scores(w, period)[layers, heads]
-                                                            .mean())
+            by_head = prefix_matching_scores(w, period)[layers, heads]  # (len(watch),)
+            rows[name][f"prefix score, {ablation}"] = float(by_head.mean())
+            rows[name][f"prefix score by head, {ablation}"] = dict(zip(watch, by_head.tolist()))
     return rows
 
 
@@ -579,8 +582,9 @@ def lens_rank(lens: ArrayLike, token: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def plot_lens(lens: ArrayLike, token: int, word: str, title: str = ""):
-    """A token's probability (left) and rank (right, log scale, rank 1 = top, drawn at the top) after
-    each block, as the logit lens reads them."""
+    """A token's probability (left) and rank (right, log scale, rank 1 = top, drawn at the top, a tick at
+    each power of 10 and at the vocabulary's size, the lowest rank) after each block, as the logit lens
+    reads them."""
     import matplotlib.pyplot as plt
     ranks, probs = lens_rank(lens, token)
     blocks = np.arange(len(ranks))
@@ -590,8 +594,11 @@ def plot_lens(lens: ArrayLike, token: int, word: str, title: str = ""):
     left.set_ylabel(f"probability of {str(word)!r}", fontsize=13)
     right.plot(blocks, ranks, "o-", color="#CC79A7", lw=2, ms=6)
     right.set_yscale("log")
+    vocab = np.shape(lens)[-1]                                           # the lowest rank there is
+    right.set_yticks(sorted({*(10 ** k for k in range(int(np.log10(vocab)) + 1)), vocab}))
     right.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))   # 1, 10, 100, not 10^0
-    right.invert_yaxis()                                                 # rank 1, the top guess, on top
+    right.yaxis.set_minor_formatter(plt.NullFormatter())
+    right.set_ylim(vocab * 1.5, 0.7)                                     # inverted: rank 1 (top guess) on top
     right.set_ylabel(f"rank of {str(word)!r} (1 = top guess)", fontsize=13)
     ticks = [*range(0, len(ranks) - 1, 5), len(ranks) - 1]                # 0, 5, ..., the last block
     for ax in (left, right):

@@ -56,8 +56,24 @@ def test_plot_lens_draws_the_probabilities_and_the_ranks():
     assert np.allclose(heights, e[:, 1] / e.sum(axis=1))
     assert right.get_lines()[0].get_ydata().tolist() == [2, 1, 1]
     assert right.get_yscale() == "log" and right.yaxis_inverted()         # rank 1 drawn at the top
+    assert right.get_yticks().tolist() == [1, 3]                         # rank 1 and the last rank, 3
     assert left.get_xticks().tolist() == [0, 2]                          # no tick past the last block
     assert [t.get_text() for t in left.texts] == [f"{heights[1]:.2f}"]   # the first block with it on top
+    matplotlib.pyplot.close(fig)
+
+
+def test_plot_lens_labels_ranks_down_to_the_vocabulary():
+    """Round 20, item 5: ranks in the thousands (blocks 0 to 22 of the lesson) sit between labelled ticks:
+    every power of 10 up to 10000, and 49152, the vocabulary's size, at the bottom."""
+    lens = np.zeros((3, 49152))
+    lens[:, 7] = [-1.0, 0.0, 1.0]                                        # ranks 49152, 1 (ties), 1
+    fig = hw.plot_lens(lens, 7, "w")
+    right = fig.axes[1]
+    fig.canvas.draw()
+    labels = [t.get_text() for t in right.get_yticklabels()]
+    assert labels == ["1", "10", "100", "1000", "10000", "49152"]
+    low, high = right.get_ylim()
+    assert low > 49152 > 2000 > 1 > high                                 # every rank inside, rank 1 on top
     matplotlib.pyplot.close(fig)
 
 
@@ -285,11 +301,28 @@ def test_what_you_will_learn_is_one_list():
 
 def test_the_model_is_named_as_it_is():
     """Round five's review, item 4: SmolLM2-135M-Instruct with 4-bit weights, in the intro, the figures'
-    titles and the Summary; never the base model's name alone."""
-    assert "SmolLM2-135M-Instruct, its weights stored in 4 bits (Q4_1)" in cell("r09-intro")
+    titles and the Summary; never the base model's name alone. Round 20, item 1: the embedding (the tied
+    output head the lens reads through) is 8-bit, Q8_0, as lesson 08 says it."""
+    intro = cell("r09-intro")
+    assert "its weight matrices in blocks of 4-bit numbers (Q4_1)" in intro
+    assert ("the embedding, which is also the output head (section 3's lens reads every block through it), "
+            "in blocks of 8-bit numbers (Q8_0), and the norms' gains in float32") in intro
+    assert "4 bits (Q4_1) and run" not in intro
     for cid in ("r09-knock-random", "r09-window-plot"):
         assert "SmolLM2-135M-Instruct (4-bit)" in source(cid), cid
-    assert "SmolLM2-135M-Instruct (4-bit weights)" in cell("summary")
+    assert "SmolLM2-135M-Instruct (4-bit weight matrices, an 8-bit embedding)" in cell("summary")
     for c in cells():
         text = "".join(c["source"])
         assert text.count("SmolLM2-135M") == text.count("SmolLM2-135M-Instruct"), c["id"]
+
+
+def test_the_formats_printed_are_the_files_own(real_model):
+    """Round 20, item 1: the count the intro points to, read here from the file's header with gguf's own
+    reader (not the project's loader): one tensor in Q8_0, the embedding; the 7 matrices of each block in
+    Q4_1; the rest float32."""
+    gguf = pytest.importorskip("gguf")
+    stored = {t.name: t.tensor_type.name for t in gguf.GGUFReader(str(real_model.path)).tensors}
+    count = {f: list(stored.values()).count(f) for f in sorted(set(stored.values()))}
+    assert count == {"F32": 61, "Q4_1": 7 * 30, "Q8_0": 1}
+    assert [name for name, f in stored.items() if f == "Q8_0"] == ["token_embd.weight"]
+    assert f"tensors per format: {count} in Q8_0: ['token_embd.weight']" in shown("r09-redo")

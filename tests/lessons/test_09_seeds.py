@@ -75,7 +75,9 @@ def test_the_prose_quotes_the_held_out_counts():
                   f"{of('first_copy_mean_falls')};",
                   f"less than half of what zeroing it costs on {of('mean_halves_early')},",
                   f"(by more than 0.3 nats) on {of('early_general')};",
-                  f"the candidates keep over 0.8 of their own prefix score on {of('patterns_stay')} (their",
+                  f"the candidates keep over 0.8 of their mean prefix score on {of('patterns_stay')},"
+                  f" and the candidate in the highest layer keeps under 0.8 of its own on only "
+                  f"{of('latest_falls')};",
                   f"zeroed, it costs less than (16, 0) on {of('early_below_prev')};",
                   f"95 % of them on {n['control_cands']} draws",
                   f"(16, 0) more than 90 % on {n['control_prev']}",
@@ -86,6 +88,9 @@ def test_the_prose_quotes_the_held_out_counts():
     for words in ("first-copy loss by less than 0.3 nats", "first-copy loss by more than 0.3 nats"):
         assert words in table, words
     assert "third of a nat" not in said
+    # round 20, item 2: seed 0's per-head fall is worded for seed 0, with the held-out count beside it
+    assert (f"the highest one's falls under 0.8 of its own on {of('latest_falls')} of 16 held-out draws"
+            in " ".join(source("summary").split()))
     # round 7: the costliest random set's early heads are seed 0's, said so, with their limit (not a claim
     # over draws: many random sets hold an early head by chance)
     assert "costliest random set holds" not in said.split("Other draws")[1]

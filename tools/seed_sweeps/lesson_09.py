@@ -29,6 +29,8 @@ CLAIMS = {
     "cands_high": "the candidates, zero-ablated, cost more than (16, 0) alone",
     "prev_quarter": "(16, 0) zero-ablated cuts the candidates' prefix score to under a quarter",
     "patterns_stay": "the candidates knocked out keep over 0.8 of their prefix score",
+    "latest_falls": "the candidates knocked out, the one in the highest layer keeps under 0.8 of its own "
+                    "prefix score",
     "first_copy": "zero-ablating the candidates or (16, 0) moves the first-copy loss by less than 0.3 nats",
     "first_copy_mean_falls": "mean-ablating the candidates lowers the first-copy loss",
     "early_general": "zero-ablating (1, 5) raises the first-copy loss by more than 0.3 nats",
@@ -106,6 +108,7 @@ def verdicts(n: dict) -> dict[str, bool]:
         "cands_high": get("candidates", "second copy") > get("prev", "second copy"),
         "prev_quarter": get("prev", "prefix score") < get("none", "prefix score") / 4,
         "patterns_stay": get("candidates", "prefix score") > 0.8 * get("none", "prefix score"),
+        "latest_falls": latest_falls(rows, cands),
         "first_copy": all(abs(get(k, "first copy") - base1) < 0.3 for k in ("candidates", "prev")),
         "first_copy_mean_falls": get("candidates", "first copy", "mean") < base1,
         "early_general": get("early", "first copy") - base1 > 0.3,
@@ -122,3 +125,13 @@ def verdicts(n: dict) -> dict[str, bool]:
         "draws_off": 80 <= n["off"] <= 96,
     }
 
+
+
+def latest_falls(rows: dict, cands: list) -> bool:
+    """The candidate in the highest layer (the last of them, if several share it) keeps under 0.8 of its own
+    prefix score when the candidates are zeroed together."""
+    if not cands:
+        return False
+    last = max(cands)
+    clean = rows["none"]["prefix score by head, zero"][last]
+    return rows["candidates"]["prefix score by head, zero"][last] < 0.8 * clean
