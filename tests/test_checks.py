@@ -190,6 +190,27 @@ def test_a_design_exercises_accepts_each_is_evaluate_on_every_answer(key):
         ex.accepts_each(np.full((1, *answers.shape[1:]), "1"))
 
 
+
+def test_08_2s_quick_test_lets_through_answers_that_also_turn_the_slow_pair():
+    """08.2's quick test (may_pass_08) rules out the hinted mistakes at once, and lets through right pairs
+    that put numbers in pair 1 too (turning 0.1 radian per position at base 100), whose distance-1
+    weight is just above 0.8 (about 0.801 and 0.8005): the search ticks them, as evaluate does."""
+    from attention_lab.exercises_08 import may_pass_08
+    ex = al.EXERCISES["08.2"]
+    ahead = np.array([np.cos(1.0), np.sin(1.0)])               # the key 1 radian ahead in pair 0
+    right = np.array([[4.0, 0, 0, 0], [*(4 * ahead), 0, 0]])
+    slow = [np.array([[3.74, 0, 6.0, 0], [*(3.74 * ahead), 6 * np.cos(1.5), 6 * np.sin(1.5)]]),
+            np.array([[2.96, 0, 6.0, 0], [*(2.96 * ahead), 6.0, 0]])]
+    assert [ex.evaluate(a).status for a in slow] == ["correct", "correct"]
+    assert ex.accepts_each(np.stack(slow)).tolist() == [True, True]
+    wrong = [right[[0, 0]],                                                              # same direction
+             np.array([[4.0, 0, 0, 0], [4 * np.cos(1.0), -4 * np.sin(1.0), 0, 0]]),          # wrong sign
+             right / 4,                                                                   # too weak
+             np.array([[4.0, 0, 0, 0], [4 * np.cos(2.0), 4 * np.sin(2.0), 0, 0]])]           # other angle
+    assert may_pass_08(np.stack([right, *slow, *wrong])).tolist() == [True, True, True, False, False, False,
+                                                                      False]
+
+
 # ---------------------------------------------------------------- what a student reads (written by hand)
 
 def test_in_words_says_a_shape_as_a_student_reads_it():
@@ -407,6 +428,42 @@ def test_a_trial_says_each_verdict_in_words():
                   mistakes={"sign": (lambda: None, "look at the sign"), "halved": (lambda: None, "why / 2?")},
                   handed_out="sign", handed_out_source="def planted(x):\n    return -x\n")
     assert other.evaluate(planted).status == "mistake"            # untouched, but not the handed-out mistake
+
+
+def test_a_trials_quick_test_rules_out_answers_before_the_judge_sees_them():
+    """Trial.accepts_each: the exercise's `may_pass` gets the stack as floats (a NaN or a log of 0 in it
+    raises no warning) and the judge is asked only about the answers it let through; without `may_pass`
+    the judge is asked about every answer. The verdicts are bools, one per answer."""
+    from attention_lab.checks import Trial
+    asked, quick = [], []
+
+    def judge(answer):
+        asked.append(np.asarray(answer).tolist())
+        return None if np.sum(answer) > 0 else "not positive"
+
+    def may_pass(stack):
+        quick.append(stack.dtype)
+        return np.log(stack.sum(axis=1)) > -np.inf                    # log of 0 or of -2: no warning
+
+    answers = np.array([[1, 2], [-3, 1], [0, 0], [2, -1]])
+    for given, judged in [(may_pass, [[1, 2], [2, -1]]), (None, answers.tolist())]:
+        asked.clear()
+        trial = Trial("t.1", "?", "design", solution=lambda: np.zeros(2), judge=judge, mistakes={},
+                      may_pass=given)
+        ticks = trial.accepts_each(answers)
+        assert ticks.dtype == bool and ticks.tolist() == [True, False, False, True]
+        assert asked == judged
+        nothing = trial.accepts_each(answers[:0])
+        assert nothing.dtype == bool and nothing.shape == (0,)
+    assert quick == [np.float64, np.float64]
+    with pytest.raises(TypeError) as kind:
+        trial.accepts_each(np.array([["1", "2"]]))
+    assert str(kind.value) == "accepts_each: answers of dtype <U1; expected numbers (bool, int or float), " \
+                              "stacked on a first axis"
+    with pytest.raises(ValueError) as shape:
+        trial.accepts_each(np.zeros((8, 3)))
+    assert str(shape.value) == "accepts_each: answers of shape (8, 3); expected (N, *(2,)): answers of the " \
+                               "solution's shape, stacked on a first axis"
 
 
 def test_untouched_compares_tokens_only():

@@ -146,3 +146,23 @@ def test_hinted_pairs_each_hinted_wrong_version_with_its_hint():
                               {"no exp": "where is the exp?", "halved": "why / 2?"})
     assert {name: (answer(), hint) for name, (answer, hint) in mistakes.items()} == \
         {"no exp": (no_exp, "where is the exp?"), "halved": (halved, "why / 2?")}
+
+
+def test_rounded_right_is_each_right_number_rounded_to_one_decimal():
+    """The hint 'your steps are right, do not round' (03.4, 10.3): every number a multiple of 0.1 (within
+    1e-9, a typed 0.3) and at most 0.05 (+1e-9) from the right one; not for the right numbers themselves."""
+    rounded = judging.rounded_right
+    right = np.array([0.234, -1.26, 0.252, 0.25, 0.2500000005])
+    assert rounded(np.array([0.2, -1.3, 0.3, 0.3, 0.2]), right) is True      # 0.048 off, 0.05, 0.05 + 5e-10
+    assert rounded(np.array([0.2, -1.3, 0.3, 0.2, 0.2]), right) is True      # 0.25 down to 0.2 too
+    assert rounded(np.array([0.23, -1.26, 0.25, 0.25, 0.25]), right) is False   # 2 decimals: enough
+    assert rounded(right, right) is False                                     # not rounded: right
+    assert rounded(np.array([0.3, -1.3, 0.3, 0.3, 0.2]), right) is False     # 0.066 off: a step wrong
+    assert rounded(np.array([0.2, -1.2, 0.3, 0.3, 0.2]), right) is False     # -1.26 is not -1.2
+    assert rounded(np.array([0.2, -1.3, 0.3, 0.3, 0.2 + 1.5e-9]), right) is False   # not a multiple
+    assert rounded(np.array([0.2, -1.3, 0.3, 0.3, 0.2]), right + 2e-9) is False     # 0.05 + 3e-9 off
+    assert rounded(np.array([[0.2, -1.3, 0.3, 0.3, 0.2]]), right) is False   # a (1, 5) row
+    assert rounded(np.array([2.0, 12.0]), np.array([2.04, 11.96])) is True
+    assert rounded(np.array([0.0]), np.array([0.05 + 1e-9])) is True          # exactly half: counts
+    assert rounded(np.array([0.23, -1.26]), np.array([0.234, -1.26]), decimals=2) is True
+    assert rounded(np.array([0.2, -1.3]), np.array([0.234, -1.26]), decimals=2) is False
