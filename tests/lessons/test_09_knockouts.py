@@ -490,3 +490,15 @@ def test_09_1_hint_b_claims_no_rule_about_sharp_heads():
     09.1 compares one head with six, which says nothing about sharpness against work."""
     message = al.EXERCISES["09.1"].evaluate("b").message
     assert "says little" not in message and "shared" in message
+
+
+def test_a_knocked_out_head_is_sure_to_keep_its_pattern_only_when_its_sources_stay():
+    """Round 22: (18, 6) and (18, 7) read knocked-out layer-17 heads and keep their patterns, so 'keeps
+    where it looks only if nothing it reads from is knocked out' was false; the Summary's prefix scores are
+    the lesson's 80-token draw's, not the shorter draw's of the sentence before."""
+    words = " ".join(cell("r09-knock-read").split())
+    assert "is sure to keep where it looks only when nothing it reads from is knocked out too" in words
+    assert "keeps where it looks only if" not in words
+    summary = " ".join(cell("summary").split())
+    assert "On the lesson's draw the earlier candidates' own patterns stay" in summary
+    assert "On that draw the earlier" not in summary
