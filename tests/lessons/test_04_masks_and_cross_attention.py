@@ -376,6 +376,24 @@ def test_04_s2_names_who_fills_with_finfo_min_and_what_pytorchs_sdpa_does():
     assert "all finfo(float16).min: -65504 -> [0.333 0.333 0.333]  <- no nan, but uniform again" in printed
 
 
+def test_04_s2_the_finfo_min_fill_added_to_float16_scores_overflows():
+    """Review round 22, 04-A: "no nan in any dtype" held for the fill alone; Hugging Face adds it to the
+    scores, and in float16 -65504 plus a score of -16 or below rounds to -inf (float16's largest finite
+    number is 65504, and 65520, half-way to the next power of two, rounds up), so such a row is nan again.
+    By hand: the float16 sums, and the row's softmax written here."""
+    fill = np.float16(-65504)
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert np.isneginf(fill + np.float16(-16)) and np.isneginf(fill + np.float16(-100))
+        assert np.isfinite(fill + np.float16(-15))                     # -65519 rounds back to -65504
+        row = np.full(3, fill + np.float16(-16))
+        assert np.isnan(np.exp(row - row.max())).all()
+    text = " ".join(prose("04", "s2").split())
+    assert "no `nan` in any dtype" not in text
+    assert ("the library *adds* it to the scores, and in float16 a score of $-16$ or below plus $-65504$ "
+            "rounds to $-\\infty$: a row of such scores is `nan` again") in text
+    printed = stored_output("04", "s2-trap")
+    assert "finfo(float16).min added to scores of -16: [-inf -inf -inf] -> [nan nan nan]" in printed
+
 def test_04_4_pad_weight_zeroed_after_the_softmax_is_named():
     """Review round 20, 04-2: '<pad>' weighted 0 after the softmax, rows not renormalised, was told
     "'<pad>' took some weight". <pad>'s value row is zero, so its numbers are those of no mask at all: the
