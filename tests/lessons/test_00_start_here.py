@@ -184,6 +184,9 @@ def test_00_nn_linear_has_a_bias_and_gpt2s_conv1d_needs_no_transpose():
     assert "have no bias (nor has lesson 08's model)" in text
     assert "`Conv1D`" in text and "$(d_{in}, d_{out})$" in text and "`x @ weight + bias`" in text
     assert "needs no transpose" in text
+    # round 22, 00-A: GPT-2's c_attn is one Conv1D of width 3·d (W_q, W_k, W_v side by side), split by columns
+    assert ("`c_attn` holds $W_q$, $W_k$ and $W_v$ side by side in that one weight: split its columns in "
+            "three") in " ".join(text.split())
     table = [line for line in lesson_cells("08")["r08-s2"].splitlines() if line.startswith("| biases |")]
     assert len(table) == 1 and table[0].rstrip(" |").endswith("none anywhere"), table
 
