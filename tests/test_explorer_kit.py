@@ -502,7 +502,7 @@ def explorer(**kw) -> Explorer:
     def panels(values):
         return [Panel("w", [f"q{i}" for i in range(values["n"])], ["k1", "k2"], title="weights")]
     return Explorer(controls, compute, kw.pop("panels", panels),
-                    describe=lambda values, result: f"a = {values['a']:.2f} & k2 gets {1 - values['a']:.2f}",
+                    describe=lambda v, result: f'a = {v["a"]:.2f} & k2 gets "{1 - v["a"]:.2f}"',
                     **kw)
 
 
@@ -512,7 +512,8 @@ def test_a_slider_moves_the_picture_and_the_numbers_beside_it():
     assert e.result["w"].tolist() == [[0.75, 0.25], [0.75, 0.25]]
     assert np.asarray(Image.open(io.BytesIO(e.image.value))).shape[:2] == e.renderer.pixels().shape[:2]
     assert e.image.value == png_bytes(fresh(e.panels, e.result))
-    assert "a = 0.75 &amp; k2 gets 0.25" in e.numbers.value and e.summary() == "a = 0.75 & k2 gets 0.25"
+    assert e.numbers.value.endswith(">a = 0.75 &amp; k2 gets &quot;0.25&quot;</pre>")
+    assert e.summary() == 'a = 0.75 & k2 gets "0.25"'
     state = e.numbers.value.split('data-state="')[1].split('"')[0]
     assert json.loads(state.replace("&quot;", '"')) == {"a": 0.75, "n": 2}
     assert e.numbers.value.startswith("<pre class='al-numbers' ")
@@ -520,9 +521,9 @@ def test_a_slider_moves_the_picture_and_the_numbers_beside_it():
     e.sliders["n"].value = 3                                                # the layout follows: 3 rows
     assert [t.get_text() for t in e.axes["w"].get_yticklabels()] == ["q0", "q1", "q2"]
     assert e.image.value == png_bytes(fresh(e.panels, e.result))
-    assert e.alt_text().endswith("The numbers beside it: a = 0.75 & k2 gets 0.25")
+    assert e.alt_text().endswith('The numbers beside it: a = 0.75 & k2 gets "0.25"')
     alt = e.numbers.value.split('data-alt="')[1].split('"')[0]
-    assert alt.replace("&amp;", "&").replace("&#x27;", "'") == e.alt_text()
+    assert alt.replace("&amp;", "&").replace("&quot;", '"').replace("&#x27;", "'") == e.alt_text()
 
 
 def test_an_impossible_input_empties_the_picture_and_says_why():
@@ -538,7 +539,7 @@ def test_an_impossible_input_empties_the_picture_and_says_why():
     assert (empty[cell_pixel(e.axes["w"], 0, 0, empty.shape[0])] == 255).all()
     assert e.image.layout.display is None                                   # shown, empty
     e.set(a=0.5)
-    assert e.error is None and e.summary() == "a = 0.50 & k2 gets 0.50"
+    assert e.error is None and e.summary() == 'a = 0.50 & k2 gets "0.50"'
     assert e.image.value == png_bytes(fresh(e.panels, e.result))
 
 
@@ -679,6 +680,7 @@ def test_the_widget_holds_sliders_reset_numbers_picture_and_the_naming_script():
     assert controls.children[0].children == (*e.sliders.values(), e.reset_button)
     assert controls.children[0].layout.flex == "0 0 auto" and controls.children[1] is e.numbers
     assert picture is e.image and e.image.layout.width == "100%" and e.image.format == "png"
+    assert (e.image.layout.height, e.image.layout.margin) == ("auto", "0px")   # flush, in proportion
     assert isinstance(naming, widgets.Output) and naming.layout.display == "none"
     assert naming.outputs[0]["data"]["text/html"] == NAMING_SCRIPT
     assert e.reset_button.description == "Reset" and e.reset_button.icon == "undo"
@@ -786,4 +788,31 @@ def test_numbers_kept_in_cells_of_every_width_paste_back_what_a_full_redraw_draw
         r.png()
     kept = [bool(r._patches.get(r.axes[p.key].texts[0])) for p in panels]
     assert not kept[0] and kept[-1]
+    assert np.array_equal(r.pixels(), r.full_redraw())
+
+
+def test_one_move_of_a_choice_slider_redraws_once(monkeypatch):
+    """A selection slider changes its value, index and label at once: the picture is drawn once."""
+    shows = []
+    original = Renderer.show
+    monkeypatch.setattr(Renderer, "show", lambda self, *a: shows.append(1) or original(self, *a))
+    e = Explorer([Control("o", "pick", 0.25, options=(0.25, 0.5, 0.75))],
+                 lambda v: {"w": np.array([[v["o"], 1 - v["o"]]])}, [WEIGHTS_ROW], describe=lambda v, r: "")
+    shows.clear()
+    e.sliders["o"].value = 0.75
+    assert len(shows) == 1 and e.result["w"].tolist() == [[0.75, 0.25]]
+
+
+WEIGHTS_ROW = Panel("w", ["q"], ["k1", "k2"])
+
+
+def test_a_number_taller_than_its_cell_is_not_kept():
+    """Six rows in a short figure: each cell is lower than its number, so nothing is kept, and every
+    repaint gives the pixels of drawing every number again."""
+    panel = Panel("w", [f"q{i}" for i in range(6)], ["k1", "k2", "k3"], "weights", None, "", "", cbar=False)
+    r = Renderer((6.0, 1.2))
+    for a in (0.2, 0.7, 0.2):
+        r.show([panel], {"w": np.tile([a, 1 - a, 0.0], (6, 1))})
+        r.png()
+    assert r._patch_bytes == 0
     assert np.array_equal(r.pixels(), r.full_redraw())
