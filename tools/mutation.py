@@ -43,6 +43,8 @@ TARGETS = {
     "alt_text": ["attention_lab.alt_text.*"],
     # the pictures: every heatmap, its colours and the colour of each number on it
     "heatmaps": ["attention_lab.heatmaps.*"],
+    # the explorers' figure: every slider step repainted in place, with its kept cells
+    "explorer_kit": ["attention_lab.explorer_kit.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
