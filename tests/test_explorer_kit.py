@@ -563,6 +563,11 @@ def test_sliders_start_on_their_grid_within_their_range():
     assert e.at_start()
 
 
+def sliders_of(controls) -> dict:
+    """The widgets an Explorer builds for `controls`, by key (as a student's explorer shows them)."""
+    return Explorer(controls, lambda v: {"w": np.array([[0.5, 0.5]])}, [Panel("w", ["q"], ["k1", "k2"])],
+                    describe=lambda v, r: "").sliders
+
 def test_each_kind_of_control_gets_its_widget():
     import ipywidgets as widgets
     controls = [Control("f", "float", 0.5, 0.0, 1.0, 0.05), Control("g", "coarse", 1.0, 0.0, 4.0, 2.0),
@@ -570,7 +575,7 @@ def test_each_kind_of_control_gets_its_widget():
                 Control("i", "whole", 3, 1, 9, 2, integer=True),
                 Control("o", "pick", 2, options=(1, 2, ("four", 4))),
                 Control("t", "mask", True, toggle=True), Control("x", "text", "the cat", text=True)]
-    s = {c.key: explorer_kit._slider(c) for c in controls}
+    s = sliders_of(controls)
     assert type(s["f"]) is widgets.FloatSlider and s["f"].readout_format == ".2f"
     assert (s["f"].min, s["f"].max, s["f"].step, s["f"].value) == (0.0, 1.0, 0.05, 0.5)
     assert s["g"].readout_format == ".1f" and s["h"].readout_format == ".1f"
@@ -591,7 +596,7 @@ def test_each_kind_of_control_gets_its_widget():
 def test_readout_decimals_follow_the_step():
     for step, shown in ((0.1, ".1f"), (0.01, ".2f"), (0.001, ".3f"), (0.25, ".1f"), (1.0, ".1f"),
                         (5.0, ".1f")):
-        assert explorer_kit._slider(Control("v", "v", 0.0, 0.0, 10.0, step)).readout_format == shown, step
+        assert sliders_of([Control("v", "v", 0.0, 0.0, 10.0, step)])["v"].readout_format == shown, step
 
 
 def test_set_moves_sliders_in_order_keeping_them_consistent_and_redraws_once(monkeypatch):
