@@ -58,6 +58,44 @@ def pytest_cmdline_main(config):
         config.option.dist = "loadfile"
 
 
+def process_tree_cpu() -> float:
+    """CPU seconds (user + system) of this process, the children it has reaped, and every live descendant
+    with the children each has reaped: a test's kernels, servers and browser count, while they run."""
+    import resource
+    used = sum(u.ru_utime + u.ru_stime for u in (resource.getrusage(resource.RUSAGE_SELF),
+                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
+    try:
+        import psutil
+    except ImportError:                 # without psutil (not a dependency): this process and its reaped ones
+        return used
+    for child in psutil.Process().children(recursive=True):
+        try:
+            t = child.cpu_times()
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            continue                    # gone between the listing and the reading: its parent has its time
+        used += t.user + t.system + t.children_user + t.children_system
+    return used
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    """The CPU seconds a test costs, from the start of its set-up to the end of its tear-down, go into the
+    JUnit report as its property `cpu_s` (tools/suite_time.py adds them up per file): worker seconds
+    count the waits for a busy core too, CPU seconds what the test itself asked of the machine."""
+    item.stash[CPU_AT_START] = process_tree_cpu()
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    yield
+    if CPU_AT_START in item.stash:
+        item.user_properties.append(("cpu_s", round(process_tree_cpu() - item.stash[CPU_AT_START], 3)))
+
+
+CPU_AT_START = pytest.StashKey[float]()
+
+
 LESSON_08 = "08-inside-a-real-language-model.ipynb"
 MODEL_LESSONS = (LESSON_08, "09-heads-at-work.ipynb")      # the lessons that run the real model
 

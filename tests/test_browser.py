@@ -53,7 +53,7 @@ def test_lesson_in_jupyterlab(lab, name):
     start = time.perf_counter()
     saved_file = copy / "notebooks" / name
     shown = lab_session.open_and_run_all(page, base, name, save_first=True,
-                                         after_save=saved_file.read_bytes)
+                                         after_save=saved_file.read_bytes, in_open_lab=True)
     run_all_s = time.perf_counter() - start             # reported, never asserted (machines are noisy)
     # clean on open: JupyterLab finds nothing to change, and saving rewrites the very same bytes
     assert shown["dirty_after_open"] is False, "JupyterLab changed the lesson on open (metadata?)"

@@ -4,9 +4,11 @@
     python tools/suite_time.py --from build/suite-times.xml    # reads an earlier run's report
 
 It prints the wall time, then the worker seconds of each test file (set-up, call and tear-down of its
-tests, as pytest's JUnit report counts them), slowest first, with the test count and the slowest test of
-each, so that growth shows. `.ci/run` prints the same table after its test phase. The budget is 420 s of
-wall time on a quiet 2-core machine (issue 43); the table is how to keep it.
+tests, as pytest's JUnit report counts them), slowest first, with its CPU seconds (its tests' own, with
+the kernels, servers and browser they ran: conftest.py records them; they depend much less on what ran
+beside it), its test count and its slowest test, so that growth shows. `.ci/run` prints the same table
+after its test phase. The budget is 420 s of wall time on a quiet 2-core machine (issue 43); the table is
+how to keep it.
 """
 
 import argparse
@@ -28,34 +30,49 @@ def file_of(case: ET.Element) -> str:
     return case.get("file") or case.get("classname", "")
 
 
-def table(report: Path) -> list[tuple[str, float, int, str, float, int]]:
-    """(file, worker seconds, tests, slowest test, its seconds, failed) per file, slowest first."""
-    per_file: dict[str, list] = defaultdict(lambda: [0.0, 0, "", 0.0, 0])
+def cpu_of(case: ET.Element) -> float | None:
+    """The CPU seconds conftest.py recorded for a test case (its property cpu_s), or None."""
+    for prop in case.iter("property"):
+        if prop.get("name") == "cpu_s":
+            return float(prop.get("value"))
+    return None
+
+
+def table(report: Path) -> list[tuple[str, float, float | None, int, str, float, int]]:
+    """(file, worker seconds, CPU seconds, tests, slowest test, its seconds, failed) per file, slowest
+    first. CPU seconds are None where the report has none (a run without psutil's process tree)."""
+    per_file: dict[str, list] = defaultdict(lambda: [0.0, None, 0, "", 0.0, 0])
     for case in ET.parse(report).getroot().iter("testcase"):
         row = per_file[file_of(case)]
-        seconds = float(case.get("time", 0))
+        seconds, cpu = float(case.get("time", 0)), cpu_of(case)
         row[0] += seconds
-        row[1] += 1
-        if seconds > row[3]:
-            row[2], row[3] = case.get("name", ""), seconds
-        row[4] += any(child.tag in ("failure", "error") for child in case)
+        if cpu is not None:
+            row[1] = (row[1] or 0.0) + cpu
+        row[2] += 1
+        if seconds > row[4]:
+            row[3], row[4] = case.get("name", ""), seconds
+        row[5] += any(child.tag in ("failure", "error") for child in case)
     return sorted(((f, *row) for f, row in per_file.items()), key=lambda r: -r[1])
 
 
 def show(rows, wall: float | None) -> None:
     total = sum(r[1] for r in rows)
-    tests = sum(r[2] for r in rows)
+    cpu = sum(r[2] or 0.0 for r in rows)
+    tests = sum(r[3] for r in rows)
+    counted = f"; {cpu:.0f} CPU seconds counted per test" if any(r[2] is not None for r in rows) else ""
     if wall is not None:
         verdict = "within" if wall <= BUDGET else "OVER"
         print(f"wall time {wall:.0f} s ({verdict} the {BUDGET} s budget); {tests} tests; "
-              f"{total:.0f} worker seconds")
+              f"{total:.0f} worker seconds{counted}")
     else:
-        print(f"{tests} tests; {total:.0f} worker seconds")
+        print(f"{tests} tests; {total:.0f} worker seconds{counted}")
     width = max(len(r[0]) for r in rows) if rows else 10
-    print(f"{'file':<{width}}  {'worker s':>8}  {'tests':>5}  slowest test")
-    for path, seconds, count, slowest, slowest_s, failed in rows:
+    print(f"{'file':<{width}}  {'worker s':>8}  {'CPU s':>6}  {'tests':>5}  slowest test")
+    for path, seconds, used, count, slowest, slowest_s, failed in rows:
         flag = f"  ({failed} failed)" if failed else ""
-        print(f"{path:<{width}}  {seconds:8.1f}  {count:5d}  {slowest_s:6.1f} s {slowest[:70]}{flag}")
+        used_text = f"{used:6.1f}" if used is not None else f"{'-':>6}"
+        print(f"{path:<{width}}  {seconds:8.1f}  {used_text}  {count:5d}  "
+              f"{slowest_s:6.1f} s {slowest[:70]}{flag}")
 
 
 def main() -> int:
