@@ -24,6 +24,7 @@ NOT_COMPUTED: dict[str, dict[str, str]] = {
     "03": {
     },
     "04": {
+        "2.5": "the PyTorch release that first zeroes a fully masked row in SDPA: a version, not a result",
     },
     "05": {
         "3.5": "the section of Vaswani et al. 2017 on positional encodings (§3.5): a name, not a number",

@@ -52,14 +52,22 @@ def _design_01():
             wf = weights(W, X_, small_of(X_))
             yield bool(np.argmax(wf) == len(X_) - 1 and wf[-1] - np.sort(wf)[-2] > 1e-9)
 
+    def mice_wins(W):
+        """Does small score mice strictly highest? A question of W's direction only: any c > 0 scaling
+        W scales every score by c, and a strict winner's weight goes to 1 as c grows."""
+        s = X[2] @ W @ X.T
+        return bool(np.argmax(s) == 3 and s[3] - np.sort(s)[-2] > 1e-9)
+
     def on_fresh(W):
         """For a W_q with which mice wins by more than 0.7: None if it passes the fresh sentences too,
-        else the hint that says why not."""
+        else the hint that says why not. The hint depends on W's direction only, not on its size: W is
+        first scaled to largest entry 1, and mice's win without 'animal?' is judged by its scores."""
         if all(passes_fresh(W)):
             return None
+        W = W / np.abs(W).max()                            # the direction: c·W gets the hint W gets
         no_animal = W.copy()
         no_animal[:, 2] = 0.0                              # the same questions without 'animal?'
-        if W[3, 2] > 0 and weights(no_animal)[3] > 0.7 and all(passes_fresh(no_animal)):
+        if W[3, 2] > 0 and mice_wins(no_animal) and all(passes_fresh(no_animal)):
             return "asks animal"
         return "more features"
 

@@ -151,25 +151,26 @@ def _design_03():
                      "head 1 still finds the previous token (this is the lesson's W_q): it turns each "
                      "position back by one step, θ. Two tokens back is a turn by 2θ."),
         "still previous": (lambda: with_head1(16.0 * back),
-                           "head 1 still finds the previous token: its block turns each position back "
-                           "by one step, θ (its factor only makes the choice sharper or softer). Two "
-                           "tokens back is a turn by 2θ."),
+                           "head 1 still finds the previous token: your block turns each position back "
+                           "by about one step, θ (if you scaled R(θ): a factor only makes the choice "
+                           f"sharper or softer). Two tokens back is a turn by 2θ. {RADIANS}"),
         "next": (lambda: ex.W_q.T,
                  "head 1 now finds the next token: your block turns each position forward by about one "
                  "step, θ (as a transposed rotation does: the transpose turns the other way). You need two "
                  "steps back, a turn by 2θ."),
         "two forward": (lambda: with_head1(8.0 * two_back.T),
                         "head 1 now looks two tokens forward: your block turns each position forward "
-                        "by 2θ (a rotation written for column vectors, R(2θ)ᵀ, or the angle -2θ). In "
-                        "our row form, x @ R(θ) turns a position back by θ (section 3): turn back by "
-                        "2θ instead."),
+                        "by about 2θ (if you wrote a rotation for column vectors, R(2θ)ᵀ, or the angle "
+                        "-2θ: in our row form, x @ R(θ) turns a position back by θ, section 3). Turn "
+                        f"back by 2θ instead. {RADIANS}"),
         "itself": (lambda: with_head1(8.0 * np.eye(2)),
                    "head 1 now finds each token itself: your block turns the position by less than 0.2θ "
                    "either way (if you multiplied a turn back by θ and one forward by θ: they cancel). Turn "
                    "back by 2θ."),
         "three back": (lambda: with_head1(8.0 * two_back @ back),
                        "head 1 now looks three tokens back: your block turns each position back by "
-                       "3θ. Two tokens back is a turn by 2θ: R(θ) twice, not three times."),
+                       "about 3θ (if you multiplied R(θ) three times: twice is 2θ). Two tokens back is "
+                       f"a turn by 2θ. {RADIANS}"),
         "tie": (lambda: with_head1(8.0 * (back + two_back)),
                 "two tokens back and one token back tie for head 1's largest weight: your block turns "
                 "each position back by 1.5θ, halfway between them. If you added R(θ) and R(2θ): a sum "

@@ -61,6 +61,18 @@ def test_01_3_refuses_a_query_that_also_asks_animal():
     assert "three fresh sentences" in prose("01", "ex-01-3") and "an animal or not" in prose("01", "ex-01-3")
 
 
+def test_01_3_hint_for_a_query_that_asks_animal_does_not_depend_on_its_size():
+    """Review round 22, 01-A: small's row c·[1, 0, 1, 1] got "asks animal" at c = 0.25, 0.5, 1, 2 but
+    "more features" at c = 0.1, 0.3, 0.8, 1.6. By hand, its direction decides: without the 'animal?'
+    entry it is c·[1, 0, 0, 1], the intended answer, so every c > 0 gets "asks animal". And c·[0, 0, 1, 1]
+    asks animal and small but not noun, so no c gets "asks animal"."""
+    for c in (0.1, 0.25, 0.3, 0.5, 0.8, 1.0, 1.6, 2.0, 3.0, 10.0):
+        result = status("01.3", small_row([c, 0.0, c, c]))
+        assert result.status == "mistake" and result.mistake == "asks animal", (c, result.message)
+        result = status("01.3", small_row([0.0, 0.0, c, c]))
+        assert result.status == "mistake" and result.mistake == "more features", (c, result.message)
+
+
 def test_01_1_asks_for_the_scores_and_the_weights():
     """By hand: x₃ = small scores 0, 0, 1, 1 (the tie with mice), and their softmax."""
     s = np.array([0.0, 0.0, 1.0, 1.0])

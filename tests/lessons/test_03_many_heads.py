@@ -1014,3 +1014,35 @@ def test_03_2_degrees_typed_to_one_decimal_end_with_radians_and_no_hint_states_a
     assert "transposing a rotation turns it" not in forward.message, forward.message
     assert "forward by about one step, θ" in forward.message, forward.message
 
+
+
+def test_03_2_sibling_hints_state_only_an_approximate_turn_and_a_cause_if_it_is_one():
+    """Review round 23, 23-03-A: 'still previous', 'three back' and 'two forward' are reached by any turn
+    within 0.2θ of a whole step, and said exactly θ / 3θ / 2θ and a cause (a factor, R(θ) three times,
+    R(2θ)ᵀ) that a degree slip has not. By hand (steps_by_hand): 2θ typed as 101.5 turns back by 1.08θ,
+    103.4 by 3.20θ, 4.6 and 10.9 forward by 1.88θ and 1.86θ. Each now gets 'about', its cause as an 'if',
+    and radians."""
+    t = al.the_cat_sat().theta
+    radians = ("If you typed the angle yourself: np.cos and np.sin take radians, and θ = 2π/7 radians "
+               "(ex.theta).")
+    for typed, steps in ((101.5, 1.08), (103.4, 3.20), (4.6, -1.88), (10.9, -1.86)):
+        assert abs(steps_by_hand(typed) - steps) < 0.005, (typed, steps_by_hand(typed))
+    cases = ((8 * rotation(101.5), "still previous"), (8 * rotation(101.3), "still previous"),
+             (16 * rotation(t), "still previous"), (8 * rotation(103.4), "three back"),
+             (8 * rotation(103.1), "three back"), (8 * rotation(3 * t), "three back"),
+             (8 * rotation(4.6), "two forward"), (8 * rotation(10.9), "two forward"),
+             (8 * rotation(-1.85 * t), "two forward"), (8 * rotation(-2 * t), "two forward"))
+    for block, mistake in cases:
+        result = status("03.2", head1(block))
+        assert result.mistake == mistake, (mistake, result.message)
+        message = result.message
+        assert message.endswith(radians), message
+        for exact in ("back by one step, θ (its factor", "turns each position back by 3θ",
+                      "forward by 2θ (a rotation written", "R(θ) twice, not three times"):
+            assert exact not in message, message
+    assert "back by about one step, θ (if you scaled R(θ)" in \
+        status("03.2", head1(8 * rotation(101.5))).message
+    assert "back by about 3θ (if you multiplied R(θ) three times" in \
+        status("03.2", head1(8 * rotation(103.4))).message
+    assert "forward by about 2θ (if you wrote a rotation for column vectors" in \
+        status("03.2", head1(8 * rotation(4.6))).message

@@ -394,6 +394,29 @@ def test_04_s2_the_finfo_min_fill_added_to_float16_scores_overflows():
     printed = stored_output("04", "s2-trap")
     assert "finfo(float16).min added to scores of -16: [-inf -inf -inf] -> [nan nan nan]" in printed
 
+
+def test_04_s2_names_the_clamp_some_models_apply_and_the_pytorch_release_that_zeroes_empty_rows():
+    """Review round 23, 23-04-A: some `transformers` models clamp the masked sum back to finfo.min right
+    after the add (XGLM, pull request #18057; Llama, #24561, read in their threads), so the float16 row is
+    uniform again, not nan. Review round 22, 04-B: "in recent versions" named: PyTorch pull request
+    #133882 (merged 19 August 2024, before the 2.5 branch cut of 9 September 2024) makes SDPA zero a fully
+    masked row, first released in 2.5. By hand: the clamp of -inf to -65504, and the uniform row."""
+    with np.errstate(over="ignore"):
+        summed = np.full(3, np.float16(-65504)) + np.float16(-16)
+    clamped = np.maximum(summed, np.float16(-65504))
+    assert np.isneginf(summed).all() and (clamped == -65504).all()
+    e = np.exp(clamped.astype(np.float64) - float(clamped.max()))
+    assert np.allclose(e / e.sum(), [1 / 3, 1 / 3, 1 / 3])
+    text = " ".join(prose("04", "s2").split())
+    assert "in recent versions" not in text
+    assert "since PyTorch 2.5 (pull request #133882, merged in August 2024)" in text
+    assert "unless the model's code clamps the sum back to the fill" in text
+    assert "#18057" in text and "#24561" in text and "then the row is uniform again" in text
+    printed = stored_output("04", "s2-trap")
+    assert ("that sum clamped back to finfo(float16).min: -65504 -> [0.333 0.333 0.333]  <- uniform again"
+            in printed)
+
+
 def test_04_4_pad_weight_zeroed_after_the_softmax_is_named():
     """Review round 20, 04-2: '<pad>' weighted 0 after the softmax, rows not renormalised, was told
     "'<pad>' took some weight". <pad>'s value row is zero, so its numbers are those of no mask at all: the

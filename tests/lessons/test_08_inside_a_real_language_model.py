@@ -361,9 +361,10 @@ def test_a_token_before_the_draw_shows_why_the_repeats_second_token_is_missed(re
     every range), and the prose's counts against docs/held-out/08.md (tools/seed_sweeps/lesson_08.py:
     before-lowers, before-not-worst).
     Item 3: the second token's loss is the highest of the second copy *after its first token*.
-    Review round 21, item 21.1: seed 0 is the best case; the cell now runs each of the eight draws with 'The'
-    before it too, and the prose gives the range on seeds 1 to 7 and the count on the further draws
-    (before-above-1). The losses by hand, from the logits."""
+    Review round 21, item 21.1: seed 0 is the lowest of seeds 0 to 7; the cell now runs each of the eight
+    draws with 'The' before it too, and the prose gives the range on seeds 1 to 7 and the count on the further
+    draws (before-above-1). Review round 23, 23-08-A: seed 0 an exception, its fall below 1 nat counted. The
+    losses by hand, from the logits."""
     the = rm.encode(real_model, "The")
     assert rm.token_strings(real_model, the) == ["The"]                    # one ordinary token, not special
     seed = 0
@@ -390,7 +391,7 @@ def test_a_token_before_the_draw_shows_why_the_repeats_second_token_is_missed(re
     assert ((L, H), f"{loss[PERIOD]:.1f}", f"{loss_b[PERIOD]:.1f}", f"{right:.2f}", f"{sink:.2f}",
             f"{right_b:.2f}", worst_b) == ((18, 6), "10.4", "0.1", "0.00", "0.89", "0.95", 23)
     assert loss_b[PERIOD] < loss[PERIOD] and worst_b != 2
-    # review round 21, item 21.1: seed 0 is the best case; the eight draws, each with 'The' before it
+    # review round 21, item 21.1: seed 0 the lowest of seeds 0 to 7; the eight draws, each with 'The' first
     falls, still, after = [], 0, {}
     for d, (R_d, logits_d, _) in runs.items():
         ids_d = np.array([int(the[0]), *(int(t) for t in R_d)])
@@ -404,7 +405,7 @@ def test_a_token_before_the_draw_shows_why_the_repeats_second_token_is_missed(re
             f"{still} of 8\n  with seeds 0 to 7, the lesson's story: 0.1 on seed 0, 3.8 to 12.6 on the other "
             "seven; 5 of 8") in out
     others = [after[d] for d in range(1, 8)]
-    assert min(after, key=after.get) == 0 and after[0] < 1 < min(others)                # the best case
+    assert min(after, key=after.get) == 0 and after[0] < 1 < min(others)                # lowest of 0-7
     assert (f"{after[0]:.1f}", f"{min(others):.1f}", f"{max(others):.1f}", still) == ("0.1", "3.8", "12.6", 5)
     assert out == shown("r08-loss-first")                               # the stored output: seed 0's
     assert not any(line.lstrip().startswith("assert") for line in cell("r08-loss-first").splitlines())
@@ -421,11 +422,16 @@ def test_a_token_before_the_draw_shows_why_the_repeats_second_token_is_missed(re
     assert n == n2 == 32 and k2 < n2                                     # not the whole reason
     k3, n3, _ = rows["before-above-1"]
     assert n3 == 32
-    assert ("Seed 0 is the best case, though: on seeds 1 to 7 (the cell above prints all eight) that loss "
-            "falls only to 3.8 to 12.6 nats, and the token is still the second copy's worst-predicted on "
-            "5 of the 8 draws. So the sink is part of the reason, not all of it: with 'The' before the draw, "
-            f"that loss falls on {k} of {n} further draws, but stays above 1 nat on {k3} of those {n3}, and "
-            f"the token is still the second copy's worst-predicted on {n2 - k2}.") in text
+    # review round 23, 23-08-A: a fall below 1 nat is not seed 0's alone (seed 9, in neither seed set, falls
+    # to 0.50): the prose calls seed 0 an exception, and counts the falls below 1 nat on the draws it shows
+    below = sum(after[d] < 1 for d in range(8)) + (n3 - k3)
+    assert "best case" not in text
+    assert ("Seed 0's draw is an exception, though: on seeds 1 to 7 (the cell above prints all eight) that "
+            "loss falls only to 3.8 to 12.6 nats, and the token is still the second copy's worst-predicted "
+            "on 5 of the 8 draws. So the sink is part of the reason, not all of it: with 'The' before the "
+            f"draw, that loss falls on {k} of {n} further draws, but stays above 1 nat on {k3} of those "
+            f"{n3} (a fall below 1 nat, as on seed 0, is rare: {below} of the {8 + n3} draws counted here), "
+            f"and the token is still the second copy's worst-predicted on {n2 - k2}.") in text
     assert "# predicted in each copy (the second's 2 to 40)" in cell("r08-loss")
     ids = [c["id"] for c in cells()]
     assert ids.index("r08-loss") + 1 == ids.index("r08-loss-first") == ids.index("r08-s5-loss") - 1
