@@ -1,8 +1,8 @@
 """How a bare `pytest` differs from a chosen file.
 
 `python -m pytest` (the README's test command, no paths) runs everything: the tests, and every
-notebook re-executed under nbval, spread over every core. Naming paths is the quick lane:
-`python -m pytest tests/test_attention.py` runs just that file, in one process, in seconds.
+notebook re-executed under nbval, spread over one worker more than the cores. Naming paths is the quick
+lane: `python -m pytest tests/test_attention.py` runs just that file, in one process, in seconds.
 """
 
 import atexit
@@ -53,8 +53,10 @@ def pytest_cmdline_main(config):
     config.option.nbval = True
     if hasattr(config, "workerinput"):
         return   # an xdist worker runs this hook too: it must not start workers of its own
-    if not config.option.numprocesses:     # one worker per core; a notebook or the browser per worker
-        config.option.numprocesses = "auto"
+    if not config.option.numprocesses:
+        # one worker more than the cores: while a worker waits on its browser, hub or kernel, another has
+        # the core (with one worker per core, 2 cores were busy 1.65 of the time: tools/suite_time.py)
+        config.option.numprocesses = (os.cpu_count() or 1) + 1
         config.option.dist = "loadfile"
 
 
