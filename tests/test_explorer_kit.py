@@ -46,7 +46,9 @@ def weights(a: float) -> np.ndarray:
     return np.array([[a, 1 - a], [1 - a, a]])
 
 
-WEIGHTS = Panel("w", ["q1", "q2"], ["k1", "k2"], title="weights")
+# Without a colour bar (it is static, and drawing it is near half the cost of a build); the figures with one:
+# the margins, the narrow panel, the panels in rows and the figure drawn once.
+WEIGHTS = Panel("w", ["q1", "q2"], ["k1", "k2"], title="weights", cbar=False)
 
 
 FRESH: dict = {}
@@ -437,7 +439,7 @@ def test_new_labels_of_the_same_length_are_written_on_the_same_figure():
     r = Renderer()
     r.show([WEIGHTS], {"w": weights(0.2)})
     ax = r.axes["w"]
-    shifted = Panel("w", ["q3", "q4"], ["k3", "k4"], title="weights")
+    shifted = Panel("w", ["q3", "q4"], ["k3", "k4"], title="weights", cbar=False)
     r.show([shifted], {"w": weights(0.6)})
     r.png()
     assert r.axes["w"] is ax and r.panels == [shifted]
@@ -450,10 +452,10 @@ def test_new_labels_of_the_same_length_are_written_on_the_same_figure():
 
 
 @pytest.mark.parametrize("other", [
-    Panel("w", ["q1", "q2"], ["k1", "key2"], title="weights"),              # a longer label
-    Panel("w", ["q1", "q2"], ["k12", "k"], title="weights"),                # the same letters, moved
-    Panel("w", ["q1", "q2"], ["k1", "k2"], title="other weights"),          # another title
-    Panel("w", ["q1", "q2", "q3"], ["k1", "k2"], title="weights"),          # another shape
+    Panel("w", ["q1", "q2"], ["k1", "key2"], title="weights", cbar=False),      # a longer label
+    Panel("w", ["q1", "q2"], ["k12", "k"], title="weights", cbar=False),        # the same letters, moved
+    Panel("w", ["q1", "q2"], ["k1", "k2"], title="other weights", cbar=False),  # another title
+    Panel("w", ["q1", "q2", "q3"], ["k1", "k2"], title="weights", cbar=False),  # another shape
 ])
 def test_any_other_change_of_a_heatmap_draws_a_new_figure(other):
     r = Renderer()
@@ -478,7 +480,7 @@ def test_a_new_label_on_a_line_or_another_number_of_panels_draws_a_new_figure():
     assert r.axes["c"] is not ax and r.axes["c"].get_xlim() == (50.0, 80.0)
     r = Renderer()
     r.show([WEIGHTS], {"w": weights(0.2)})
-    two = [Panel("w", ["q3", "q4"], ["k3", "k4"], title="weights"), Panel("v", ["q1", "q2"], ["k1", "k2"])]
+    two = [replace_labels(WEIGHTS, ["q3", "q4"], ["k3", "k4"]), Panel("v", ["q1", "q2"], ["k1", "k2"])]
     r.show(two, {"w": weights(0.2), "v": weights(0.4)})
     assert set(r.axes) == {"w", "v"}
 
@@ -558,7 +560,7 @@ def explorer(**kw) -> Explorer:
         return {"w": np.tile([values["a"], 1 - values["a"]], (values["n"], 1))}
 
     def panels(values):
-        return [Panel("w", [f"q{i}" for i in range(values["n"])], ["k1", "k2"], title="weights")]
+        return [Panel("w", [f"q{i}" for i in range(values["n"])], ["k1", "k2"], title="weights", cbar=False)]
     return Explorer(controls, compute, kw.pop("panels", panels),
                     describe=lambda v, result: f'a = {v["a"]:.2f} & k2 gets "{1 - v["a"]:.2f}"',
                     **kw)
@@ -813,7 +815,7 @@ def test_the_figure_keeps_its_margins():
     outermost ink lies 8 pixels from the top and the bottom, 12 to 16 from the sides (a label's own
     spacing adds up to 4)."""
     r = Renderer((5.0, 3.0))
-    r.show([WEIGHTS], {"w": weights(0.2)})
+    r.show([Panel("w", ["q1", "q2"], ["k1", "k2"], title="weights")], {"w": weights(0.2)})   # a colour bar
     r.png()
     ink = (r.pixels()[..., :3] < 250).any(axis=-1)
     cols, rows = np.flatnonzero(ink.any(axis=0)), np.flatnonzero(ink.any(axis=1))
