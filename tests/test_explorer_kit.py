@@ -8,8 +8,10 @@ drawn in one go, none kept or pasted). Which numbers are drawn again and which a
 kept cells is counted on matplotlib's `Axes.draw_artist`.
 """
 
+import binascii
 import io
 import json
+import zlib
 
 import matplotlib
 import numpy as np
@@ -44,22 +46,34 @@ def weights(a: float) -> np.ndarray:
     return np.array([[a, 1 - a], [1 - a, a]])
 
 
-WEIGHTS = Panel("w", ["q1", "q2"], ["k1", "k2"], title="weights")
+# Without a colour bar (it is static, and drawing it is near half the cost of a build); the figures with one:
+# the margins, the narrow panel, the panels in rows and the figure drawn once.
+WEIGHTS = Panel("w", ["q1", "q2"], ["k1", "k2"], title="weights", cbar=False)
 
 
 FRESH: dict = {}
 
 
-def fresh(panels, result, size=(9.0, 2.6)) -> np.ndarray:
-    """The pixels of a renderer that draws `result` from scratch (nothing repainted, nothing pasted);
-    drawn once per process for each panels, numbers and size."""
+def drawn_from_scratch(panels, result, size) -> tuple:
+    """(a renderer that drew `result` from scratch, nothing repainted or pasted, then its PNG; its pixels
+    then), made once per process for each panels, numbers and size."""
     key = (repr(panels), repr({k: np.asarray(v).tolist() for k, v in sorted(result.items())}), tuple(size))
     if key not in FRESH:
         r = Renderer(size)
         r.show(panels, result)
         r.png()
-        FRESH[key] = r.pixels()
+        FRESH[key] = r, r.pixels()
     return FRESH[key]
+
+
+def fresh(panels, result, size=(9.0, 2.6)) -> np.ndarray:
+    """The pixels of a renderer that draws `result` from scratch."""
+    return drawn_from_scratch(panels, result, size)[1]
+
+
+def built(panels, result, size=(9.0, 2.6)) -> Renderer:
+    """That renderer itself, shared between tests: a test only reads it."""
+    return drawn_from_scratch(panels, result, size)[0]
 
 
 @pytest.fixture
@@ -81,7 +95,7 @@ def test_a_repainted_heatmap_shows_each_cells_colour_and_number():
     r = Renderer()
     r.show([WEIGHTS], {"w": weights(0.2)})
     r.png()
-    for a in (0.9, 0.35):
+    for a in (0.9, 0.3):
         r.show([WEIGHTS], {"w": weights(a)})
         r.png()
         pixels, ax = r.pixels(), r.axes["w"]
@@ -188,13 +202,12 @@ def test_a_number_wider_than_its_cell_is_not_kept():
 def test_the_kept_pixels_of_a_cell_lie_inside_it():
     """Two pixels in from the white lines between cells, every kept patch the colour of its own cell
     at its corners."""
-    r = Renderer()
-    r.show([WEIGHTS], {"w": weights(0.1)})
-    r.png()
+    r = built([WEIGHTS], {"w": weights(0.2)})
     pixels, ax = r.pixels(), r.axes["w"]
+    assert len(r._cells) == 4
     for text, ((rows, cols), mesh, i) in r._cells.items():
         assert mesh is ax.collections[0] and ax.texts[i] is text
-        v = weights(0.1).ravel()[i]
+        v = weights(0.2).ravel()[i]
         for y in (rows.start, rows.stop - 1):
             for x in (cols.start, cols.stop - 1):
                 assert np.abs(pixels[y, x, :3].astype(int) - purple(v)).max() <= 1
@@ -230,14 +243,23 @@ def test_png_bytes_by_hand():
     assert image.mode == "RGB" and image.size == (3, 2)
     assert np.array_equal(np.asarray(image), rgba[..., :3])
     assert data.endswith(b"IEND\xaeB`\x82")                                   # IEND and its CRC
+    # byte for byte as the PNG specification lays it out: each chunk its length, type, data and CRC-32; the
+    # scanlines each a filter byte 0 then R G B per pixel, deflated at zlib's quickest level (1)
+    scanlines = bytes([0, 1, 7, 8, 2, 7, 8, 3, 7, 8,  0, 4, 7, 8, 5, 7, 8, 6, 7, 8])
+
+    def chunk(kind, body):
+        return len(body).to_bytes(4, "big") + kind + body + binascii.crc32(kind + body).to_bytes(4, "big")
+    ihdr = (3).to_bytes(4, "big") + (2).to_bytes(4, "big") + bytes([8, 2, 0, 0, 0])   # 8 bits, RGB
+    assert data == (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(scanlines, 1))
+                    + chunk(b"IEND", b""))
 
 
 def test_full_redraw_gives_the_picture_of_a_new_figure():
     r = Renderer()
     r.show([WEIGHTS], {"w": weights(0.2)})
     r.png()
-    r.show([WEIGHTS], {"w": weights(0.7)})
-    assert np.array_equal(r.full_redraw(), fresh([WEIGHTS], {"w": weights(0.7)}))
+    r.show([WEIGHTS], {"w": weights(0.9)})
+    assert np.array_equal(r.full_redraw(), fresh([WEIGHTS], {"w": weights(0.9)}))
 
 
 # ------------------------------------------------------------------ a line, bars and thumbnails
@@ -383,12 +405,41 @@ def test_an_untitled_thumbnails_panel_gets_the_default_title():
     assert r.axes["t"].get_title().startswith("every head's weights, 2 queries × 2 keys")
 
 
+def test_a_line_bars_thumbnails_and_a_heatmap_share_one_figure_and_take_lists():
+    """Every kind of panel in one figure (each after one of another kind), filled from plain lists as a
+    compute() may return them: each is drawn, then repainted in place, as a new renderer draws it. (The bars
+    keep their numbers: the layout computed at the build depends on them, and a figure built for other bar
+    numbers here is laid out a little differently.)"""
+    panels = [LINE, BARS, THUMBS, WEIGHTS]
+    size = (14.0, 3.0)
+    r = Renderer(size)
+    first = {"c": [1.5, 1.0, np.nan, np.nan], "b": [0.3, 0.95, -0.5, 0.7], **thumbs((0, 0)),
+             "w": [[0.2, 0.8], [0.8, 0.2]]}
+    r.show(panels, first)
+    r.png()
+    axes = dict(r.axes)
+    assert list(axes) == ["c", "b", "t", "w"] and len(set(map(id, axes.values()))) == 4
+    moved = {"c": [1.5, 1.0, 0.75, np.nan], "b": [0.3, 0.95, -0.5, 0.7], **thumbs((1, 1)),
+             "w": [[0.9, 0.1], [0.1, 0.9]]}
+    r.show(panels, moved)
+    r.png()
+    assert r.axes == axes                                                  # repainted in place
+    pixels, h = r.pixels(), r.pixels().shape[0]
+    x, y = axes["c"].transData.transform((30.0, 0.75))                     # the dot at the last point
+    assert (pixels[round(h - y), round(x), :3] == [0xB0, 0x00, 0x20]).all()
+    assert [t.get_text() for t in axes["b"].texts] == ["0.30", "0.95", "-0.50", "0.70"]
+    assert axes["t"].patches[-1].get_xy() == thumbnail_box(1, 1, 2, 2)[0]
+    for (i, j), v in np.ndenumerate(weights(0.9)):
+        assert np.abs(colour_at(pixels, cell_pixel(axes["w"], i, j, h)) - purple(v)).max() <= 1
+    assert np.array_equal(pixels, fresh(panels, moved, size))
+
+
 # ------------------------------------------------------------ the layout: built once, relabelled, rebuilt
 def test_new_labels_of_the_same_length_are_written_on_the_same_figure():
     r = Renderer()
     r.show([WEIGHTS], {"w": weights(0.2)})
     ax = r.axes["w"]
-    shifted = Panel("w", ["q3", "q4"], ["k3", "k4"], title="weights")
+    shifted = Panel("w", ["q3", "q4"], ["k3", "k4"], title="weights", cbar=False)
     r.show([shifted], {"w": weights(0.6)})
     r.png()
     assert r.axes["w"] is ax and r.panels == [shifted]
@@ -401,10 +452,10 @@ def test_new_labels_of_the_same_length_are_written_on_the_same_figure():
 
 
 @pytest.mark.parametrize("other", [
-    Panel("w", ["q1", "q2"], ["k1", "key2"], title="weights"),              # a longer label
-    Panel("w", ["q1", "q2"], ["k12", "k"], title="weights"),                # the same letters, moved
-    Panel("w", ["q1", "q2"], ["k1", "k2"], title="other weights"),          # another title
-    Panel("w", ["q1", "q2", "q3"], ["k1", "k2"], title="weights"),          # another shape
+    Panel("w", ["q1", "q2"], ["k1", "key2"], title="weights", cbar=False),      # a longer label
+    Panel("w", ["q1", "q2"], ["k12", "k"], title="weights", cbar=False),        # the same letters, moved
+    Panel("w", ["q1", "q2"], ["k1", "k2"], title="other weights", cbar=False),  # another title
+    Panel("w", ["q1", "q2", "q3"], ["k1", "k2"], title="weights", cbar=False),  # another shape
 ])
 def test_any_other_change_of_a_heatmap_draws_a_new_figure(other):
     r = Renderer()
@@ -429,7 +480,7 @@ def test_a_new_label_on_a_line_or_another_number_of_panels_draws_a_new_figure():
     assert r.axes["c"] is not ax and r.axes["c"].get_xlim() == (50.0, 80.0)
     r = Renderer()
     r.show([WEIGHTS], {"w": weights(0.2)})
-    two = [Panel("w", ["q3", "q4"], ["k3", "k4"], title="weights"), Panel("v", ["q1", "q2"], ["k1", "k2"])]
+    two = [replace_labels(WEIGHTS, ["q3", "q4"], ["k3", "k4"]), Panel("v", ["q1", "q2"], ["k1", "k2"])]
     r.show(two, {"w": weights(0.2), "v": weights(0.4)})
     assert set(r.axes) == {"w", "v"}
 
@@ -455,6 +506,7 @@ def test_a_narrow_panel_turns_its_column_labels_and_a_panel_without_a_colour_bar
     r.show(panels, {"a": np.full((1, 3), 1 / 3), "b": np.array([[0.5, 0.5]])})
     assert [t.get_rotation() for t in r.axes["a"].get_xticklabels()] == [90.0] * 3
     assert [t.get_rotation() for t in r.axes["b"].get_xticklabels()] == [0.0] * 2
+    assert [t.get_rotation() for t in r.axes["a"].get_yticklabels()] == [0.0]          # rows stay level
     assert len(r.figure.axes) == 3
     panels = [Panel("a", ["q"], ["k1", "k2", "k3"], width=3.0)]
     r.show(panels, {"a": np.full((1, 3), 1 / 3)})
@@ -465,12 +517,20 @@ def test_building_draws_the_figure_once_and_leaves_no_renderer_behind(monkeypatc
     from matplotlib.figure import Figure
     draws = []
     original = Figure.draw
-    monkeypatch.setattr(Figure, "draw", lambda self, renderer: draws.append(1) or original(self, renderer))
+    hinting = matplotlib.rcParams
+
+    def draw(self, renderer):
+        draws.append(hinting["text.hinting"])
+        return original(self, renderer)
+    monkeypatch.setattr(Figure, "draw", draw)
     r = Renderer()
     r.show([WEIGHTS, Panel("s", ["q1", "q2"], ["k1", "k2"], "scores")], {"w": weights(0.2), "s": weights(1)})
-    assert len(draws) == 1 and "_get_renderer" not in vars(r.figure)
+    assert draws == ["none"] and "_get_renderer" not in vars(r.figure)      # once, glyphs unhinted (quicker)
     assert r.figure.get_layout_engine() is None or type(r.figure.get_layout_engine()).__name__ == \
         "PlaceHolderLayoutEngine"
+    assert r.panels == [WEIGHTS, Panel("s", ["q1", "q2"], ["k1", "k2"], "scores")]
+    r.show([WEIGHTS], {"w": weights(0.2)})                  # another layout: built anew, drawn once more
+    assert draws == ["none", "none"] and r.panels == [WEIGHTS]
 
 
 def test_dots_per_inch_and_a_new_size():
@@ -500,7 +560,7 @@ def explorer(**kw) -> Explorer:
         return {"w": np.tile([values["a"], 1 - values["a"]], (values["n"], 1))}
 
     def panels(values):
-        return [Panel("w", [f"q{i}" for i in range(values["n"])], ["k1", "k2"], title="weights")]
+        return [Panel("w", [f"q{i}" for i in range(values["n"])], ["k1", "k2"], title="weights", cbar=False)]
     return Explorer(controls, compute, kw.pop("panels", panels),
                     describe=lambda v, result: f'a = {v["a"]:.2f} & k2 gets "{1 - v["a"]:.2f}"',
                     **kw)
@@ -551,31 +611,37 @@ def test_hide_on_error_hides_the_figure_until_the_input_is_possible_again():
     assert e.image.layout.display is None and e.error is None
 
 
-def test_sliders_start_on_their_grid_within_their_range():
-    controls = [Control("a", "a", 0.33, 0.05, 1.0, 0.1), Control("b", "b", 1.7, 0.0, 1.0, 0.5),
-                Control("c", "c", -0.4, 0.0, 1.0, 0.5), Control("d", "d", 2.6, 1, 5, 1, integer=True),
-                Control("e", "e", 0.3, 0.0, 1.0, 0.1)]
-    e = Explorer(controls, lambda v: {"w": np.array([[0.5, 0.5]])}, [Panel("w", ["q"], ["k1", "k2"])],
-                 describe=lambda v, r: "")
-    assert e.values == {"a": 0.35, "b": 1.0, "c": 0.0, "d": 3, "e": 0.3}
-    assert [c.value for c in e.controls] == [0.35, 1.0, 0.0, 3, 0.3]
+# The controls of the three tests below, in one explorer built once for the module (they only read it).
+ON_GRID = [Control("a", "a", 0.33, 0.05, 1.0, 0.1), Control("b", "b", 1.7, 0.0, 1.0, 0.5),
+           Control("c", "c", -0.4, 0.0, 1.0, 0.5), Control("d", "d", 2.6, 1, 5, 1, integer=True),
+           Control("e", "e", 0.3, 0.0, 1.0, 0.1)]
+KINDS = [Control("f", "float", 0.5, 0.0, 1.0, 0.05), Control("g", "coarse", 1.0, 0.0, 4.0, 2.0),
+         Control("h", "fine", 0.5, 0.0, 1.0, 0.001, decimals=1),
+         Control("i", "whole", 3, 1, 9, 2, integer=True),
+         Control("o", "pick", 2, options=(1, 2, ("four", 4))),
+         Control("t", "mask", True, toggle=True), Control("x", "text", "the cat", text=True)]
+STEPS = {0.1: ".1f", 0.01: ".2f", 0.001: ".3f", 0.25: ".1f", 1.0: ".1f", 5.0: ".1f"}   # step: readout
+BY_STEP = [Control(f"v{n}", f"v{n}", 0.0, 0.0, 10.0, step) for n, step in enumerate(STEPS)]
+
+
+@pytest.fixture(scope="module")
+def controls_explorer() -> Explorer:
+    """An explorer holding every control above (a student's explorer, built once: the tests only read it)."""
+    return Explorer([*ON_GRID, *KINDS, *BY_STEP], lambda v: {"w": np.array([[0.5, 0.5]])},
+                    [Panel("w", ["q"], ["k1", "k2"])], describe=lambda v, r: "")
+
+
+def test_sliders_start_on_their_grid_within_their_range(controls_explorer):
+    e = controls_explorer
+    assert {k: e.values[k] for k in "abcde"} == {"a": 0.35, "b": 1.0, "c": 0.0, "d": 3, "e": 0.3}
+    assert [c.value for c in e.controls[:5]] == [0.35, 1.0, 0.0, 3, 0.3]
     assert isinstance(e.values["d"], int) and type(e.controls[3].value) is int
     assert e.at_start()
 
 
-def sliders_of(controls) -> dict:
-    """The widgets an Explorer builds for `controls`, by key (as a student's explorer shows them)."""
-    return Explorer(controls, lambda v: {"w": np.array([[0.5, 0.5]])}, [Panel("w", ["q"], ["k1", "k2"])],
-                    describe=lambda v, r: "").sliders
-
-def test_each_kind_of_control_gets_its_widget():
+def test_each_kind_of_control_gets_its_widget(controls_explorer):
     import ipywidgets as widgets
-    controls = [Control("f", "float", 0.5, 0.0, 1.0, 0.05), Control("g", "coarse", 1.0, 0.0, 4.0, 2.0),
-                Control("h", "fine", 0.5, 0.0, 1.0, 0.001, decimals=1),
-                Control("i", "whole", 3, 1, 9, 2, integer=True),
-                Control("o", "pick", 2, options=(1, 2, ("four", 4))),
-                Control("t", "mask", True, toggle=True), Control("x", "text", "the cat", text=True)]
-    s = sliders_of(controls)
+    s = controls_explorer.sliders
     assert type(s["f"]) is widgets.FloatSlider and s["f"].readout_format == ".2f"
     assert (s["f"].min, s["f"].max, s["f"].step, s["f"].value) == (0.0, 1.0, 0.05, 0.5)
     assert s["g"].readout_format == ".1f" and s["h"].readout_format == ".1f"
@@ -590,13 +656,13 @@ def test_each_kind_of_control_gets_its_widget():
     for key in "fghio":
         assert s[key].continuous_update is True and s[key].layout.width == "26em"
         assert s[key].style.description_width == "7em"
-    assert [w.description for w in s.values()] == [c.label for c in controls]
+    every = [*ON_GRID, *KINDS, *BY_STEP]
+    assert [(k, w.description) for k, w in s.items()] == [(c.key, c.label) for c in every]   # in order
 
 
-def test_readout_decimals_follow_the_step():
-    for step, shown in ((0.1, ".1f"), (0.01, ".2f"), (0.001, ".3f"), (0.25, ".1f"), (1.0, ".1f"),
-                        (5.0, ".1f")):
-        assert sliders_of([Control("v", "v", 0.0, 0.0, 10.0, step)])["v"].readout_format == shown, step
+def test_readout_decimals_follow_the_step(controls_explorer):
+    for c, shown in zip(BY_STEP, STEPS.values()):
+        assert controls_explorer.sliders[c.key].readout_format == shown, c.step
 
 
 def test_set_moves_sliders_in_order_keeping_them_consistent_and_redraws_once(monkeypatch):
@@ -749,7 +815,7 @@ def test_the_figure_keeps_its_margins():
     outermost ink lies 8 pixels from the top and the bottom, 12 to 16 from the sides (a label's own
     spacing adds up to 4)."""
     r = Renderer((5.0, 3.0))
-    r.show([WEIGHTS], {"w": weights(0.2)})
+    r.show([Panel("w", ["q1", "q2"], ["k1", "k2"], title="weights")], {"w": weights(0.2)})   # a colour bar
     r.png()
     ink = (r.pixels()[..., :3] < 250).any(axis=-1)
     cols, rows = np.flatnonzero(ink.any(axis=0)), np.flatnonzero(ink.any(axis=1))
