@@ -144,9 +144,10 @@ def _design_01():
                           "words have too. Ask for exactly what makes mice the target: noun and "
                           "small."),
         "asks animal": (lambda: np.array([[0.0] * 4] * 3 + [[2.0, 0.0, 2.0, 2.0]]),
-                        "mice wins here, but your query also asks 'animal?'. On a fresh sentence "
-                        "whose small noun is not an animal, an animal noun (cats) scores as high as "
-                        "the small noun: small's question must be only 'noun? and small?'."),
+                        "mice wins here, but your query asks 'animal?' as much as 'small?' (or more). "
+                        "On a fresh sentence whose small noun is not an animal, an animal noun (cats) "
+                        "then scores as high as the small noun. Ask 'animal?' less than 'small?', or "
+                        "(simplest) not at all: 'noun? and small?'."),
     })
 
 

@@ -61,6 +61,21 @@ def test_01_3_refuses_a_query_that_also_asks_animal():
     assert "three fresh sentences" in prose("01", "ex-01-3") and "an animal or not" in prose("01", "ex-01-3")
 
 
+def test_01_3_asks_animal_hint_says_what_is_required():
+    """Review round 24, 24-B: the hint said small's question "must be only 'noun? and small?'", yet 'animal?'
+    is fine below 'small?'. By hand, with small's row w (x_small = [0, 0, 0, 1]) the four sentences need
+    w₃ > max(w₁, w₂, 0), w₀ > max(w₁, 0) and w₀ + w₂ > 0: these rows meet them and pass, and the rows
+    below with w₂ ≥ w₃ (and the rest as required) get the hint, which must say so."""
+    for row in ([2.0, 0, 1, 2], [3.0, 0, 1, 2], [1.0, 0, 2, 3], [2.0, 1, 0, 2]):
+        assert status("01.3", small_row(row)).status == "correct", row
+    for row in ([2.0, 0, 2, 2], [1.0, 0, 3, 1], [2.0, 0, 3, 2], [3.0, 1, 2, 2]):
+        result = status("01.3", small_row(row))
+        assert result.status == "mistake" and result.mistake == "asks animal", (row, result.message)
+        assert "must be only" not in result.message
+        assert "as much as 'small?'" in result.message
+        assert "Ask 'animal?' less than 'small?', or (simplest) not at all" in result.message
+
+
 def test_01_3_hint_for_a_query_that_asks_animal_does_not_depend_on_its_size():
     """Review round 22, 01-A: small's row c·[1, 0, 1, 1] got "asks animal" at c = 0.25, 0.5, 1, 2 but
     "more features" at c = 0.1, 0.3, 0.8, 1.6. By hand, its direction decides: without the 'animal?'
