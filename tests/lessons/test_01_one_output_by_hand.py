@@ -96,6 +96,22 @@ def test_01_3_hint_for_a_query_that_asks_animal_does_not_depend_on_its_size():
                                 "and your query asks 'animal?'") == 1, result.message
 
 
+def test_01_3_hints_do_not_depend_on_size_down_to_tiny_entries():
+    """Review round 24, 24-C: at c = 1e-5 every weight is 0.25 to within 1e-5, and a tie test on the weights
+    told c·[1, 0, 1, 1] and even the right c·[1, 0, 0, 1] "cats and mice tie". By hand, small's scores are
+    c·[2, 0, 1, 3] and c·[1, 0, 1, 2] (cats, chase, small, mice): mice leads for every c > 0, so these get the
+    hints they get at c = 1, and the ties c·[1, 0, 0, 0] (cats = mice = c) and c·[0, 0, 0, 1] (small = mice
+    = c) keep theirs."""
+    assert list(X01 @ np.array([1.0, 0, 1, 1])) == [2, 0, 1, 3] and list(X01 @ np.array([1.0, 0, 0, 1])) == [
+        1, 0, 1, 2]
+    for c in (1.0, 1e-5, 1e-6, 1e-7, 1e-300):
+        for row, mistake in (([1.0, 0, 1, 1], "asks animal, too weak"), ([1.0, 0, 0, 1], "too weak"),
+                             ([1.0, 0, 0, 0], "noun only"), ([0.0, 0, 0, 1], "small only"),
+                             ([2.0, 0, -2, 2], "noun cancelled"), ([-2.0, 0, 2, 2], "noun penalised")):
+            result = status("01.3", small_row(c * np.array(row)))
+            assert result.status == "mistake" and result.mistake == mistake, (c, row, result.message)
+
+
 def test_01_1_asks_for_the_scores_and_the_weights():
     """By hand: x₃ = small scores 0, 0, 1, 1 (the tie with mice), and their softmax."""
     s = np.array([0.0, 0.0, 1.0, 1.0])
