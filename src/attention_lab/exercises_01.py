@@ -18,6 +18,16 @@ FRESH_013 = (
     np.array([[1.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0]]),   # the small noun is
 )                                                                                  # no animal; cats is
 
+# 01.3's hints for a query with which mice wins in the lesson's sentence but not on a fresh one; mice's
+# win may also be too weak (its weight 0.7 or less), which the hint then says first (review round 24, 24-D)
+WEAK_WIN = "mice wins here, though by too little (make your entries larger too)"
+MORE_FEATURES = ("on a fresh sentence small listens as much (or more) to a word that is not a small noun: "
+                 "your query rewards features that other words have too. Ask for exactly what makes mice "
+                 "the target: noun and small.")
+ASKS_ANIMAL = ("your query asks 'animal?' as much as 'small?' (or more). On a fresh sentence whose small "
+               "noun is not an animal, an animal noun (cats) then scores as high as the small noun. Ask "
+               "'animal?' less than 'small?', or (simplest) not at all: 'noun? and small?'.")
+
 LOCKED_014 = (*SHORTCUTS, "softmax", "softmax_unchecked")   # 01.4's bug is in the softmax: write it out
 PLANTED_014 = "return e / e.max()"                          # the wrong line, as the lesson prints it
 HANDED_OUT_014 = """\
@@ -54,8 +64,13 @@ def _design_01():
 
     def mice_wins(W):
         """Does small score mice strictly highest? A question of W's direction only: any c > 0 scaling
-        W scales every score by c, and a strict winner's weight goes to 1 as c grows."""
+        W scales every score by c, and a strict winner's weight goes to 1 as c grows. So the margin is
+        judged on the scores scaled to largest size 1 (review round 24, 24-C: tiny entries too)."""
         s = X[2] @ W @ X.T
+        top = np.abs(s).max()
+        if not top > 0:
+            return False
+        s = s / top
         return bool(np.argmax(s) == 3 and s[3] - np.sort(s)[-2] > 1e-9)
 
     def on_fresh(W):
@@ -86,22 +101,30 @@ def _design_01():
             return "transposed"
         if not W[3].any():
             return "empty row"
-        top = w.max() - 1e-12
-        if np.isclose(w[0], w[3]) and w[3] >= top and w[3] > max(w[1], w[2]) + 1e-9:
-            return "noun only"
-        if np.isclose(w[2], w[3]) and w[3] >= top and w[3] > max(w[0], w[1]) + 1e-9:
-            if np.isclose(W[3, 0], 0) and np.isclose(W[3, 2], 0):
-                return "small only"                        # nothing asked of mice's noun and animal
-            return "noun cancelled" if W[3, 0] > 0 else "noun penalised"   # noun? + animal? = 0
-        if wins:                # mice wins by too little: would W pass if its entries were larger?
-            strong = W
-            for _ in range(64):                            # mice wins, so scaling up lifts its weight
-                if weights(strong)[3] > 0.7:
-                    return on_fresh(strong) or "too weak"
+        if wins or mice_wins(W):   # mice wins by too little: would W pass if its entries were larger? Before
+            strong = W             # the tie hints: with tiny entries all weights are near 0.25 (24-C)
+            for _ in range(1100):                          # mice wins, so scaling up lifts its weight
+                if weights(strong)[3] > 0.7:               # passes when larger, or fails fresh then too
+                    why = on_fresh(strong)
+                    return f"{why}, too weak" if why else "too weak"
                 strong = 2.0 * strong
             return "too weak"
+        q = W[3] / np.abs(W[3]).max()                      # small's question, scaled to largest entry 1:
+        s = X @ q                                          # the ties on its scores do not depend on size
+        top = s.max() - 1e-12
+        if np.isclose(s[0], s[3]) and s[3] >= top and s[3] > max(s[1], s[2]) + 1e-9:
+            return "noun only"
+        if np.isclose(s[2], s[3]) and s[3] >= top and s[3] > max(s[0], s[1]) + 1e-9:
+            if np.isclose(q[0], 0) and np.isclose(q[2], 0):
+                return "small only"                        # nothing asked of mice's noun and animal
+            return "noun cancelled" if W[3, 0] > 0 else "noun penalised"   # noun? + animal? = 0
         return (f"with your W_q, small's weights are {np.round(w, 3)}: mice (the last) must get the "
                 "most, more than 0.7. Row 'small' of W_q decides what small's query asks for.")
+
+    def small_row(row):
+        W = np.zeros((4, 4))
+        W[3] = row
+        return W
 
     def only(col, value=2.0):
         W = np.zeros((4, 4))
@@ -138,15 +161,10 @@ def _design_01():
         "too weak": (lambda: weak,
                      "mice wins, but by too little: make your entries larger, so that the softmax "
                      "decides more sharply."),
-        "more features": (lambda: np.ones((4, 4)) * 3.0,
-                          "mice wins here, but on a fresh sentence small listens as much (or more) to "
-                          "a word that is not a small noun: your query rewards features that other "
-                          "words have too. Ask for exactly what makes mice the target: noun and "
-                          "small."),
-        "asks animal": (lambda: np.array([[0.0] * 4] * 3 + [[2.0, 0.0, 2.0, 2.0]]),
-                        "mice wins here, but your query also asks 'animal?'. On a fresh sentence "
-                        "whose small noun is not an animal, an animal noun (cats) scores as high as "
-                        "the small noun: small's question must be only 'noun? and small?'."),
+        "more features": (lambda: np.ones((4, 4)) * 3.0, f"mice wins here, but {MORE_FEATURES}"),
+        "more features, too weak": (lambda: np.ones((4, 4)) * 0.1, f"{WEAK_WIN}, and {MORE_FEATURES}"),
+        "asks animal": (lambda: small_row([2.0, 0.0, 2.0, 2.0]), f"mice wins here, but {ASKS_ANIMAL}"),
+        "asks animal, too weak": (lambda: small_row([0.1, 0.0, 0.1, 0.1]), f"{WEAK_WIN}, and {ASKS_ANIMAL}"),
     })
 
 

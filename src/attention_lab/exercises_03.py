@@ -142,7 +142,7 @@ def _design_03():
             return "three back"
         return ("not yet. Hint: head 1's weights two tokens back are "
                 f"{np.round(w[0][queries, queries - 2], 2)} (for sat, on, the, mat): each must be the "
-                "largest in its row, at least 0.5.")
+                f"largest in its row, at least 0.5. {RADIANS}")
 
     two_back = back @ back                                   # turn back twice: p -> p - 2
     return Trial("03.2", "Design W_q so that head 1 looks two tokens back; head 2 keeps its job.",
@@ -157,7 +157,7 @@ def _design_03():
         "next": (lambda: ex.W_q.T,
                  "head 1 now finds the next token: your block turns each position forward by about one "
                  "step, θ (as a transposed rotation does: the transpose turns the other way). You need two "
-                 "steps back, a turn by 2θ."),
+                 f"steps back, a turn by 2θ. {RADIANS}"),
         "two forward": (lambda: with_head1(8.0 * two_back.T),
                         "head 1 now looks two tokens forward: your block turns each position forward "
                         "by about 2θ (if you wrote a rotation for column vectors, R(2θ)ᵀ, or the angle "
@@ -166,7 +166,7 @@ def _design_03():
         "itself": (lambda: with_head1(8.0 * np.eye(2)),
                    "head 1 now finds each token itself: your block turns the position by less than 0.2θ "
                    "either way (if you multiplied a turn back by θ and one forward by θ: they cancel). Turn "
-                   "back by 2θ."),
+                   f"back by 2θ. {RADIANS}"),
         "three back": (lambda: with_head1(8.0 * two_back @ back),
                        "head 1 now looks three tokens back: your block turns each position back by "
                        "about 3θ (if you multiplied R(θ) three times: twice is 2θ). Two tokens back is "
@@ -189,7 +189,7 @@ def _design_03():
                         "turns a position one step back: what turns it two steps back?"),
         "too weak": (lambda: with_head1(two_back),
                      "the right token wins, but with less than 0.5: multiply head 1's block by a "
-                     "larger number (the lesson used 8) to make the softmax decide."),
+                     f"larger number (the lesson used 8) to make the softmax decide. {RADIANS}"),
         "head 2 changed": (lambda: np.block([[8.0 * two_back, np.zeros((2, 2))],
                                              [np.zeros((2, 2)), np.zeros((2, 2))]]),
                            "head 1 works, but head 2's block (rows and columns 2-3) changed: keep it "

@@ -61,16 +61,55 @@ def test_01_3_refuses_a_query_that_also_asks_animal():
     assert "three fresh sentences" in prose("01", "ex-01-3") and "an animal or not" in prose("01", "ex-01-3")
 
 
+def test_01_3_asks_animal_hint_says_what_is_required():
+    """Review round 24, 24-B: the hint said small's question "must be only 'noun? and small?'", yet 'animal?'
+    is fine below 'small?'. By hand, with small's row w (x_small = [0, 0, 0, 1]) the four sentences need
+    w₃ > max(w₁, w₂, 0), w₀ > max(w₁, 0) and w₀ + w₂ > 0: these rows meet them and pass, and the rows
+    below with w₂ ≥ w₃ (and the rest as required) get the hint, which must say so."""
+    for row in ([2.0, 0, 1, 2], [3.0, 0, 1, 2], [1.0, 0, 2, 3], [2.0, 1, 0, 2]):
+        assert status("01.3", small_row(row)).status == "correct", row
+    for row in ([2.0, 0, 2, 2], [1.0, 0, 3, 1], [2.0, 0, 3, 2], [3.0, 1, 2, 2]):
+        result = status("01.3", small_row(row))
+        assert result.status == "mistake" and result.mistake == "asks animal", (row, result.message)
+        assert "must be only" not in result.message
+        assert "as much as 'small?'" in result.message
+        assert "Ask 'animal?' less than 'small?', or (simplest) not at all" in result.message
+
+
 def test_01_3_hint_for_a_query_that_asks_animal_does_not_depend_on_its_size():
     """Review round 22, 01-A: small's row c·[1, 0, 1, 1] got "asks animal" at c = 0.25, 0.5, 1, 2 but
     "more features" at c = 0.1, 0.3, 0.8, 1.6. By hand, its direction decides: without the 'animal?'
     entry it is c·[1, 0, 0, 1], the intended answer, so every c > 0 gets "asks animal". And c·[0, 0, 1, 1]
     asks animal and small but not noun, so no c gets "asks animal"."""
     for c in (0.1, 0.25, 0.3, 0.5, 0.8, 1.0, 1.6, 2.0, 3.0, 10.0):
+        # review round 24, 24-D: where mice's weight is 0.7 or less (c·[2, 0, 3, 1] are its scores: cats is
+        # a noun and an animal, mice both and small), the hint also says the win is too weak
+        weak = "" if sm(c * np.array([2.0, 0, 3, 1]))[2] > 0.7 else ", too weak"
         result = status("01.3", small_row([c, 0.0, c, c]))
-        assert result.status == "mistake" and result.mistake == "asks animal", (c, result.message)
+        assert result.status == "mistake" and result.mistake == "asks animal" + weak, (c, result.message)
+        assert ("by too little" in result.message) == bool(weak), (c, result.message)
         result = status("01.3", small_row([0.0, 0.0, c, c]))
-        assert result.status == "mistake" and result.mistake == "more features", (c, result.message)
+        assert result.status == "mistake" and result.mistake.startswith("more features"), (c, result.message)
+    assert sm(0.1 * np.array([2.0, 0, 3, 1]))[2] < 0.3                  # the review's 0.29
+    result = status("01.3", small_row([0.1, 0.0, 0.1, 0.1]))
+    assert result.message.count("Hint: mice wins here, though by too little (make your entries larger too), "
+                                "and your query asks 'animal?'") == 1, result.message
+
+
+def test_01_3_hints_do_not_depend_on_size_down_to_tiny_entries():
+    """Review round 24, 24-C: at c = 1e-5 every weight is 0.25 to within 1e-5, and a tie test on the weights
+    told c·[1, 0, 1, 1] and even the right c·[1, 0, 0, 1] "cats and mice tie". By hand, small's scores are
+    c·[2, 0, 1, 3] and c·[1, 0, 1, 2] (cats, chase, small, mice): mice leads for every c > 0, so these get the
+    hints they get at c = 1, and the ties c·[1, 0, 0, 0] (cats = mice = c) and c·[0, 0, 0, 1] (small = mice
+    = c) keep theirs."""
+    assert list(X01 @ np.array([1.0, 0, 1, 1])) == [2, 0, 1, 3] and list(X01 @ np.array([1.0, 0, 0, 1])) == [
+        1, 0, 1, 2]
+    for c in (1.0, 1e-5, 1e-6, 1e-7, 1e-300):
+        for row, mistake in (([1.0, 0, 1, 1], "asks animal, too weak"), ([1.0, 0, 0, 1], "too weak"),
+                             ([1.0, 0, 0, 0], "noun only"), ([0.0, 0, 0, 1], "small only"),
+                             ([2.0, 0, -2, 2], "noun cancelled"), ([-2.0, 0, 2, 2], "noun penalised")):
+            result = status("01.3", small_row(c * np.array(row)))
+            assert result.status == "mistake" and result.mistake == mistake, (c, row, result.message)
 
 
 def test_01_1_asks_for_the_scores_and_the_weights():
@@ -358,7 +397,7 @@ def test_01_3_mices_own_features_as_the_query_are_told_about_animal_not_size():
     """01-2: small's row [1, 0, 1, 1] (mice's own features, a natural first try) makes mice win on the
     lesson's sentence by too little (0.644, by hand below). Made larger ([2, 0, 2, 2]) it would still fail,
     on a fresh sentence whose small noun is no animal (a tie, by hand), so its hint names 'animal?' at
-    once, not size. [1, 0, 0, 1] is only too weak: made larger it passes."""
+    once, with size. [1, 0, 0, 1] is only too weak: made larger it passes."""
     assert np.array_equal(X01[2], [0, 0, 0, 1])                        # small's query is row 'small' of W_q
     scores = X01 @ np.array([1.0, 0, 1, 1])                            # W_k = I, no scale
     assert list(scores) == [2, 0, 1, 3] and abs(sm(scores)[3] - 0.644) < 1e-3
@@ -367,8 +406,12 @@ def test_01_3_mices_own_features_as_the_query_are_told_about_animal_not_size():
     assert scaled[0] == scaled[2] == 4                                # the animal ties with the target
     result = status("01.3", small_row([1.0, 0, 1, 1]))
     assert result.status == "mistake" and "animal" in result.message, result.message
-    assert "too little" not in result.message and "larger" not in result.message
-    assert status("01.3", small_row([2.0, 0, 2, 2])).message == result.message
+    # review round 24, 24-D: mice's 0.644 is below 0.7, so the same hint also says the win is too weak (one
+    # hint for both, not 'mice wins here' alone); made larger, it names 'animal?' only
+    assert result.mistake == "asks animal, too weak" and "too little" in result.message, result.message
+    larger = status("01.3", small_row([2.0, 0, 2, 2]))
+    assert larger.mistake == "asks animal" and "too little" not in larger.message, larger.message
+    assert larger.message.split("asks 'animal?'")[1] == result.message.split("asks 'animal?'")[1]
     weak = status("01.3", small_row([1.0, 0, 0, 1]))
     assert abs(sm(X01 @ np.array([1.0, 0, 0, 1]))[3] - 0.534) < 1e-3
     assert weak.status == "mistake" and "too little" in weak.message, weak.message

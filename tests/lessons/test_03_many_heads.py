@@ -1046,3 +1046,18 @@ def test_03_2_sibling_hints_state_only_an_approximate_turn_and_a_cause_if_it_is_
         status("03.2", head1(8 * rotation(103.4))).message
     assert "forward by about 2θ (if you wrote a rotation for column vectors" in \
         status("03.2", head1(8 * rotation(4.6))).message
+
+
+def test_03_2_every_hint_a_typed_degree_angle_reaches_names_radians():
+    """Review round 24, 24-F: 8 R(φ) with φ a whole number of degrees typed as radians reached "next" (18,
+    43), "itself" (19, 44), "too weak" (171, 241) and the fallback (10) with no word on radians. Every hint
+    such an answer gets, over φ = -360 ... 360, now says np.cos and np.sin take radians."""
+    for degrees, mistake in ((18, "next"), (43, "next"), (19, "itself"), (44, "itself"), (171, "too weak"),
+                             (241, "too weak"), (10, None)):
+        result = al.EXERCISES["03.2"].evaluate(head1(8.0 * rotation(float(degrees))))
+        assert result.status != "correct" and result.mistake == mistake, (degrees, result.message)
+        assert result.message.endswith("θ = 2π/7 radians (ex.theta)."), (degrees, result.message)
+    for degrees in range(-360, 361):
+        result = al.EXERCISES["03.2"].evaluate(head1(8.0 * rotation(float(degrees))))
+        assert result.status == "correct" or "np.cos and np.sin take radians" in result.message, (
+            degrees, result.message)

@@ -397,10 +397,11 @@ def test_04_s2_the_finfo_min_fill_added_to_float16_scores_overflows():
 
 def test_04_s2_names_the_clamp_some_models_apply_and_the_pytorch_release_that_zeroes_empty_rows():
     """Review round 23, 23-04-A: some `transformers` models clamp the masked sum back to finfo.min right
-    after the add (XGLM, pull request #18057; Llama, #24561, read in their threads), so the float16 row is
-    uniform again, not nan. Review round 22, 04-B: "in recent versions" named: PyTorch pull request
-    #133882 (merged 19 August 2024, before the 2.5 branch cut of 9 September 2024) makes SDPA zero a fully
-    masked row, first released in 2.5. By hand: the clamp of -inf to -65504, and the uniform row."""
+    after the add (XGLM since pull request #18057; Llama, whose clamp's dtype #24561 fixed, read in their
+    threads), so the float16 row is uniform again, not nan. Review round 22, 04-B: "in recent versions"
+    named: PyTorch pull request #133882 (merged 19 August 2024, before the 2.5 branch cut of 9 September
+    2024) makes SDPA zero a fully masked row, first released in 2.5. By hand: the clamp of -inf to -65504,
+    and the uniform row."""
     with np.errstate(over="ignore"):
         summed = np.full(3, np.float16(-65504)) + np.float16(-16)
     clamped = np.maximum(summed, np.float16(-65504))
@@ -412,6 +413,11 @@ def test_04_s2_names_the_clamp_some_models_apply_and_the_pytorch_release_that_ze
     assert "since PyTorch 2.5 (pull request #133882, merged in August 2024)" in text
     assert "unless the model's code clamps the sum back to the fill" in text
     assert "#18057" in text and "#24561" in text and "then the row is uniform again" in text
+    # review round 24, 24-E: #24561 only gave Llama's existing clamp the scores' dtype (its diff keeps the
+    # torch.max line as context); XGLM's #18057 added its clamp
+    assert "Llama's in #24561" not in text
+    assert "XGLM's since `transformers` pull request #18057; Llama's too, whose clamp #24561 gave the " \
+           "scores' dtype" in text
     printed = stored_output("04", "s2-trap")
     assert ("that sum clamped back to finfo(float16).min: -65504 -> [0.333 0.333 0.333]  <- uniform again"
             in printed)
