@@ -326,6 +326,8 @@ CASES = [
     ("01.3", with_block(W13, [[3.0, 0.0, 0.0, 3.0]], rows=slice(3, 4), cols=slice(0, 4)).T,
      "transposed", "row 'small'"),
     ("01.3", with_block(W13, [[5.0]], rows=slice(3, 4), cols=slice(0, 1)), "noun only", "both are nouns"),
+    ("01.3", with_block(W13, [[5.0]], rows=slice(3, 4), cols=slice(2, 3)), "small not asked",
+     "does not ask 'small?'"),
     ("01.3", with_block(W13, [[5.0]], rows=slice(3, 4), cols=slice(3, 4)), "small only",
      "small ties with mice"),
     ("01.3", np.diag([2.0, 2.0, 2.0, 0.0]), "empty row", "is zero"),

@@ -113,7 +113,10 @@ def _design_01():
         s = X @ q                                          # the ties on its scores do not depend on size
         top = s.max() - 1e-12
         if np.isclose(s[0], s[3]) and s[3] >= top and s[3] > max(s[1], s[2]) + 1e-9:
-            return "noun only"
+            # mice is cats plus 'small', so cats and mice tie only if q asks nothing of 'small?'
+            if np.isclose(q[1], 0) and np.isclose(q[2], 0):
+                return "noun only"                         # the lesson's question: 'noun?' alone
+            return "small not asked"                       # other questions, which both answer alike
         if np.isclose(s[2], s[3]) and s[3] >= top and s[3] > max(s[0], s[1]) + 1e-9:
             if np.isclose(q[0], 0) and np.isclose(q[2], 0):
                 return "small only"                        # nothing asked of mice's noun and animal
@@ -142,9 +145,15 @@ def _design_01():
         "noun only": (lambda: only(0),
                       "cats and mice tie, ahead of chase and small: both are nouns. Ask for a second "
                       "feature that only mice has."),
+        "small not asked": (lambda: only(2),
+                            "cats and mice tie, ahead of chase and small: mice differs from cats only in "
+                            "being small, and your query does not ask 'small?', so cats and mice answer "
+                            "every question it asks alike. Ask 'small?' too, the one feature mice has and "
+                            "cats does not."),
         "small only": (lambda: only(3),
-                       "small ties with mice: x_small · x_small = x_small · x_mice = 1. Asking only "
-                       "'small?' cannot separate them; ask for 'noun' too."),
+                       "small ties with mice: your query asks 'small?' but neither 'noun?' nor 'animal?', "
+                       "the two features mice has and small lacks, so small and mice score the same "
+                       "(x_small · q = x_mice · q): ask for 'noun' too."),
         "noun cancelled": (lambda: np.array([[0.0] * 4] * 3 + [[2.0, 0.0, -2.0, 2.0]]),
                            "small ties with mice. Your row 'small' does ask 'noun?', but its other entries "
                            "take back what mice gains from being a noun: mice is an animal too, and your "

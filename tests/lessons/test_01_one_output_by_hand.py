@@ -301,10 +301,51 @@ def test_01_3_small_only_hint_fits_only_a_row_that_asks_only_small():
         assert np.dot(x["small"], row) == np.dot(x["mice"], row) > np.dot(x["cats"], row)
         result = status("01.3", small_row(row))
         assert result.status == "mistake", result.message
-        assert "Asking only 'small?'" not in result.message and "ask for 'noun' too" not in result.message
+        assert "neither 'noun?' nor 'animal?'" not in result.message
+        assert "ask for 'noun' too" not in result.message
         assert "ties with mice" in result.message and "negative" in result.message, result.message
     for row in ([0.0, 0.0, 0.0, 2.0], [0.0, 1.0, 0.0, 2.0]):
-        assert "Asking only 'small?'" in status("01.3", small_row(row)).message
+        assert "neither 'noun?' nor 'animal?'" in status("01.3", small_row(row)).message
+
+
+def test_01_3_small_only_hint_says_only_what_the_query_asks():
+    """Review round 25, 25-D: [0, -1, 0, 1] asks 'small?' and 'not a verb?'; small and mice both score 1, by
+    hand (cats 0, chase -1). It was told "Asking only 'small?'". The hint now says what every row that
+    reaches it asks: 'small?', and neither 'noun?' nor 'animal?'."""
+    x = {"cats": [1, 0, 1, 0], "chase": [0, 1, 0, 0], "small": [0, 0, 0, 1], "mice": [1, 0, 1, 1]}
+    for row, scores in (([0.0, -1.0, 0.0, 1.0], [0, -1, 1, 1]), ([0.0, 0.0, 0.0, 3.0], [0, 0, 3, 3]),
+                        ([0.0, 0.5, 0.0, 1.0], [0, 0.5, 1, 1])):
+        assert [np.dot(x[w], row) for w in ("cats", "chase", "small", "mice")] == scores
+        result = status("01.3", small_row(row))
+        assert result.status == "mistake" and result.mistake == "small only", (row, result.message)
+        assert "only" not in result.message.split("small ties with mice", 1)[1], result.message
+        assert "neither 'noun?' nor 'animal?'" in result.message and "ask for 'noun' too" in result.message
+
+
+# ---------- review round 25, 25-A: cats and mice tie, and the hint names what the query asked ---------------
+def test_01_3_cats_and_mice_tie_hint_names_what_the_query_asked():
+    """Mice is cats plus 'small' ([1, 0, 1, 1] = [1, 0, 1, 0] + [0, 0, 0, 1]), so a query ties them exactly
+    when it asks nothing of 'small?'. [0, 0, 1, 0] asks only 'animal?': cats and mice tie (1 and 1, by hand)
+    because both are animals, not because both are nouns; [1, 0, 1, 0] and [1, 0, 2, 0] already ask a second
+    feature. Such rows were told "both are nouns. Ask for a second feature". They are now told that the
+    query does not ask 'small?' and to ask it. A query that asks 'noun?' alone ([1, 0, 0, 0], [3, 0, 0, 0])
+    keeps "both are nouns"."""
+    x = {"cats": [1, 0, 1, 0], "chase": [0, 1, 0, 0], "small": [0, 0, 0, 1], "mice": [1, 0, 1, 1]}
+    other = (([0.0, 0, 1, 0], [1, 0, 0, 1]), ([0.0, 0, 2, 0], [2, 0, 0, 2]), ([1.0, 0, 1, 0], [2, 0, 0, 2]),
+             ([1.0, 0, 2, 0], [3, 0, 0, 3]), ([2.0, 0, 1, 0], [3, 0, 0, 3]), ([1.0, -1, 0, 0], [1, -1, 0, 1]),
+             ([0.0, 1, 2, 0], [2, 1, 0, 2]), ([1e-7, 0, 1e-7, 0], [2e-7, 0, 0, 2e-7]))
+    for row, scores in other:
+        assert [np.dot(x[w], row) for w in ("cats", "chase", "small", "mice")] == scores
+        result = status("01.3", small_row(row))
+        assert result.status == "mistake", (row, result.message)
+        assert "both are nouns" not in result.message and "second feature" not in result.message, row
+        assert "cats and mice tie" in result.message and "does not ask 'small?'" in result.message, row
+        assert "Ask 'small?' too" in result.message, row
+    for row in ([1.0, 0, 0, 0], [3.0, 0, 0, 0], [1e-7, 0, 0, 0]):
+        assert np.dot(x["cats"], row) == np.dot(x["mice"], row) == row[0]
+        result = status("01.3", small_row(row))
+        assert result.status == "mistake" and "cats and mice tie" in result.message, row
+        assert "both are nouns" in result.message and "does not ask 'small?'" not in result.message, row
 
 
 def test_01_5_weights_rounded_as_the_heatmaps_show_them_get_a_rounding_hint():
