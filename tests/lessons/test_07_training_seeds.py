@@ -648,7 +648,7 @@ def test_07_the_values_cut_lowers_the_loss_in_this_run_and_moves_it_either_way_o
     """Item 4: 'in this run the values' cut even lowers the loss a little ...; on other runs the change is
     small either way': lower on seed 0 (its printed check says yes), below 0.15 either way on every seed
     (check_only_the_keys_path_matters), and of both signs over seeds 0-7 (it rises on 1, 4 and 7, by at most
-    0.05 as the text's rate says)."""
+    0.054 as the text's rate says)."""
     assert values_cut_change(0) < 0
     assert "the values' cut lowers the loss? this run: yes" in screen()
     assert "in this run the values' cut even lowers the loss a little" in words()
@@ -658,15 +658,16 @@ def test_07_the_values_cut_lowers_the_loss_in_this_run_and_moves_it_either_way_o
     # review round 24, 24-A: the text gives the rate it rises at, counted on seeds 0-47 (7 of 0-31, among
     # them 1, 4 and 7, where the printed check says NO; 1 of 32-47, the held-out table), and its largest
     # rise, on the stored outputs' numerical path. The suite trains seeds 0-7: of them it rises on 1, 4 and 7
-    # only, by at most 0.05; LESSON_07_SEEDS=0-31 checks the 7 of 32 as well.
+    # only, by at most 0.054 (seed 26's +0.054, docs/held-out/07.md, is the largest of seeds 0-47); review
+    # round 25, 25-B: the bound is the text's, to its three decimals; LESSON_07_SEEDS=0-31 checks the 7 of 32.
     said = " ".join(words().split())
     assert ("but higher on 8 of the 48 runs counted with seeds 0–47 (7 of seeds 0–31, among them 1, 4 and "
-            "7), by at most 0.05; with those seeds the check above prints NO") in said
+            "7), by at most 0.054; with those seeds the check above prints NO") in said
     assert "The counts are from one numerical path (tools/one_kernel.py's" in said
     assert "higher with training seeds 1, 4 and 7" not in said
     rises = {seed for seed, change in zip(SEEDS, changes) if change >= 0}
     assert rises & set(range(8)) == {1, 4, 7} & set(SEEDS), dict(zip(SEEDS, changes))
     assert all(changes[SEEDS.index(seed)] > 0 for seed in rises), dict(zip(SEEDS, changes))
-    assert max(changes) < 0.055, dict(zip(SEEDS, changes))                 # "by at most 0.05"
+    assert round(max(changes), 3) <= 0.054, dict(zip(SEEDS, changes))      # "by at most 0.054"
     if set(range(32)) <= set(SEEDS):
         assert len(rises & set(range(32))) == 7, dict(zip(SEEDS, changes))
