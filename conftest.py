@@ -1,7 +1,7 @@
 """How a bare `pytest` differs from a chosen file.
 
 `python -m pytest` (the README's test command, no paths) runs everything: the tests, and every
-notebook re-executed under nbval, spread over one worker more than the cores. Naming paths is the quick
+notebook re-executed under nbval, spread over one worker per core. Naming paths is the quick
 lane: `python -m pytest tests/test_attention.py` runs just that file, in one process, in seconds.
 """
 
@@ -12,6 +12,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -54,9 +55,10 @@ def pytest_cmdline_main(config):
     if hasattr(config, "workerinput"):
         return   # an xdist worker runs this hook too: it must not start workers of its own
     if not config.option.numprocesses:
-        # one worker more than the cores: while a worker waits on its browser, hub or kernel, another has
-        # the core (with one worker per core, 2 cores were busy 1.65 of the time: tools/suite_time.py)
-        config.option.numprocesses = (os.cpu_count() or 1) + 1
+        # one worker per core: a third worker on 2 cores gave no gain (tools/suite_time.py, alternating
+        # whole runs on one quiet machine: 548 and 543 s with 3 workers, 525 and 563 s with 2) and cost
+        # 5 % more CPU seconds; the cores were busy 1.9 of 2 most of the run either way
+        config.option.numprocesses = os.cpu_count() or 1
         config.option.dist = "loadfile"
 
 
@@ -83,8 +85,11 @@ def process_tree_cpu() -> float:
 def pytest_runtest_setup(item):
     """The CPU seconds a test costs, from the start of its set-up to the end of its tear-down, go into the
     JUnit report as its property `cpu_s` (tools/suite_time.py adds them up per file): worker seconds
-    count the waits for a busy core too, CPU seconds what the test itself asked of the machine."""
+    count the waits for a busy core too, CPU seconds what the test itself asked of the machine. Its start
+    (`start_s`, seconds since the epoch) and worker go in too: tools/suite_time.py shows what ran last."""
     item.stash[CPU_AT_START] = process_tree_cpu()
+    item.user_properties.append(("start_s", round(time.time(), 2)))   # when it began: the run's timeline
+    item.user_properties.append(("worker", os.environ.get("PYTEST_XDIST_WORKER", "main")))
     yield
 
 

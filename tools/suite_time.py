@@ -55,6 +55,43 @@ def table(report: Path) -> list[tuple[str, float, float | None, int, str, float,
     return sorted(((f, *row) for f, row in per_file.items()), key=lambda r: -r[1])
 
 
+def timeline(report: Path) -> list[tuple[str, str, float, float]]:
+    """(worker, file, start, end) for each stretch of one file's tests on one worker, in the order they ran,
+    with times in seconds from the run's first test (from the start_s and worker properties conftest.py
+    records; empty for a report without them)."""
+    runs: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
+    for case in ET.parse(report).getroot().iter("testcase"):
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        if "start_s" in props:
+            start = float(props["start_s"])
+            end = start + float(case.get("time", 0))
+            runs[props.get("worker", "main")].append((start, end, file_of(case)))
+    if not runs:
+        return []
+    first = min(start for cases in runs.values() for start, _, _ in cases)
+    out = []
+    for worker, cases in sorted(runs.items()):
+        for start, end, path in sorted(cases):
+            if out and out[-1][0] == worker and out[-1][1] == path:
+                out[-1] = (worker, path, out[-1][2], end - first)
+            else:
+                out.append((worker, path, start - first, end - first))
+    return out
+
+
+def show_timeline(stretches, last: float) -> None:
+    """Print what each worker ran in the run's last `last` seconds: the files that make its tail."""
+    if not stretches:
+        return
+    end = max(s[3] for s in stretches)
+    print(f"\nthe last {last:.0f} s of the run (of {end:.0f} s from the first test), by worker:")
+    for worker in sorted({s[0] for s in stretches}):
+        mine = [s for s in stretches if s[0] == worker]
+        done = max(s[3] for s in mine)
+        shown = [f"{Path(p).name} {a:.0f}-{b:.0f}" for w, p, a, b in mine if b > end - last]
+        print(f"  {worker}: idle from {done:.0f} s; " + ("; ".join(shown) or "nothing"))
+
+
 def show(rows, wall: float | None) -> None:
     total = sum(r[1] for r in rows)
     cpu = sum(r[2] or 0.0 for r in rows)
@@ -84,6 +121,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.report:
         show(table(args.report), None)
+        show_timeline(timeline(args.report), 120)
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     start, used = time.perf_counter(), cpu_seconds()
@@ -91,6 +129,7 @@ def main() -> int:
                               "-o", "junit_family=xunit1", *args.pytest_args], cwd=ROOT)
     wall, used = time.perf_counter() - start, cpu_seconds() - used
     show(table(args.out), wall)
+    show_timeline(timeline(args.out), 120)
     # worker seconds depend on what ran beside a test; the CPU time of the whole run does much less
     print(f"CPU time {used:.0f} s (user + system, every process the run waited for): "
           f"{used / wall:.2f} of {os.cpu_count()} cores busy")

@@ -44,7 +44,7 @@ from .real_model import (
     model_ids,
     period_fits,
     prefix_matching_scores,
-    release_pages,
+    release_when_idle,
     rms_norm,
     shared_key,
     swiglu,
@@ -313,7 +313,7 @@ def knocked_blocks_computed(model: RealModel, ids: np.ndarray, tables: list[dict
         X = X + swiglu(rms_norm(X, b.ffn_norm, model.eps), b.W_gate, b.W_up, b.W_down)   # residual 2
     for row, k in enumerate(active):
         final[k] = X[row * n:(row + 1) * n]
-    release_pages(model)
+    release_when_idle(model)
     return final, weights
 
 

@@ -9,11 +9,13 @@ ByteBPE rebuilds its tokenizer from the file; gguf is imported inside the functi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import mmap
 import numbers
 import os
 import re
+import threading
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -434,7 +436,31 @@ def release_pages(model: RealModel) -> None:
     """Let go of the mapped weight pages this process has touched: they stay in the file cache, ready for the
     next step, but no longer count in this kernel's resident memory (RSS)."""
     if model.mapping is not None and hasattr(mmap, "MADV_DONTNEED"):
-        model.mapping.madvise(mmap.MADV_DONTNEED)
+        with contextlib.suppress(ValueError):   # a mapping already closed holds no pages (kept on purpose)
+            model.mapping.madvise(mmap.MADV_DONTNEED)
+
+
+IDLE_S = 0.5               # the model idle this long, its kernel lets go of the weight pages
+idle_timers: dict[int, threading.Timer] = {}
+idle_lock = threading.Lock()
+
+
+def release_when_idle(model: RealModel, after: float | None = None) -> None:
+    """Let go of the weight pages once no run of the model has asked for them for `after` seconds.
+
+    Letting go after every forward pass made the next one fault all 538 MB back in: 25-30 ms a pass, a
+    quarter of a 12-token forward (tools/benchmark_real_model.py --map-vs-copy). A loop of forward passes
+    (lesson 09's knockouts, an explorer's steps) keeps them; a kernel at rest holds none. `after`: IDLE_S."""
+    if model.mapping is None:
+        return
+    timer = threading.Timer(IDLE_S if after is None else after, release_pages, (model,))
+    timer.daemon = True                         # never keeps a process from ending
+    with idle_lock:
+        earlier = idle_timers.pop(id(model.mapping), None)
+        idle_timers[id(model.mapping)] = timer
+    if earlier is not None:
+        earlier.cancel()
+    timer.start()
 
 
 def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
@@ -606,7 +632,8 @@ def forward_unchecked(model: RealModel, ids: np.ndarray, cache: list[Cache] | No
     """forward on checked ids, with BLAS as it is set. Changes for the experiments of heads_at_work.py
     (lesson 09): `mask` (n, t) in place of the causal mask; `knock` {block: heads} whose outputs are
     replaced before W_O (zeros, or their mean with ablation='mean'); `streams`, a list that receives the
-    residual stream after each block. `release=False` keeps the weight pages mapped for a next step."""
+    residual stream after each block. The weight pages are let go once the model is idle
+    (release_when_idle); `release=False` leaves that to the caller."""
     key = shared_key(model) if cache is None else None
     if key is not None:                   # once per test run (run_memo.py); a student's kernel computes
         mask_key = None if mask is None else (np.shape(mask), np.packbits(np.asarray(mask, bool)).tobytes())
@@ -653,7 +680,7 @@ def forward_computed(model: RealModel, ids: np.ndarray, cache: list[Cache] | Non
             streams.append(X)                                            # (n, d) after block i
     logits = rms_norm(X, model.final_norm, model.eps) @ model.embedding.T     # (n, vocab)
     if release:                           # at rest, the weights count in the file cache, not in this kernel
-        release_pages(model)
+        release_when_idle(model)
     return logits, weights
 
 
@@ -675,7 +702,7 @@ def generate(model: RealModel, ids: Sequence[int], n_new: int, use_cache: bool =
                 break
             step = [nxt] if use_cache else ids
             logits, _ = forward_unchecked(model, np.array(step), cache, release=False)
-    release_pages(model)
+    release_when_idle(model)
     return ids
 
 

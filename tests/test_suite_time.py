@@ -1,0 +1,50 @@
+"""tools/suite_time.py, the benchmark of the README's test command: its per-file table and its timeline,
+read from a JUnit report written here by hand."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import suite_time  # noqa: E402
+
+REPORT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest">
+<testcase file="tests/test_a.py" name="one" time="2.0"><properties>
+  <property name="cpu_s" value="1.5"/>
+  <property name="start_s" value="1000.0"/><property name="worker" value="gw0"/>
+</properties></testcase>
+<testcase file="tests/test_a.py" name="two" time="3.0"><properties>
+  <property name="cpu_s" value="2.5"/>
+  <property name="start_s" value="1002.0"/><property name="worker" value="gw0"/>
+</properties></testcase>
+<testcase file="tests/test_b.py" name="three" time="10.0"><properties>
+  <property name="cpu_s" value="4.0"/>
+  <property name="start_s" value="1001.0"/><property name="worker" value="gw1"/>
+</properties><failure message="x"/></testcase>
+<testcase file="tests/test_c.py" name="four" time="1.0"><properties>
+  <property name="start_s" value="1005.0"/><property name="worker" value="gw0"/>
+</properties></testcase>
+</testsuite></testsuites>
+"""
+
+
+def test_the_table_adds_up_each_file_slowest_first(tmp_path):
+    report = tmp_path / "r.xml"
+    report.write_text(REPORT, encoding="utf-8")
+    rows = suite_time.table(report)
+    assert [r[0] for r in rows] == ["tests/test_b.py", "tests/test_a.py", "tests/test_c.py"]
+    assert rows[1][1:] == (5.0, 4.0, 2, "two", 3.0, 0)           # worker s, CPU s, tests, slowest, failed
+    assert rows[0][-1] == 1 and rows[2][2] is None                # b failed; c has no CPU figure
+
+
+def test_the_timeline_joins_a_files_tests_on_one_worker(tmp_path, capsys):
+    report = tmp_path / "r.xml"
+    report.write_text(REPORT, encoding="utf-8")
+    stretches = suite_time.timeline(report)
+    assert stretches == [("gw0", "tests/test_a.py", 0.0, 5.0), ("gw0", "tests/test_c.py", 5.0, 6.0),
+                         ("gw1", "tests/test_b.py", 1.0, 11.0)]
+    suite_time.show_timeline(stretches, 6)
+    shown = capsys.readouterr().out.splitlines()
+    assert shown[1] == "the last 6 s of the run (of 11 s from the first test), by worker:"
+    assert shown[2:] == ["  gw0: idle from 6 s; test_c.py 5-6", "  gw1: idle from 11 s; test_b.py 1-11"]
