@@ -4,7 +4,8 @@ Every wrong answer here is typed by hand or computed in plain NumPy, the way a s
 none calls an exercise's own mistake functions. Each must get its hint (the mistake's name and a key
 phrase of the hint). A fallback never contradicts itself, and no exercise passes with a shortcut:
 `3 * np.ones((4, 4))` for 01.3, `al.decode_with_cache` for 05.3, finite differences for 06.3 (one call
-of any package function: tests/test_one_call.py).
+of any package function: tests/test_one_call.py). Lessons 00, 02 and 10 are also built afresh in the test
+(their mistake tables and judges are then the ones a mutant changed) and every message compared in full.
 """
 
 import re
@@ -17,6 +18,9 @@ from lesson_helpers import grads_by_differences
 import attention_lab as al
 from attention_lab.answer_keys import answer_key, mistakes_of
 from attention_lab.checks import Choice, in_words
+from attention_lab.exercises_00 import lesson00
+from attention_lab.exercises_02 import lesson02
+from attention_lab.exercises_10 import lesson10
 
 I2, I3, I4 = np.eye(2), np.eye(3), np.eye(4)
 
@@ -801,3 +805,475 @@ def test_the_planted_numbers_hint_explains_and_ends_with_a_question(key):
     hint = mistakes_of(key)["planted numbers"][1]
     assert hint.startswith("you changed the function, but it still gives the planted numbers: ")
     assert hint.endswith("?") and FIX_SPELLED_OUT[key] not in hint, hint
+
+
+# ---------- lessons 00, 02 and 10 built afresh: what a student reads, word for word (issue 46) ----------
+# `al.EXERCISES` is built once, at import; a mutant of lesson00(), lesson02() or lesson10() (their right
+# answers, their mistake tables, 02.2's and 02.3's judges) shows only in a build made while a test runs.
+# So each test below builds its lesson itself. Every hint is written here by hand; every right answer is
+# computed here, in plain NumPy.
+FRESH = {"00": lesson00, "02": lesson02, "10": lesson10}
+
+
+def built(key):
+    """Exercise `key` of a build of its lesson made now."""
+    return {e.key: e for e in FRESH[key[:2]]()}[key]
+
+
+def hint(key, text):
+    return f"Exercise {key}: not yet. Hint: {text}"
+
+
+def reason(key, letter, text):
+    return f"Exercise {key}: not yet. ({letter}) {text}"
+
+
+GENERIC_WORDS = "Not right yet: go through the steps of the lesson again, one at a time."
+
+
+def attention_by(divisor):
+    """A 02.3 fix that scales the scores by its own `divisor(Q, K, V)`, softmax along each row."""
+    def attention(Q, K, V):
+        return sm(Q @ K.T / divisor(Q, K, V)) @ V
+    return attention
+
+
+def attention_planted_with_a_check(Q, K, V):  # 02.3: an assert added, the planted line left as it was
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    A = al.softmax(S, axis=0)
+    assert A.shape == (len(Q), len(K))
+    return A @ V
+
+
+def attention_planted_K(Q, K, V):
+    return sm(Q @ K / np.sqrt(K.shape[1]), axis=0) @ V
+
+
+def attention_whole_matrix(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    E = np.exp(S - S.max())
+    return E / E.sum() @ V
+
+
+def attention_weights_T(Q, K, V):
+    return sm(Q @ K.T / np.sqrt(K.shape[1])).T @ V
+
+
+def attention_columns_T(Q, K, V):
+    return sm(Q @ K.T / np.sqrt(K.shape[1]), axis=0).T @ V
+
+
+def attention_output_T(Q, K, V):
+    return (sm(Q @ K.T / np.sqrt(K.shape[1])) @ V).T
+
+
+def attention_right(Q, K, V):
+    return sm(Q @ K.T / np.sqrt(K.shape[1])) @ V
+
+
+def attention_plus_one(Q, K, V):              # right but for one number, 1 too large
+    Y = attention_right(Q, K, V)
+    Y[0, 0] += 1.0
+    return Y
+
+
+EXPECTED_023 = ("expected softmax(Q Kᵀ / √d_k) V, of shape (m, d_v): (2, 2) for 2 queries and 4 keys, (3, 2) "
+                "for 3 queries and 3 keys, (4, 3) for 4 queries and 6 keys.")
+A24 = sm((X24 @ WQ24) @ X24.T / np.sqrt(3))                         # 02.4's weights, by hand
+V24 = np.linalg.solve(A24, Y24)                                     # the values: [[1, 0], [0, -1], [2, 1]]
+_q102r, _k102r = np.array([1.37, -3.70, 2.63]), np.array([4.04, 1.37, -2.36])   # 10.2 as printed
+RIGHT103 = _IMPLIED103 - _REAL103
+TAIL102 = "the tutorial shows both vectors with two decimals, and computes with both as shown."
+REMARK101 = ('Section 1\'s helper agrees: al.printout_problems(scores, rows["a"], score_tol=0.05) returns [] '
+             "(score_tol=0.05 as the scores show 1 decimal; tol keeps its default, that of 2 decimals). On "
+             "b, c and d it names what you checked by hand: unequal weights for equal scores, a sum of 1.1, "
+             "and the order.")
+SHAPE_001 = "is not the shape of Q Kᵀ for n = 7 and d_k = 16: Q is (n, d_k), Kᵀ is (d_k, n), and a product " \
+            "(a, b) @ (b, c) has shape (a, c)."
+WHOLE_001 = ("a shape holds whole numbers, counts of rows and columns; Q Kᵀ for n = 7 and d_k = 16 has one "
+             "row per query and one column per key.")
+ROWS_003 = "Python counts rows from 0, maths counts tokens from 1."
+FROM_END_003 = "from the end, whatever n is; x₃ is the third from the start."
+ASK_022 = ("apple and cherry must be within 0.01 of each other, banana below 0.01. Give apple and cherry the "
+           "same large entry.")
+BANANA_022 = ("this query still looks for banana: banana gets the largest weight (or shares it). Each entry "
+              "of q is the score of one fruit: raise apple's and cherry's above banana's.")
+LESSONS_022 = ("this is the lesson's query (or a multiple of it): it looks for banana. Each entry of q is "
+               "the score of one fruit: raise apple's and cherry's, not banana's.")
+FLAT_022 = ("all three scores are equal, so all three weights are 1/3: this query looks for nothing in "
+            "particular. Give apple and cherry the same large entry and banana a smaller one.")
+PLANTED_023 = ("still the planted bug: one line is wrong. Print the weights' sums along each axis: which "
+               "sums are 1, and which should be?")
+PLANTED_NUMBERS_023 = (
+    "you changed the function, but it still gives the planted numbers: your weights are a softmax down the "
+    "columns. If you computed K Qᵀ, its rows belong to the keys, so a softmax along them (axis=-1) still "
+    "normalises over the queries, and a transpose afterwards does not change which numbers sum to 1; axis=-2 "
+    "is axis=0 for a matrix. Print your weights' sums along each axis: which sums are 1, and which should "
+    "be?")
+AXIS_TO_K = "the formula divides by √d_k, the width of a key: K.shape[1]."
+
+FRESH_CASES = [    # (key, answer, status, mistake, what the student reads)
+    # 00.1: the shape of Q Kᵀ, n = 7, d_k = 16
+    ("00.1", list((np.zeros((7, 16)) @ np.zeros((16, 7))).shape), "correct", None,
+     "Exercise 00.1: ✓ correct."),
+    ("00.1", [7, 16], "mistake", "shape of Q", hint("00.1", "(7, 16) is the shape of Q (or K); Q Kᵀ compares "
+                                                    "every token with every token: (n, d_k) @ (d_k, n).")),
+    ("00.1", [16, 16], "mistake", "Q transposed first", hint("00.1", "(16, 16) would be Qᵀ K; the scores are "
+                                                             "Q @ K.T, one row per query.")),
+    ("00.1", [16, 7], "mistake", "shape of K.T", hint("00.1", "(16, 7) is the shape of Kᵀ, the right factor; "
+                                                      "the product keeps the rows of Q (7) and the columns "
+                                                      "of Kᵀ (7).")),
+    ("00.1", 7 * 7, "mistake", "number of entries", hint("00.1", "49 = 7 × 7 is the number of scores; give "
+                                                                 "the shape itself, [rows, columns].")),
+    ("00.1", [7, 7, 16], "mistake", "three axes", hint("00.1", "Q Kᵀ has two axes, one row per query and one "
+                                                       "column per key: the d_k = 16 products of each pair "
+                                                       "are summed into one score.")),
+    ("00.1", [3, 5], "wrong", None, hint("00.1", f"(3, 5) {SHAPE_001}")),
+    ("00.1", [0, 7], "wrong", None, hint("00.1", f"(0, 7) {SHAPE_001}")),          # 0 is a count too
+    ("00.1", [7.5, 7], "wrong", None, hint("00.1", WHOLE_001)),
+    ("00.1", [-1, 7], "wrong", None, hint("00.1", WHOLE_001)),
+    ("00.1", [7, 7, 7, 7], "wrong", None, "Exercise 00.1: expected two numbers, the shape of Q Kᵀ as [rows, "
+                                          "columns]; got a list of 4 numbers."),
+    # 00.2: nn.Linear(3, 2)'s weight [[1, 2, 3], [4, 5, 6]] in our layout
+    ("00.2", [[1, 4], [2, 5], [3, 6]], "correct", None, "Exercise 00.2: ✓ correct."),
+    ("00.2", [[1, 2, 3], [4, 5, 6]], "mistake", "PyTorch layout",
+     hint("00.2", "that is PyTorch's layout (out_features, in_features) = (2, 3); ours is (in, out): the "
+                  "transpose.")),
+    ("00.2", [[1, 2], [3, 4], [5, 6]], "mistake", "reshaped",
+     hint("00.2", "reshape keeps the numbers in reading order; you need the transpose, weight.T.")),
+    ("00.2", [[4, 1], [5, 2], [6, 3]], "mistake", "columns swapped",
+     hint("00.2", "the transpose puts weight's row 0, (1, 2, 3), in column 0 of W: W[i, j] = weight[j, i].")),
+    ("00.2", [[3, 6], [2, 5], [1, 4]], "mistake", "rows reversed",
+     hint("00.2", "your rows are in reverse order: row i of W is column i of weight, W[i, j] = weight[j, i], "
+                  "so W's row 0 holds weight's column 0.")),
+    ("00.2", (lambda M: M.T @ np.linalg.inv(M @ M.T))(np.array([[1.0, 2, 3], [4, 5, 6]])), "mistake",
+     "inverse", hint("00.2", "that is an inverse (pinv); the layouts differ by a transpose only, which swaps "
+                             "rows and columns: weight.T.")),                  # Wᵀ (W Wᵀ)⁻¹, by hand
+    ("00.2", np.zeros((3, 2)), "wrong", None, "Exercise 00.2: your answer is a 3 × 2 array, as asked, but 6 "
+                                              "of its 6 numbers differ, the largest by 6 at index [2, 1]. "
+                                              f"{GENERIC_WORDS}"),
+    ("00.2", [1, 4], "wrong", None, "Exercise 00.2: expected our W, a 3 × 2 array (rows: the 3 inputs, "
+                                    "columns: the 2 outputs); got a list of 2 numbers."),
+    # 00.3: the row of X that holds x₃
+    ("00.3", ["x₁", "x₂", "x₃"].index("x₃"), "correct", None, "Exercise 00.3: ✓ correct."),
+    ("00.3", 3, "mistake", "counted from 1", hint("00.3", "maths counts tokens from 1, Python from 0: x₃ is "
+                                                          "X[2].")),
+    ("00.3", 1, "mistake", "one too few", hint("00.3", "X[1] is x₂; x₃ is one further, X[2].")),
+    ("00.3", -1, "mistake", "counted from the end", hint("00.3", "X[-1] is the last token, whatever n is; x₃ "
+                                                                 "is the third from the start, X[2].")),
+    ("00.3", 0, "wrong", None, hint("00.3", f"row 0, X[0], holds x₁: {ROWS_003}")),
+    ("00.3", 5, "wrong", None, hint("00.3", f"row 5, X[5], holds x₆: {ROWS_003}")),
+    ("00.3", 999, "wrong", None, hint("00.3", f"row 999, X[999], holds x₁₀₀₀: {ROWS_003}")),
+    ("00.3", 1000, "wrong", None, hint("00.3", "the lesson's X has a few rows, one per token; x₃ is the "
+                                               "third from the start.")),
+    ("00.3", -1000, "wrong", None, hint("00.3", "the lesson's X has a few rows, one per token; x₃ is the "
+                                                "third from the start.")),
+    ("00.3", -2, "wrong", None, hint("00.3", "X[-2] counts from the end: it is token number 2 "
+                                             f"{FROM_END_003}")),
+    ("00.3", 2.5, "wrong", None, hint("00.3", "an index is a whole number: X[0] is the first row, X[1] the "
+                                              "second, and so on.")),
+    ("00.3", [2, 2], "wrong", None, "Exercise 00.3: expected one index, the row of X that holds x₃; got a "
+                                    "list of 2 numbers."),
+    # 02.1: two tokens with identical rows in X
+    ("02.1", "(C) ", "correct", None, "Exercise 02.1: ✓ correct."),
+    ("02.1", "a", "mistake", "a", reason("02.1", "a", "equal columns is half of it: equal rows of X also "
+                                                      "give equal queries, and so equal rows of A.")),
+    ("02.1", "b", "mistake", "b", reason("02.1", "b", "equal rows is half of it: equal rows of X also give "
+                                                      "equal keys, and every query scores them the same, so "
+                                                      "their columns are equal too.")),
+    ("02.1", "d", "mistake", "d", reason("02.1", "d", "with W_q = W_k the scores QKᵀ are symmetric, but even "
+                                                      "then A is not: the softmax normalises each row on its "
+                                                      "own.")),
+    ("02.1", "e", "wrong", None, "Exercise 02.1: answer with one letter: a, b, c, d."),
+    # 02.2: a query that blends apple and cherry half and half (keys: one-hot fruits)
+    ("02.2", [5.0, 0.0, 5.0], "correct", None, "Exercise 02.2: ✓ correct."),   # banana 1/(2e⁵ + 1) < 0.01
+    ("02.2", [[6.0, -1.0, 6.0]], "correct", None, "Exercise 02.2: ✓ correct."),  # as a row
+    ("02.2", [1, 0, 1], "mistake", "too weak",
+     hint("02.2", "apple and cherry are even, but banana still takes more than 0.01 of the weight. Scale "
+                  "your query up: a sharper query leaves less for banana.")),
+    ("02.2", [8, 0, 6], "mistake", "uneven",
+     hint("02.2", "banana is out, but apple and cherry differ by more than 0.01: they need the same score, "
+                  "so give them the same entry.")),
+    ("02.2", [1, 1, 1], "mistake", "flat", hint("02.2", FLAT_022)),
+    ("02.2", [-3, -3, -3], "mistake", "flat", hint("02.2", FLAT_022)),
+    ("02.2", [0.2, 1.0, 0.1], "mistake", "lesson's query", hint("02.2", LESSONS_022)),
+    ("02.2", [0.1, 0.5, 0.05], "mistake", "lesson's query", hint("02.2", LESSONS_022)),
+    ("02.2", [0.4, 2.0, 0.2], "mistake", "lesson's query", hint("02.2", LESSONS_022)),
+    ("02.2", [0, 5, 0], "mistake", "banana", hint("02.2", BANANA_022)),
+    ("02.2", [5, 5, 0], "mistake", "banana", hint("02.2", BANANA_022)),              # banana shares the top
+    ("02.2", [0.3, 1.0, 0.15], "mistake", "banana", hint("02.2", BANANA_022)),       # not the lesson's
+    ("02.2", [0.2 + 5e-9, 1.0, 0.1], "mistake", "banana", hint("02.2", BANANA_022)),
+    ("02.2", [0.2 + 1e-6, 1.0, 0.1], "mistake", "banana", hint("02.2", BANANA_022)),
+    ("02.2", [2, 0, 1], "wrong", None,       # e² : 1 : e over their sum 11.107: 0.6652, 0.0900, 0.2447
+     "Exercise 02.2: not yet. Hint: with your query the weights are [0.665 0.09  0.245] (apple, banana, "
+     f"cherry): {ASK_022}"),
+    # minus the lesson's query: e^-0.2, e^-1, e^-0.1 = 0.8187, 0.3679, 0.9048, over their sum 2.0914
+    ("02.2", [-0.2, -1.0, -0.1], "wrong", None,
+     "Exercise 02.2: not yet. Hint: with your query the weights are [0.391 0.176 0.433] (apple, banana, "
+     f"cherry): {ASK_022}"),
+    ("02.2", [6, 0], "wrong", None,
+     "Exercise 02.2: expected a query of shape (3,), got a list of 2 numbers."),
+    # 02.3: fix attention(Q, K, V)
+    ("02.3", attention_right, "correct", None, "Exercise 02.3: ✓ correct."),
+    ("02.3", HANDED_OUT["02.3"], "unanswered", "planted", hint("02.3", PLANTED_023)),
+    ("02.3", attention_planted_with_a_check, "mistake", "planted", hint("02.3", PLANTED_023)),
+    ("02.3", attention_columns, "mistake", "planted numbers", hint("02.3", PLANTED_NUMBERS_023)),
+    ("02.3", attention_keys_by_queries, "mistake", "planted numbers", hint("02.3", PLANTED_NUMBERS_023)),
+    ("02.3", attention_unscaled, "mistake", "no scaling",
+     hint("02.3", "the weights now sum to 1 per row, but you removed the division by √d_k.")),
+    ("02.3", attention_by_dk, "mistake", "divided by d_k",
+     hint("02.3", "you divide by d_k; the formula divides by its square root, √d_k.")),
+    ("02.3", attention_K, "mistake", "K not transposed",
+     hint("02.3", "your scores are Q @ K: with 2 queries and 4 keys that fails, and with 3 and 3 it runs but "
+                  "mixes the wrong numbers. Score i, j is q_i · k_j: Q @ K.T.")),
+    ("02.3", attention_planted_K, "mistake", "planted, K not transposed",
+     hint("02.3", "two things: K is not transposed (the scores are Q @ K.T), and the softmax still runs down "
+                  "the columns (axis=0).")),
+    ("02.3", attention_by(lambda Q, K, V: np.sqrt(K.shape[0])), "mistake", "divided by √n",
+     hint("02.3", f"you divide by the square root of the number of keys, K.shape[0]; {AXIS_TO_K} (With 3 "
+                  "keys of width 3 the two agree, which hides the slip.)")),
+    ("02.3", attention_by(lambda Q, K, V: np.sqrt(Q.shape[0])), "mistake", "divided by √m",
+     hint("02.3", f"you divide by the square root of the number of queries, Q.shape[0]; {AXIS_TO_K}")),
+    ("02.3", attention_by(lambda Q, K, V: np.sqrt(V.shape[1])), "mistake", "divided by √d_v",
+     hint("02.3", f"you divide by the square root of the width of a value, V.shape[1] (d_v); {AXIS_TO_K}")),
+    ("02.3", attention_by(lambda Q, K, V: 2.0), "mistake", "fixed 2",
+     hint("02.3", "you divide by a fixed 2: that is √4, section 4's d_k (is it still in the variable "
+                  "`d_k`?). The check gives keys of other widths: read d_k from the keys, K.shape[1].")),
+    ("02.3", attention_by(lambda Q, K, V: np.sqrt(3.0)), "mistake", "fixed √3",
+     hint("02.3", "you divide by a fixed √3: that is √d_k only for keys of width 3 (as in exercise 02.4), "
+                  "and the check also gives keys of width 5. Read d_k from the keys: K.shape[1].")),
+    ("02.3", attention_whole_matrix, "mistake", "whole matrix",
+     hint("02.3", "your softmax normalises the whole matrix at once, so all the weights together sum to 1; "
+                  "each query's row must sum to 1 on its own (axis=-1).")),
+    ("02.3", attention_weights_T, "mistake", "weights transposed",
+     hint("02.3", "you multiply Aᵀ V: either you transposed A, or you built Aᵀ itself (K Qᵀ with the softmax "
+                  "down its columns). The output is A V (row i of A mixes the values for query i). With 2 "
+                  "queries and 4 keys Aᵀ V fails; with 3 and 3 it runs.")),
+    ("02.3", attention_columns_then_rows, "mistake", "column softmax, rows rescaled",
+     hint("02.3", "your rows sum to 1 now, but only because you divided each row of the column softmax by "
+                  "its sum: each weight is still set by a softmax over the queries (down a column), then "
+                  "rescaled. The softmax itself must run along each row, over that query's keys (axis=-1); "
+                  "then the rows sum to 1 with nothing left to divide.")),
+    ("02.3", attention_columns_T, "mistake", "column softmax transposed",
+     hint("02.3", "your weights are a softmax down the columns, transposed: either you transposed A after "
+                  "axis=0, or you computed K Qᵀ instead of Q Kᵀ (its softmax along the rows gives the same "
+                  "numbers). With 2 queries and 4 keys that is a 4 × 2 matrix, which cannot multiply V (4 × "
+                  "2), and with 3 and 3 each row holds one key's weights. The scores are Q @ K.T and the "
+                  "softmax runs along each row (axis=-1), with no transpose.")),
+    ("02.3", attention_output_T, "mistake", "output transposed",
+     hint("02.3", "your weights are right, but your output is (A V)ᵀ (V.T @ A.T is the same matrix): one row "
+                  "per value component instead of one row per query. With 2 queries and values of width 2 "
+                  "the shape hides it; with 4 queries and values of width 3 you return (3, 4). Return A @ V, "
+                  "of shape (m, d_v).")),
+    ("02.3", lambda Q, K, V: np.zeros((1, 1)), "wrong", None,
+     f"Exercise 02.3: on fresh inputs your function returns shape (1, 1), not (2, 2): {EXPECTED_023}"),
+    ("02.3", attention_plus_one, "wrong", None,
+     "Exercise 02.3: on fresh inputs your function returns the right shape (2, 2), but 1 of its 4 numbers "
+     f"differs, the largest by 1 at index [0, 0]: {EXPECTED_023}"),
+    # 02.4: recover V from the printed Y
+    ("02.4", V24, "correct", None, "Exercise 02.4: ✓ correct."),
+    ("02.4", np.linalg.solve(sm((X24 @ WQ24) @ X24.T), Y24), "mistake", "no scaling",
+     hint("02.4", "your weights forgot to divide the scores by √d_k = √3.")),
+    ("02.4", np.linalg.solve(sm((X24 @ WQ24) @ X24.T / 2), Y24), "mistake", "divided by √4",
+     hint("02.4", "you divided the scores by √4 = 2, section 4's d_k (the variable `d_k` still holds 4); "
+                  "here the keys have width 3, so divide by √3.")),
+    ("02.4", np.linalg.solve(sm((X24 @ WQ24) @ X24.T / np.sqrt(2)), Y24), "mistake", "divided by √2",
+     hint("02.4", "you divided the scores by √2: 2 is d_v, the width of a value (each row of Y has 2 "
+                  "numbers). The scale is √d_k, from the width of a key: here 3.")),
+    ("02.4", np.linalg.solve(sm((X24 @ WQ24) @ X24.T / 3), Y24), "mistake", "divided by d_k",
+     hint("02.4", "you divided the scores by d_k = 3; the formula divides by its square root, √3.")),
+    ("02.4", np.linalg.solve(sm((X24 @ WQ24) @ X24.T / np.sqrt(3), axis=0), Y24), "mistake", "wrong axis",
+     hint("02.4", "your softmax ran down the columns; each query's row of A must sum to 1.")),
+    ("02.4", np.linalg.solve(sm((X24 @ WQ24) @ X24 / np.sqrt(3)), Y24), "mistake", "K not transposed",
+     hint("02.4", "your scores are Q @ K, not Q @ K.T: row i of the scores must hold q_i · k_j for every key "
+                  "j, so transpose K.")),
+    ("02.4", np.linalg.solve(A24.T, Y24), "mistake", "A transposed",
+     hint("02.4", "your weights are Aᵀ: either you solved Aᵀ V = Y, or you built Aᵀ itself (K Qᵀ with the "
+                  "softmax down its columns). The outputs are Y = A V (row i of Y mixes the values with row "
+                  "i of A): np.linalg.solve(A, Y).")),
+    ("02.4", Y24, "mistake", "Y itself", hint("02.4", "that is Y, the printed output; recover the values V "
+                                                      "it mixes.")),
+    ("02.4", np.linalg.solve(sm(X24 @ X24.T / np.sqrt(3)), Y24), "mistake", "forgot W_q",
+     hint("02.4", "your queries are the tokens themselves; they are Q = X @ W_q (W_q is given; only W_k = "
+                  "I).")),
+    ("02.4", np.linalg.solve(sm((X24 @ WQ24.T) @ X24.T / np.sqrt(3)), Y24), "mistake", "W_q transposed",
+     hint("02.4", "your scores are X W_qᵀ Xᵀ: either you used W_q.T (the column reading), or you computed K "
+                  "Qᵀ instead of Q Kᵀ (with W_k = I the two are the same). The scores are Q @ K.T, with Q = "
+                  "X @ W_q and W_q as printed.")),
+    ("02.4", np.linalg.solve(sm((X24 @ WQ24) @ (X24 @ WQ24).T / np.sqrt(3)), Y24), "mistake", "keys from W_q",
+     hint("02.4", "your keys are X @ W_q, so your scores are Q Qᵀ; here W_k = I, so the keys are the tokens "
+                  "themselves: K = X, and the scores are Q @ X.T.")),
+    ("02.4", A24 @ Y24, "mistake", "applied A",
+     hint("02.4", "you multiplied Y by A again; Y = A V, so undo A instead: V = np.linalg.solve(A, Y).")),
+    ("02.4", A24.T @ Y24, "mistake", "applied Aᵀ",
+     hint("02.4", "you multiplied Y by Aᵀ; Y = A V, so undo A instead (no transpose): V = np.linalg.solve(A, "
+                  "Y).")),
+    ("02.4", np.linalg.solve(np.round(A24, 2), Y24), "mistake", "weights rounded",
+     hint("02.4", "your method is right, but you rounded the weights to 2 decimals; solving for V magnifies "
+                  "that error. Keep A unrounded (at least 4 decimals).")),
+    ("02.4", np.linalg.solve(np.round(A24, 1), Y24), "wrong", None,
+     hint("02.4", "your method is right, but you rounded the weights to 1 decimal; solving for V magnifies "
+                  "that error. Keep A unrounded.")),
+    ("02.4", np.linalg.solve(np.round(A24, 3), Y24), "wrong", None,
+     hint("02.4", "your method is right, but you rounded the weights to 3 decimals; solving for V magnifies "
+                  "that error. Keep A unrounded.")),
+    ("02.4", np.round(np.linalg.solve(np.round(A24, 1), Y24), 3), "wrong", None,   # V printed with 3 decimals
+     hint("02.4", "your method is right, but you rounded the weights to 1 decimal; solving for V magnifies "
+                  "that error. Keep A unrounded.")),
+    ("02.4", np.zeros((3, 2)), "wrong", None, "Exercise 02.4: your answer is a 3 × 2 array, as asked, but 4 "
+                                              "of its 6 numbers differ, the largest by 2 at index [2, 0]. "
+                                              f"{GENERIC_WORDS}"),
+    ("02.4", [[np.nan, 0.0], [0.0, -1.0], [2.0, 1.0]], "wrong", None,
+     "Exercise 02.4: your answer contains NaN or inf (the first at index [0, 0]). Did a softmax overflow? "
+     "Subtract the maximum score first."),
+    ("02.4", [1.0, 0.0], "wrong", None, "Exercise 02.4: expected the values V, a 3 × 2 array (one row per "
+                                        "token); got a list of 2 numbers."),
+    # 10.1: scores [1.2, 1.2, 0.3]
+    ("10.1", "a", "correct", None, f"Exercise 10.1: ✓ correct. {REMARK101}"),
+    ("10.1", "b", "mistake", "b", reason("10.1", "b", "equal scores must get equal weights: the first two "
+                                                      "differ (source 004 made this slip).")),
+    ("10.1", "c", "mistake", "c", reason("10.1", "c", "the weights sum to 1.1, more than the rounding of "
+                                                      "three 2-decimal numbers allows (1 ± 0.015); a softmax "
+                                                      "row sums to 1.")),
+    ("10.1", "d", "mistake", "d", reason("10.1", "d", "the order is wrong: the lowest score (0.3) gets the "
+                                                      "largest weight, and softmax keeps the order of the "
+                                                      "scores.")),
+    ("10.1", "f", "wrong", None, "Exercise 10.1: answer with one letter: a, b, c, d."),
+    # 10.2: q and k as printed, with 2 decimals: 1.37·4.04 − 3.70·1.37 − 2.63·2.36 = −5.741
+    ("10.2", 5.5348 - 5.069 - 6.2068, "correct", None, "Exercise 10.2: ✓ correct."),
+    ("10.2", _q102 @ _k102, "mistake", "full precision",
+     hint("10.2", "this is the exact dot product; the tutorial computed with the numbers as printed, rounded "
+                  "to 2 decimals first.")),
+    ("10.2", np.array([1.4, -3.7, 2.6]) @ np.array([4.0, 1.4, -2.4]), "mistake", "one decimal",
+     hint("10.2", "you rounded to one decimal; the tutorial shows two.")),
+    ("10.2", -5.7, "mistake", "result to one decimal",
+     hint("10.2", "you rounded the result to one decimal: at that precision the rounding cannot be seen (the "
+                  "exact dot product rounds to the same number). Give it with two decimals or more.")),
+    ("10.2", np.array([1.37, -3.70, 2.62]) @ np.array([4.04, 1.36, -2.35]), "mistake", "cut off",
+     hint("10.2", "you cut the digits off after two decimals; printing rounds them (2.628 is shown as "
+                  "2.63).")),
+    ("10.2", -5.73, "wrong", None, hint("10.2", "you rounded only one of the two vectors (q or k); "
+                                                f"{TAIL102}")),
+    ("10.2", -5.7304, "wrong", None, hint("10.2", "you rounded only one of the two vectors (q or k); "
+                                                  f"{TAIL102}")),
+    ("10.2", _q102r @ _k102, "wrong", None, hint("10.2", f"you rounded q only; {TAIL102}")),       # −5.72697
+    ("10.2", _q102 @ _k102r, "wrong", None, hint("10.2", f"you rounded k only; {TAIL102}")),       # −5.73498
+    ("10.2", 5.741, "wrong", None, hint("10.2", "check the sign: two of the three products q_i k_i are "
+                                                "negative, and together they outweigh the positive one.")),
+    ("10.2", 5.79, "wrong", None, hint("10.2", "check the sign: two of the three products q_i k_i are "
+                                               "negative, and together they outweigh the positive one.")),
+    ("10.2", 5.69, "wrong", None,                                     # 0.051 from 5.741: no sign slip
+     f"Exercise 10.2: your answer is one number, as asked, but it is off by 11.4. {GENERIC_WORDS}"),
+    ("10.2", 7.0, "wrong", None, "Exercise 10.2: your answer is one number, as asked, but it is off by 12.7. "
+                                 f"{GENERIC_WORDS}"),
+    ("10.2", -5.8, "wrong", None, "Exercise 10.2: your answer is one number, as asked, but it is off by "
+                                  f"0.059. {GENERIC_WORDS}"),
+    ("10.2", [-5.74, -5.74], "wrong", None, "Exercise 10.2: expected one number, the dot product the "
+                                            "tutorial prints; got a list of 2 numbers."),
+    # 10.3: implied minus real score differences
+    ("10.3", RIGHT103, "correct", None, "Exercise 10.3: ✓ correct."),
+    ("10.3", _IMPLIED103, "mistake", "implied only",
+     hint("10.3", "these are the differences the printed rows imply; subtract those of the real scores, X "
+                  "Xᵀ/√2, to see how far off each is.")),
+    ("10.3", _REAL103, "mistake", "real only",
+     hint("10.3", "these are the differences of the real scores; the question asks for the ones the printed "
+                  "weights imply, minus these.")),
+    ("10.3", -RIGHT103, "mistake", "signs flipped",
+     hint("10.3", "your signs are flipped: the question asks implied minus real, each as s_j - s_0; you have "
+                  "real minus implied, or differences s_0 - s_j on both sides.")),
+    ("10.3", -_IMPLIED103 - _REAL103, "mistake", "ratios inverted",
+     hint("10.3", "ln(w_0 / w_j) is s_0 - s_j: the ratio goes the other way, ln(w_j / w_0) = s_j - s_0.")),
+    ("10.3", _W103[:, 1:] / _W103[:, :1] - _REAL103, "mistake", "no logarithm",
+     hint("10.3", "a ratio of weights is e to the power of a score difference: w_j / w_0 = exp(s_j - s_0). "
+                  "Take the natural logarithm of it.")),
+    ("10.3", _W103[:, 1:] - _W103[:, :1] - _REAL103, "mistake", "weight differences",
+     hint("10.3", "a difference of weights is not a difference of scores: the softmax divides, so read the "
+                  "ratio, s_j - s_0 = ln(w_j / w_0).")),
+    ("10.3", _IMPLIED103 / np.log(10) - _REAL103, "mistake", "base-10 logarithm",
+     hint("10.3", "the softmax uses e: take the natural logarithm (np.log), not np.log10.")),
+    ("10.3", _IMPLIED103 - _REAL103 * np.sqrt(2), "mistake", "no scaling",
+     hint("10.3", "your real scores forgot to divide by √d_k = √2.")),
+    ("10.3", _IMPLIED103 - _REAL103 / np.sqrt(2), "mistake", "divided by 2",
+     hint("10.3", "you divided the real scores by d_k = 2; divide by its square root, √2.")),
+    ("10.3", np.zeros((3, 2)), "mistake", "recomputed weights",
+     hint("10.3", "all zeros: either you read back the recomputed weights, which agree with the real scores "
+                  "by construction (read back the printed ones, s4.printed['self_weights']), or you rounded "
+                  "to whole numbers, which turns every difference below 0.5 in size into 0: give at least "
+                  "two decimals.")),
+    ("10.3", np.round(RIGHT103, 1), "wrong", None,
+     hint("10.3", "right to one decimal: give at least two (or pass the array itself).")),
+    ("10.3", RIGHT103 + np.array([[0.5, 0.0], [0.0, 0.0], [0.0, 0.0]]), "wrong", None,
+     "Exercise 10.3: your answer is a 3 × 2 array, as asked, but 1 of its 6 numbers differs, the largest by "
+     f"0.5 at index [0, 0]. {GENERIC_WORDS}"),
+    ("10.3", np.zeros(6), "wrong", None, "Exercise 10.3: expected implied minus real score differences, a 3 "
+                                         "× 2 array (one row per printed row, one column per j = 1, 2); got "
+                                         "a list of 6 numbers."),
+]
+
+
+@pytest.mark.parametrize("key, answer, status, mistake, message", FRESH_CASES,
+                         ids=[f"{c[0]}-{c[3] or c[2]}-{i}" for i, c in enumerate(FRESH_CASES)])
+def test_a_fresh_build_of_lessons_00_02_10_says_word_for_word(key, answer, status, mistake, message):
+    result = built(key).evaluate(answer)
+    assert (result.status, result.mistake, result.message) == (status, mistake, message)
+
+
+def test_a_fresh_build_of_lessons_00_02_10_asks_its_questions():
+    """Each exercise's question and kind, as its repr (and a teacher's listing) shows them."""
+    asked = {e.key: (e.kind, e.question) for lesson in (lesson00, lesson02, lesson10) for e in lesson()}
+    assert asked == {
+        "00.1": ("compute", "The shape of Q Kᵀ for n = 7 tokens and d_k = 16, as [rows, columns]."),
+        "00.2": ("compute", "nn.Linear(3, 2) stores weight = [[1, 2, 3], [4, 5, 6]]. Give our W (3 × 2)."),
+        "00.3": ("compute", "Which row of X (a Python index) holds the token x₃?"),
+        "02.1": ("predict", "Two tokens have identical rows in X. What do you see in A?"),
+        "02.2": ("design", "Design a query whose soft lookup is half apple, half cherry."),
+        "02.3": ("debug", "Fix attention(Q, K, V): one line is wrong."),
+        "02.4": ("compute", "Fresh tokens: Y = softmax(Q Kᵀ / √3) V is printed; recover the values V (3 × "
+                            "2)."),
+        "10.1": ("predict", "Scores [1.2, 1.2, 0.3]: which printed weight row can be right?"),
+        "10.2": ("compute", "The dot product a tutorial prints if it computes with q and k rounded to 2 "
+                            "decimals."),
+        "10.3": ("compute", "Source 004's printed weights, read back: the score differences s_j - s_0 (j = "
+                            "1, 2) that each printed row implies, minus those of the real scores X Xᵀ/√2 (3 "
+                            "× 2)."),
+    }
+
+
+def test_a_fresh_02_3_gives_the_inputs_its_hints_promise():
+    """02.3's hints speak of 2 queries and 4 keys, 3 and 3, 4 queries and 6 keys of width 5 with values of
+    width 3: the check runs the fix on exactly those; and a fix that rounds is told by how much, on the
+    first of them (drawn from seed 23: Q, then K, then V)."""
+    seen = []
+
+    def attention(Q, K, V):
+        seen.append((Q.shape, K.shape, V.shape))
+        return attention_right(Q, K, V)
+    assert built("02.3").evaluate(attention).status == "correct"
+    assert seen == [((2, 3), (4, 3), (4, 2)), ((3, 3), (3, 3), (3, 2)), ((4, 5), (6, 5), (6, 3))]
+    rng = np.random.default_rng(23)
+    Q, K, V = rng.standard_normal((2, 3)), rng.standard_normal((4, 3)), rng.standard_normal((4, 2))
+    largest = np.abs(np.round(attention_right(Q, K, V), 2) - attention_right(Q, K, V)).max()
+    result = built("02.3").evaluate(lambda Q, K, V: np.round(attention_right(Q, K, V), 2))
+    assert result.message == (
+        "Exercise 02.3: on fresh inputs your function returns the right shape (2, 2), and all 4 of its "
+        f"numbers are within {largest:.2g} of the right ones, but not all equal to them: does your function "
+        f"round, or compute in low precision (float16)? Return the numbers unrounded: {EXPECTED_023}")
+
+
+def test_a_fresh_02_4_tells_rounded_weights_only_within_the_tolerance():
+    """02.4's 'you rounded the weights to 1 decimal' holds for answers within 0.005 of that method's V, the
+    tolerance of every answer: one number 0.005 + 1e-5 × |V| off it (the window np.allclose's default rtol
+    would add) gets the plain message, whose numbers are recomputed here against the right V."""
+    rounded = np.linalg.solve(np.round(A24, 1), Y24)
+    answer = rounded.copy()
+    answer[2, 0] += 0.005 + 0.5e-5 * abs(rounded[2, 0])
+    assert abs(rounded[2, 0]) > 1                                   # so the default rtol's window is there
+    off = np.abs(answer - V24)
+    where = np.unravel_index(np.argmax(off), off.shape)
+    count = int((off > 0.005).sum())
+    verb = "differs" if count == 1 else "differ"
+    result = built("02.4").evaluate(answer)
+    assert (result.status, result.mistake) == ("wrong", None)
+    assert result.message == (f"Exercise 02.4: your answer is a 3 × 2 array, as asked, but {count} of its 6 "
+                              f"numbers {verb}, the largest by {off.max():.3g} at index "
+                              f"[{where[0]}, {where[1]}]. {GENERIC_WORDS}")

@@ -37,7 +37,7 @@ TARGETS = {
     "decoding": ["attention_lab.decoding.*"],
     "training": ["attention_lab.training.*"],
     "checks": ["attention_lab.checks.*"],
-    # the judges' shared tools, and the registry's check (the exercise files are data and their own judges)
+    # the judges' shared tools, and the registry's check (a lesson's exercises file has its own entry)
     "judging": ["attention_lab.judging.*", "attention_lab.exercises.x_check__mutmut_*"],
     # figures in words: the alt text a screen reader reads for every figure
     "alt_text": ["attention_lab.alt_text.*"],
@@ -45,6 +45,10 @@ TARGETS = {
     "heatmaps": ["attention_lab.heatmaps.*"],
     # the explorers' figure: every slider step repainted in place, with its kept cells
     "explorer_kit": ["attention_lab.explorer_kit.*"],
+    # lessons' exercises: each one's right answer, mistake table, hints and judge (built in the tests afresh)
+    "exercises_00": ["attention_lab.exercises_00.*"],
+    "exercises_02": ["attention_lab.exercises_02.*"],
+    "exercises_10": ["attention_lab.exercises_10.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
