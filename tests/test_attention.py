@@ -358,6 +358,65 @@ def test_time_forms_on_the_real_clock_finds_the_loop_slower():
     assert t["loop_s"][0] > t["matrix_s"][0] > 0     # 64 Python-level loops vs one matrix product
 
 
+def test_scaling_experiment_with_its_defaults_is_lesson_02s_table():
+    """The defaults (8 keys, 2000 trials, seed 0) on d_k = 1 and 2, against the same draws written out another
+    way: the scores by einsum, the softmax by hand; and the table's first two lines as lesson 02, section 6
+    prints them (its d_k start 1, 2, so the draws are the same)."""
+    t = al.scaling_experiment(d_ks=(1, 2))
+    rng = np.random.default_rng(0)
+    expected = {key: [] for key in ("std_unscaled", "std_scaled", "max_weight_unscaled", "max_weight_scaled")}
+    for d_k in (1, 2):
+        q = rng.standard_normal((2000, 1, d_k))
+        K = rng.standard_normal((2000, 8, d_k))
+        s = np.einsum("tqd,tkd->tk", q, K)
+        for name, scores in (("unscaled", s), ("scaled", s / math.sqrt(d_k))):
+            e = np.exp(scores - scores.max(axis=1, keepdims=True))
+            expected["std_" + name].append(scores.std())
+            expected["max_weight_" + name].append((e.max(axis=1) / e.sum(axis=1)).mean())
+    assert list(t) == ["d_k", "std_unscaled", "std_scaled", "max_weight_unscaled", "max_weight_scaled"]
+    assert t["d_k"].tolist() == [1, 2]
+    for key, values in expected.items():
+        assert np.allclose(t[key], values, rtol=1e-12, atol=0), key
+    lines = [f"{d:4d} {s:7.2f} {s_sc:12.2f} {m:25.2f} {m_sc:7.2f}"
+             for d, s, s_sc, m, m_sc in zip(*t.values())]
+    assert lines == ["   1    1.01         1.01                      0.31    0.31",
+                     "   2    1.43         1.01                      0.41    0.33"]
+
+
+def test_time_forms_with_its_defaults_times_the_inputs_it_says(monkeypatch):
+    """The defaults (n = 4 ... 1024, d = 16, 16 tokens sampled, best of 3, seed 0), on a fake clock: the loop
+    gets tokens 0 .. min(n, 16) - 1 of X, and both forms get the X and W_q, W_k, W_v drawn from seed 0 as the
+    docstring says (weights ÷ √d, then one X per n), written out here."""
+    clock, calls = [0.0], []
+
+    def loop(i, X, W_q, W_k, W_v):
+        calls.append(("loop", i, X, W_q, W_k, W_v))
+        clock[0] += 1.0
+
+    def matrix(X, W_q, W_k, W_v):
+        calls.append(("matrix", None, X, W_q, W_k, W_v))
+        clock[0] += 7.0
+
+    monkeypatch.setattr(experiments, "time", types.SimpleNamespace(perf_counter=lambda: clock[0]))
+    monkeypatch.setattr(experiments, "attend_one", loop)
+    monkeypatch.setattr(experiments, "self_attention", matrix)
+    t = al.time_forms()
+    assert np.array_equal(t["n"], [4, 16, 64, 256, 1024])
+    assert np.array_equal(t["loop_s"], [4.0, 16.0, 64.0, 256.0, 1024.0])   # 1 tick a token, for all n tokens
+    assert np.array_equal(t["matrix_s"], [7.0] * 5)
+    rng = np.random.default_rng(0)
+    W = rng.standard_normal((3, 16, 16)) / 4.0
+    expected = []
+    for n in (4, 16, 64, 256, 1024):
+        X = rng.standard_normal((n, 16))
+        for _ in range(3):
+            expected += [("loop", i, X) for i in range(min(n, 16))] + [("matrix", None, X)]
+    assert [(kind, i) for kind, i, *_ in calls] == [(kind, i) for kind, i, _ in expected]
+    for (_, _, X, *weights), (_, _, X_expected) in zip(calls, expected):
+        assert np.array_equal(X, X_expected)
+        assert all(np.array_equal(a, b) for a, b in zip(weights, W))
+
+
 def test_score_matrix_bytes_is_eight_n_squared():
     assert al.score_matrix_bytes(1000) == 8_000_000
     assert al.score_matrix_bytes(1) == 8

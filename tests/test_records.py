@@ -7,6 +7,7 @@ import json
 import linecache
 import os
 import stat
+from datetime import datetime
 
 import numpy as np
 import pytest
@@ -298,3 +299,113 @@ def test_the_lessons_debug_cells_as_handed_out_count_no_attempt(record, capsys):
     for key in DEBUG:
         (functions[key],) = cell_functions(key[:2], f"ex-{key[:2]}-{key[3:]}-code").values()
     as_handed_out_count_no_attempt(functions, record, capsys)
+
+
+# ---------- the record file and the table, as a student reads them (issue 46: mutation testing) ----------
+
+def test_progress_table_by_hand(monkeypatch, tmp_path):
+    """The whole table for three lessons, written out here: the header, each lesson's count right-aligned in
+    two places, its marks (✓ solved, ~ tried, · not yet, also for an exercise with no entry), and the total
+    with the file it is kept in."""
+    monkeypatch.setenv("ATTENTION_LAB_PROGRESS", str(tmp_path / "p.json"))
+    keys = ["01.1", "01.2", "01.3", "02.1", "10.1", "10.2"]
+    entries = {"01.1": {"status": "correct"}, "01.2": {"status": "mistake"}, "01.3": {"status": "unanswered"},
+               "02.1": {"status": "wrong"}, "10.2": {"status": "correct"}, "99.9": {"status": "correct"}}
+    assert records.progress_table(keys, entries) == (
+        "lesson  solved  exercises (✓ solved, ~ tried, · not yet)\n"
+        "  01     1 of 3   ✓ 01.1  ~ 01.2  · 01.3\n"
+        "  02     0 of 1   ~ 02.1\n"
+        "  10     1 of 2   · 10.1  ✓ 10.2\n"
+        f"solved 2 of 6 exercises; kept in {tmp_path / 'p.json'}")
+    twelve = [f"03.{i}" for i in range(1, 13)]
+    line = records.progress_table(twelve, {k: {"status": "correct"} for k in twelve}).splitlines()[1]
+    assert line.startswith("  03    12 of 12  ✓ 03.1  ✓ 03.2")
+
+
+def test_the_record_file_is_sorted_json_a_person_can_read(record):
+    al.check("01.5", None)
+    al.check("01.1", np.asarray(answer_key("01.1")) + 1.0)
+    assert record.read_text(encoding="utf-8") == (
+        '{\n "01.1": {\n  "attempts": 1,\n  "solved": null,\n  "status": "wrong"\n },\n'
+        ' "01.5": {\n  "attempts": 0,\n  "solved": null,\n  "status": "unanswered"\n }\n}')
+
+
+def test_solved_is_the_first_right_answers_time_to_the_second_in_utc(record, monkeypatch):
+    """On a clock of our own (each reading one day later, with microseconds): 'solved' is the time of the
+    first ✓, in UTC, to the second; a later ✓ leaves it."""
+    readings = []
+
+    class Clock:
+        @staticmethod
+        def now(tz=None):
+            readings.append(tz)
+            return datetime(2026, 11, 1 + len(readings), 9, 30, 15, 123456, tzinfo=tz)
+
+    monkeypatch.setattr(records, "datetime", Clock)
+    al.check("01.5", np.asarray(answer_key("01.5")) + 1.0)    # not right: no time is read
+    al.check("01.5", answer_key("01.5"))
+    al.check("01.5", answer_key("01.5"))
+    assert readings == [records.timezone.utc]
+    assert json.loads(record.read_text())["01.5"] == {"status": "correct", "attempts": 3,
+                                                       "solved": "2026-11-02T09:30:15+00:00"}
+
+
+def test_the_record_is_written_whole_beside_itself_then_moved_into_place(record, monkeypatch):
+    """Two kernels may check at once: each writes a hidden file in the record's own folder and renames it,
+    so a reader never sees half a file (a rename is atomic only within one file system)."""
+    moves = []
+    real_replace = records.os.replace
+
+    def replace(src, dst):
+        moves.append((records.Path(src), records.Path(dst)))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(records.os, "replace", replace)
+    al.check("01.5", answer_key("01.5"))
+    ((src, dst),) = moves
+    assert dst == record and src.parent == record.parent and src.name.startswith(".") and src != dst
+    assert sorted(p.name for p in record.parent.iterdir()) == ["progress.json"]
+
+
+def test_the_record_folder_is_made_however_deep(monkeypatch, tmp_path):
+    path = tmp_path / "a" / "b" / "c" / "progress.json"
+    monkeypatch.setenv("ATTENTION_LAB_PROGRESS", str(path))
+    assert al.check("01.5", answer_key("01.5"))
+    assert al.check("01.5", answer_key("01.5"))               # the folder is there now: no complaint
+    assert json.loads(path.read_text())["01.5"]["attempts"] == 2
+
+
+def test_read_record_reads_the_file_it_is_given(record, tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text('{"02.1": {"status": "wrong", "attempts": 4, "solved": null}}')
+    assert records.read_record(other) == {"02.1": {"status": "wrong", "attempts": 4, "solved": None}}
+    assert records.read_record() == {}                          # the chosen file: none yet
+
+
+def test_a_record_that_is_not_a_table_starts_afresh(record):
+    record.parent.mkdir(parents=True)
+    record.write_text("[1, 2]")
+    assert records.read_record(record) == {}
+    assert not al.check("01.5", None)
+    assert json.loads(record.read_text()) == {"01.5": {"status": "unanswered", "attempts": 0, "solved": None}}
+
+
+def test_the_record_file_names_expand_variables(monkeypatch, tmp_path):
+    monkeypatch.setenv("LAB_HOME_FOR_TEST", str(tmp_path))
+    monkeypatch.setenv("ATTENTION_LAB_PROGRESS", "  $LAB_HOME_FOR_TEST/p.json  ")
+    assert records.record_file() == tmp_path / "p.json"
+    monkeypatch.setenv("ATTENTION_LAB_PROGRESS", "   ")       # blank: as if not set
+    monkeypatch.setenv("XDG_DATA_HOME", f"  {tmp_path}  ")
+    assert records.record_file() == tmp_path / "attention-lab" / "progress.json"
+
+
+def test_the_message_for_a_record_that_cannot_be_written_in_full(record, capsys, monkeypatch):
+    monkeypatch.setenv("ATTENTION_LAB_PROGRESS", str(record.parent / "a-file" / "progress.json"))
+    record.parent.mkdir(parents=True)
+    (record.parent / "a-file").write_text("a file where the folder should be")
+    monkeypatch.setattr(records, "_unwritable_told", set())
+    assert al.check("01.5", answer_key("01.5"))
+    out = capsys.readouterr().out
+    assert (f"(your progress is not saved: {record.parent / 'a-file'} cannot be written (File exists); "
+            "set ATTENTION_LAB_PROGRESS to a file you can write)\n") in out, out
+    assert not (record.parent / "a-file").is_dir()

@@ -1,6 +1,8 @@
 """Lesson 06: the hand-written backward pass against finite differences and other formulations, the
 training loop, the baselines, the explorer, and the messages for bad input."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -290,6 +292,80 @@ def test_saturation_experiment_starts_as_it_says():
     assert np.isclose(t["score_move"][names.index("unscaled"), 0], np.abs(S6 - S).mean())
     with pytest.raises(ValueError, match="threshold"):
         al.saturation_experiment(held, threshold=0)
+
+
+def test_saturation_experiment_with_its_defaults_is_the_four_runs_it_names():
+    """Lesson 06, section 7, with one seed and the defaults (100 steps, loss threshold 0.1). Each of the four
+    runs is rebuilt here from its description: the same random start, W_q and W_k multiplied by 32^(-1/4)
+    ('shrunk') or 32^(1/4) ('enlarged'; d_k = 32), trained with train(start=...). Its first losses, the first
+    step below 0.1 (counted here), the step-0 weights on `held` (largest of a row, and the mirror place below
+    0.01, counted here) and the move of the scores S = scale · Q Kᵀ from step 1 to 6 are compared with the
+    table's; the gradients of a resized run equal the other model's (their scores are the same)."""
+    cfg = al.ModelConfig()
+    held, _ = al.task_batch(np.random.default_rng(6), 10, cfg)
+    t = al.saturation_experiment(held, seeds=(0,))
+    assert list(t["names"]) == ["scaled", "unscaled", "unscaled, W_q and W_k shrunk",
+                                "scaled, W_q and W_k enlarged"]
+    assert t["losses"].shape == (4, 1, 100)
+    runs = ((True, 1.0), (False, 1.0), (False, 32 ** -0.25), (True, 32 ** 0.25))
+    for i, (scaled, factor) in enumerate(runs):
+        c = al.ModelConfig(scaled=scaled)
+        start = al.init_params(c, 0)
+        start["W_q"], start["W_k"] = start["W_q"] * factor, start["W_k"] * factor
+        losses = t["losses"][i, 0]
+        assert np.allclose(losses[:6], al.train(c, steps=6, seed=0, start=start).losses, rtol=1e-12), i
+        below = [step for step, loss in enumerate(losses) if loss < 0.1]
+        assert below and t["reach"][i, 0] == below[0], i          # every run gets there within 100 steps
+        A = al.predict(start, held, c)[1][:, 0]                    # (B, n, n) at step 0
+        assert np.isclose(t["max_weight"][i, 0], np.mean([row.max() for row in A.reshape(-1, 8)]))
+        mirror = [A[b, q, 7 - q] < 0.01 for b in range(len(held)) for q in range(8)]
+        assert np.isclose(t["mirror_below_001"][i, 0], np.mean(mirror)), i
+        scores = []
+        for steps in (1, 6):
+            p = al.train(c, steps=steps, seed=0, start=start).params
+            X = p["E"][held] + p["P"]
+            S = (X @ p["W_q"]) @ np.swapaxes(X @ p["W_k"], -1, -2)
+            scores.append(S / math.sqrt(32) if scaled else S)
+        assert np.isclose(t["score_move"][i, 0], np.abs(scores[1] - scores[0]).mean()), i
+    assert np.allclose(t["grad_S"][0], t["grad_S"][2]) and np.allclose(t["grad_S"][1], t["grad_S"][3])
+    assert not np.allclose(t["grad_S"][0], t["grad_S"][1])
+    assert 0 < t["mirror_below_001"][0, 0] < t["mirror_below_001"][1, 0] < 1
+
+
+def test_saturation_experiment_shorter_than_six_steps_moves_no_score():
+    """With fewer than 6 steps there is no step 6: the move is measured from step 1 to step 1, 0 for every
+    run; no run gets below the loss 0.1 in 3 steps (-1). Seed 1's runs start from seed 1's weights (the
+    scaled one is train(seed=1)'s run). A seed below 0 is refused by its name."""
+    cfg = al.ModelConfig()
+    held, _ = al.task_batch(np.random.default_rng(6), 4, cfg)
+    t = al.saturation_experiment(held, seeds=(1,), steps=3)
+    assert t["losses"].shape == (4, 1, 3)
+    assert np.allclose(t["losses"][0, 0], al.train(cfg, steps=3, seed=1).losses, rtol=1e-12)
+    A = al.predict(al.init_params(cfg, 1), held, cfg)[1]
+    assert np.isclose(t["max_weight"][0, 0], A.max(axis=-1).mean())
+    assert t["score_move"].tolist() == [[0.0]] * 4 and t["reach"].tolist() == [[-1]] * 4
+    with pytest.raises(ValueError) as info:
+        al.saturation_experiment(held, seeds=(-1,), steps=3)
+    assert str(info.value) == "seed is -1: expected a whole number >= 0"
+
+
+def test_saturation_experiment_counts_each_seeds_own_first_step_below_the_threshold():
+    """Two seeds and a threshold between their lowest losses in 3 steps of the scaled run: the seed that gets
+    below it has its first such step, the other -1 (never), whatever the other seed did. The seed that gets
+    there is put second, and each step is counted by hand on the returned losses."""
+    cfg = al.ModelConfig()
+    held, _ = al.task_batch(np.random.default_rng(6), 4, cfg)
+    lowest = {seed: al.train(cfg, steps=3, seed=seed).losses.min() for seed in (0, 1)}
+    assert lowest[0] != lowest[1]
+    seeds = sorted(lowest, key=lowest.get, reverse=True)             # the one that gets below, second
+    threshold = (lowest[0] + lowest[1]) / 2
+    t = al.saturation_experiment(held, seeds=seeds, steps=3, threshold=threshold)
+    for i in range(4):
+        for j in range(2):
+            below = [step for step, loss in enumerate(t["losses"][i, j]) if loss < threshold]
+            assert t["reach"][i, j] == (below[0] if below else -1), (i, j)
+    assert t["reach"][0, 0] == -1 and t["reach"][0, 1] >= 0
+
 
 
 # ------------------------------------------------------------ the explorer and the pictures

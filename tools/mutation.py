@@ -49,6 +49,14 @@ TARGETS = {
     "exercises_00": ["attention_lab.exercises_00.*"],
     "exercises_02": ["attention_lab.exercises_02.*"],
     "exercises_10": ["attention_lab.exercises_10.*"],
+    # the hand-designed examples every lesson's worked numbers start from
+    "examples": ["attention_lab.examples.*"],
+    # lesson 02's and 06's experiments: scaling, the loop's and the matrix's cost, saturation
+    "experiments": ["attention_lab.experiments.*"],
+    # the bridges from column vectors and from nn.Linear's layout to the row form
+    "notation": ["attention_lab.notation.*"],
+    # a student's own record of every check, and al.progress()'s table
+    "records": ["attention_lab.records.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
