@@ -95,12 +95,18 @@ def test_a_folder_that_cannot_be_written_never_stops_the_check(record, capsys):
     assert out.count("your progress is not saved") == 1 and "ATTENTION_LAB_PROGRESS" in out
 
 
-def test_a_write_that_fails_never_stops_the_check(record, capsys, monkeypatch):
-    """As above, for any user (root too): the folder cannot be made."""
+@pytest.fixture
+def blocked(record, monkeypatch):
+    """A record whose folder cannot be made, for any user (root too): a file stands where it should be."""
     monkeypatch.setenv("ATTENTION_LAB_PROGRESS", str(record.parent / "a-file" / "progress.json"))
     record.parent.mkdir(parents=True)
     (record.parent / "a-file").write_text("a file where the folder should be")
     monkeypatch.setattr(records, "_unwritable_told", set())
+    return record.parent / "a-file"
+
+
+def test_a_write_that_fails_never_stops_the_check(blocked, capsys):
+    """As above, for any user (root too): the folder cannot be made."""
     assert al.check("01.5", answer_key("01.5"))
     assert not al.check("01.5", None)
     out = capsys.readouterr().out
@@ -399,13 +405,9 @@ def test_the_record_file_names_expand_variables(monkeypatch, tmp_path):
     assert records.record_file() == tmp_path / "attention-lab" / "progress.json"
 
 
-def test_the_message_for_a_record_that_cannot_be_written_in_full(record, capsys, monkeypatch):
-    monkeypatch.setenv("ATTENTION_LAB_PROGRESS", str(record.parent / "a-file" / "progress.json"))
-    record.parent.mkdir(parents=True)
-    (record.parent / "a-file").write_text("a file where the folder should be")
-    monkeypatch.setattr(records, "_unwritable_told", set())
+def test_the_message_for_a_record_that_cannot_be_written_in_full(blocked, capsys):
     assert al.check("01.5", answer_key("01.5"))
     out = capsys.readouterr().out
-    assert (f"(your progress is not saved: {record.parent / 'a-file'} cannot be written (File exists); "
+    assert (f"(your progress is not saved: {blocked} cannot be written (File exists); "
             "set ATTENTION_LAB_PROGRESS to a file you can write)\n") in out, out
-    assert not (record.parent / "a-file").is_dir()
+    assert not blocked.is_dir()
