@@ -150,3 +150,6 @@ def test_forward_keeps_the_weight_pages_in_a_loop_and_lets_go_when_idle(real_mod
     while touched - resident_mb() <= 400 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert touched - resident_mb() > 400
+    while id(real_model.mapping) in rm.idle_timers and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert id(real_model.mapping) not in rm.idle_timers   # once let go, the model is not held on to

@@ -453,11 +453,19 @@ def release_when_idle(model: RealModel, after: float | None = None) -> None:
     (lesson 09's knockouts, an explorer's steps) keeps them; a kernel at rest holds none. `after`: IDLE_S."""
     if model.mapping is None:
         return
-    timer = threading.Timer(IDLE_S if after is None else after, release_pages, (model,))
+    key = id(model.mapping)
+
+    def let_go():
+        with idle_lock:                         # done: the model is no longer held here
+            if idle_timers.get(key) is timer:
+                del idle_timers[key]
+        release_pages(model)
+
+    timer = threading.Timer(IDLE_S if after is None else after, let_go)
     timer.daemon = True                         # never keeps a process from ending
     with idle_lock:
-        earlier = idle_timers.pop(id(model.mapping), None)
-        idle_timers[id(model.mapping)] = timer
+        earlier = idle_timers.pop(key, None)
+        idle_timers[key] = timer
     if earlier is not None:
         earlier.cancel()
     timer.start()
