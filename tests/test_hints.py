@@ -1414,6 +1414,8 @@ FRESH_CASES_04 = [    # (key, answer, status, mistake, what the student reads)
                     "`yours == 0` turns yours into one.")) for fill in (-np.inf, -1e9, -1.0)],
     ("04.2", np.where(PACKED, 0.0, -0.5), "wrong", None,
      "Exercise 04.2: a mask holds True/False (or 1/0): True where the query may look at the key."),
+    ("04.2", np.full((6, 6), -1.0), "wrong", None,                   # no 0 anywhere: no additive mask
+     "Exercise 04.2: a mask holds True/False (or 1/0): True where the query may look at the key."),
     ("04.2", 2 * PACKED, "wrong", None,
      "Exercise 04.2: a mask holds True/False (or 1/0): True where the query may look at the key."),
     ("04.2", np.where(PACKED, np.nan, -1.0), "wrong", None,
