@@ -4,8 +4,8 @@ Every wrong answer here is typed by hand or computed in plain NumPy, the way a s
 none calls an exercise's own mistake functions. Each must get its hint (the mistake's name and a key
 phrase of the hint). A fallback never contradicts itself, and no exercise passes with a shortcut:
 `3 * np.ones((4, 4))` for 01.3, `al.decode_with_cache` for 05.3, finite differences for 06.3 (one call
-of any package function: tests/test_one_call.py). Lessons 00, 02 and 10 are also built afresh in the test
-(their mistake tables and judges are then the ones a mutant changed) and every message compared in full.
+of any package function: tests/test_one_call.py). Lessons 00, 02, 04, 05 and 10 are also built afresh in the
+test (their mistake tables and judges are then the ones a mutant changed) and every message compared in full.
 """
 
 import re
@@ -21,6 +21,8 @@ from attention_lab.answer_keys import answer_key, mistakes_of
 from attention_lab.checks import Choice, in_words
 from attention_lab.exercises_00 import lesson00
 from attention_lab.exercises_02 import lesson02
+from attention_lab.exercises_04 import lesson04
+from attention_lab.exercises_05 import lesson05
 from attention_lab.exercises_10 import lesson10
 
 I2, I3, I4 = np.eye(2), np.eye(3), np.eye(4)
@@ -1271,3 +1273,635 @@ def test_a_fresh_02_4_tells_rounded_weights_only_within_the_tolerance():
     assert result.message == (f"Exercise 02.4: your answer is a 3 × 2 array, as asked, but {count} of its 6 "
                               f"numbers {verb}, the largest by {off.max():.3g} at index "
                               f"[{where[0]}, {where[1]}]. {GENERIC_WORDS}")
+
+
+# ---------- lessons 04 and 05 built afresh: what a student reads, word for word (issue 46) ----------
+# As lessons 00, 02 and 10 above: each case builds its lesson now, so that a mutant of lesson04() or
+# lesson05() (a right answer, a mistake, a hint, a judge's threshold) is the one judged. Hints typed here;
+# right answers computed here in plain NumPy.
+FRESH |= {"04": lesson04, "05": lesson05}
+PACKED = np.tril(np.ones((6, 6), dtype=bool)) & np.kron(I2, np.ones((3, 3))).astype(bool)   # 04.2's mask
+S43 = 3 * np.random.default_rng(43).standard_normal((3, 4))          # 04.3's scores, as the lesson draws them
+MASK43 = np.array([[True, False, True, False], [True, True, False, False], [False, True, True, True]])
+Y1_44 = decoder_Y1() @ XD44                                          # 04.4's causal self-attention, by hand
+RIGHT44 = cross(Y1_44)
+EXPECTED_043 = ("expected weights that are 0 on masked keys and sum to 1 in every row (a softmax over the "
+                "allowed keys).")
+EXPECTED_053 = ("expected (5, 3), the same as causal self-attention computed at once: row t uses tokens "
+                "0..t only.")
+MASK_04 = ("a token sees itself and the earlier tokens of its own sentence, nothing else.")
+INVERTED_053 = ("your rows see the future and not the past: you took True as 'masked' (PyTorch's "
+                "nn.MultiheadAttention convention). Here True means 'may look', and a decoder step sees only "
+                "tokens 0..t.")
+W1_100_054 = ("your second pair turned with w_1 = 1/100 (base 10000 gives that, and so does 100^(-1)); with "
+              "base 100 and d = 4, w_1 = 100^(-2·1/4) = 100^(-1/2) = 1/10.")
+CHASE_052 = ("chase listens to the subject now, but cats' or mice's weights changed too: ")
+ANIMAL_052 = "Touch only 'animal' (column 2), the feature chase's query asks about."
+
+
+def differ(got, right, atol=1e-3, rtol=0.0):
+    """What the generic message says of `got` against `right`, worked out here: how many numbers are off, by
+    how much at most, and where."""
+    got, right = np.asarray(got, dtype=float), np.asarray(right, dtype=float)
+    gap = np.abs(got - right)
+    count = int((gap > atol + rtol * np.abs(right)).sum())
+    where = [int(i) for i in np.unravel_index(np.argmax(gap), gap.shape)]
+    return (f"{count} of its {got.size} numbers {'differs' if count == 1 else 'differ'}, the largest by "
+            f"{gap.max():.3g} at index {where}")
+
+
+def mask_with(*changes):
+    """04.2's right mask with the (i, j) entries of `changes` turned round."""
+    M = PACKED.copy()
+    for i, j in changes:
+        M[i, j] = not M[i, j]
+    return M
+
+
+def fill_masked(fill, renormalise=True):
+    """A 04.3 fix that gives each masked key the score fill(S) (plain NumPy softmax), perhaps zeroed after."""
+    def masked_weights(S, mask):
+        W = sm(np.where(mask, S, fill(S)))
+        return W if renormalise else W * mask
+    return masked_weights
+
+
+def masked_planted_kept(S, mask):               # 04.3: the planted line as the lesson prints it, left there
+    S = S * mask
+    return sm(S)
+
+
+def masked_right(S, mask):
+    return sm(np.where(mask, S, -np.inf))
+
+
+def masked_leaky(S, mask):                      # the right weights, and 0.01 more on every masked key
+    return sm(np.where(mask, S, -np.inf)) + 0.01 * ~mask
+
+
+def decode_planted_kept(X, W_q, W_k, W_v):      # 05.3: the planted line as the lesson prints it, left there
+    K, V, Y = X[:0] @ W_k, X[:0] @ W_v, []
+    for x in X:
+        K, V = np.vstack([K, x @ W_k]), np.vstack([V, x @ W_v])
+        w = al.softmax(K @ (X[-1] @ W_q) / np.sqrt(W_q.shape[1]))
+        Y.append(w @ V)
+    return np.array(Y)
+
+
+def decode_scaled_by(divisor):
+    """A 05.3 fix with the right query, its scores divided by divisor(X, W_q, W_v)."""
+    def decode(X, W_q, W_k, W_v):
+        K, V, Y = X[:0] @ W_k, X[:0] @ W_v, []
+        for x in X:
+            K, V = np.vstack([K, x @ W_k]), np.vstack([V, x @ W_v])
+            Y.append(sm(K @ (x @ W_q) / divisor(X, W_q, W_v)) @ V)
+        return np.array(Y)
+    return decode
+
+
+def rope_turned(pq, pk, unit=1.0, q=True, k=True):
+    """05.4 by hand, w = (1, 1/10) times `unit`; q (or k) left unturned when asked."""
+    def turn(v, p):
+        out = v.copy()
+        for i, w in enumerate((unit, 0.1 * unit)):
+            c, s = np.cos(p * w), np.sin(p * w)
+            out[2 * i], out[2 * i + 1] = c * v[2 * i] - s * v[2 * i + 1], s * v[2 * i] + c * v[2 * i + 1]
+        return out
+    return float((turn(Q54, pq) if q else Q54) @ (turn(K54, pk) if k else K54))
+
+
+RIGHT54 = [rope_score(2, 5), rope_score(5, 2)]
+
+FRESH_CASES_04 = [    # (key, answer, status, mistake, what the student reads)
+    ("04.1", "a", "correct", None, "Exercise 04.1: ✓ correct."),
+    ("04.1", "b", "mistake", "b", reason("04.1", "b", "the earlier queries are causal: 'le', 'chat' and "
+                                                      "'noir' "
+                                                      "cannot see 'dort' at all, so their rows do not "
+                                                      "change.")),
+    ("04.1", "c", "mistake", "c", reason("04.1", "c", "the last column above the diagonal is masked, 0 "
+                                                      "whatever "
+                                                      "'dort' is; only 'dort' itself looks at 'dort'.")),
+    ("04.1", "d", "mistake", "d", reason("04.1", "d", "the last row does change: its query is the new word's "
+                                                      "query, and it also sees its own new key.")),
+    # 04.2: causal, and each sentence (tokens 0-2, 3-5) to itself
+    ("04.2", PACKED, "correct", None, "Exercise 04.2: ✓ correct."),
+    ("04.2", PACKED.astype(int).tolist(), "correct", None, "Exercise 04.2: ✓ correct."),
+    ("04.2", np.tril(np.ones((6, 6), dtype=bool)), "mistake", "causal only",
+     hint("04.2", "the future is hidden, but the second sentence still sees the first: combine with a block "
+                  "mask (`&`) that keeps each sentence to itself.")),
+    ("04.2", np.kron(I2, np.ones((3, 3))), "mistake", "blocks only",
+     hint("04.2", "each sentence keeps to itself, but sees its own future: combine with the causal mask, "
+                  "np.tril.")),
+    ("04.2", PACKED.T, "mistake", "upper triangle",
+     hint("04.2", "your mask is transposed: rows are queries, so row i may be True only at columns j <= i.")),
+    ("04.2", ~PACKED, "mistake", "inverted",
+     hint("04.2", "your mask is the exact opposite: True where a token must not look. That is PyTorch's "
+                  "convention (nn.MultiheadAttention: True = masked); here True means 'may look'.")),
+    ("04.2", (~PACKED).astype(float), "mistake", "inverted",
+     hint("04.2", "your mask is the exact opposite: True where a token must not look. That is PyTorch's "
+                  "convention (nn.MultiheadAttention: True = masked); here True means 'may look'.")),
+    *[("04.2", np.where(PACKED, 0.0, fill), "mistake", "additive float mask",
+       hint("04.2", "that is an additive float mask, added to the scores (0 = allowed, -inf or a large "
+                    "negative "
+                    "number = masked: PyTorch's float `attn_mask`). Here the mask is boolean, True = may "
+                    "look: "
+                    "`yours == 0` turns yours into one.")) for fill in (-np.inf, -1e9, -1.0)],
+    ("04.2", np.where(PACKED, 0.0, -0.5), "wrong", None,
+     "Exercise 04.2: a mask holds True/False (or 1/0): True where the query may look at the key."),
+    ("04.2", np.full((6, 6), -1.0), "wrong", None,                   # no 0 anywhere: no additive mask
+     "Exercise 04.2: a mask holds True/False (or 1/0): True where the query may look at the key."),
+    ("04.2", 2 * PACKED, "wrong", None,
+     "Exercise 04.2: a mask holds True/False (or 1/0): True where the query may look at the key."),
+    ("04.2", np.where(PACKED, np.nan, -1.0), "wrong", None,
+     "Exercise 04.2: expected a mask of shape (6, 6): yours has that shape, but contains NaN or inf. Use "
+     "finite numbers."),
+    ("04.2", np.tril(np.ones((5, 5))), "wrong", None,
+     "Exercise 04.2: expected a mask of shape (6, 6), got a 5 × 5 array."),
+    ("04.2", np.ones((6, 5)), "wrong", None,
+     "Exercise 04.2: expected a mask of shape (6, 6), got a 6 × 5 array."),
+    ("04.2", np.zeros((6, 6)), "wrong", None,
+     "Exercise 04.2: row 0 of your mask is all False: that query could look at nothing. Every token may at "
+     "least look at itself."),
+    ("04.2", mask_with((3, 3)), "wrong", None,
+     "Exercise 04.2: row 3 of your mask is all False: that query could look at nothing. Every token may at "
+     "least look at itself."),
+    ("04.2", np.ones((6, 6), dtype=bool), "wrong", None,
+     "Exercise 04.2: with your mask query i may look at key j where it must not, (i, j) = [(0, 1), (0, 2), "
+     f"(0, 3), (0, 4)] and 20 more. A {MASK_04[2:]}"),
+    ("04.2", mask_with((4, 3)), "wrong", None,
+     "Exercise 04.2: with your mask query i may not look at key j where it should, (i, j) = [(4, 3)]. A "
+     f"{MASK_04[2:]}"),
+    ("04.2", mask_with((0, 1), (2, 3), (5, 0), (1, 4), (4, 3), (5, 3)), "wrong", None,
+     "Exercise 04.2: with your mask query i may look at key j where it must not, (i, j) = [(0, 1), (1, 4), "
+     "(2, 3), (5, 0)]; query i may not look at key j where it should, (i, j) = [(4, 3), (5, 3)]. A "
+     f"{MASK_04[2:]}"),
+    ("04.2", mask_with((0, 1), (0, 2), (0, 3), (0, 4), (0, 5)), "wrong", None,
+     "Exercise 04.2: with your mask query i may look at key j where it must not, (i, j) = [(0, 1), (0, 2), "
+     f"(0, 3), (0, 4)] and 1 more. A {MASK_04[2:]}"),
+    # 04.3: masked_weights(S, mask)
+    ("04.3", masked_right, "correct", None, "Exercise 04.3: ✓ correct."),
+    ("04.3", fill_masked(lambda S: -1e300), "correct", None, "Exercise 04.3: ✓ correct."),
+    ("04.3", fill_masked(lambda S: -740.0), "correct", None, "Exercise 04.3: ✓ correct."),  # 0 in float64
+    ("04.3", HANDED_OUT["04.3"], "unanswered", "planted",
+     hint("04.3", "still the planted bug: one line is wrong. Print masked_weights(S, mask) for a small S and "
+                  "mask: how much weight does a key the mask hides get, and how much should it get?")),
+    ("04.3", masked_planted_kept, "mistake", "planted",
+     hint("04.3", "still the planted bug: one line is wrong. Print masked_weights(S, mask) for a small S and "
+                  "mask: how much weight does a key the mask hides get, and how much should it get?")),
+    ("04.3", masked_times, "mistake", "planted numbers",
+     hint("04.3", "you changed the function, but it still gives the planted numbers: your masked scores end "
+                  "up 0 (a score times False is 0, and a fill of 0 does the same). A score of 0 is an "
+                  "ordinary "
+                  "score, and exp(0) = 1 is not 0: a masked key gets as much weight as an allowed key that "
+                  "scores 0. Print masked_weights(S, mask) for a small S and mask: how much weight does a "
+                  "key "
+                  "the mask hides get, and how much should it get?")),
+    ("04.3", fill_masked(lambda S: 0.0), "mistake", "planted numbers",
+     hint("04.3", "you changed the function, but it still gives the planted numbers: your masked scores end "
+                  "up 0 (a score times False is 0, and a fill of 0 does the same). A score of 0 is an "
+                  "ordinary "
+                  "score, and exp(0) = 1 is not 0: a masked key gets as much weight as an allowed key that "
+                  "scores 0. Print masked_weights(S, mask) for a small S and mask: how much weight does a "
+                  "key "
+                  "the mask hides get, and how much should it get?")),
+    ("04.3", masked_after, "mistake", "after softmax",
+     hint("04.3", "masking after the softmax leaves rows that no longer sum to 1: mask the scores before "
+                  "it.")),
+    ("04.3", masked_pytorch, "mistake", "inverted",
+     hint("04.3", "you hid the allowed keys and kept the masked ones: here True means 'may look'. (PyTorch's "
+                  "nn.MultiheadAttention takes the opposite, True = masked: convert with ~mask.)")),
+    ("04.3", lambda S, mask: sm(np.where(mask, S, -np.inf), axis=0), "mistake", "wrong axis",
+     hint("04.3", "the mask is right, but your softmax runs down the columns: each query's row of weights "
+                  "must "
+                  "sum to 1 (axis=-1).")),
+    ("04.3", lambda S, mask: sm(S), "mistake", "no mask",
+     hint("04.3", "your weights are the plain softmax of the scores: the mask is not used at all. Give the "
+                  "masked keys a score of -inf before the softmax.")),
+    *[("04.3", how, "mistake", "finite fill",
+       hint("04.3", "your rows sum to 1 and the allowed keys have the right weights relative to each other, "
+                    "but "
+                    "your masked keys still get some weight: a finite fill c, or a finite penalty (S - 10 "
+                    "where "
+                    "masked, or S + (mask - 1) * 10), leaves each masked key the weight e^(its score) / (its "
+                    "row's sum of e^s), perhaps small but not 0 (section 2). Fill with -inf, so that "
+                    "e^(-inf) = "
+                    "0 exactly."))
+      for how in (fill_masked(lambda S: -10.0), fill_masked(lambda S: -20.0), fill_masked(lambda S: S - 20.0),
+                  lambda S, mask: sm(S + (mask - 1) * 10.0))],
+    *[("04.3", how, "mistake", "not renormalised",
+       hint("04.3", "your masked keys get 0 and the allowed keys have the right weights relative to each "
+                    "other, but your rows do not sum to 1: they were not renormalised (weights set to 0 "
+                    "after a "
+                    "softmax, or e^s not divided by its row's sum). Mask the scores before the softmax (fill "
+                    "with -inf), so that the softmax spreads each row's weight over the allowed keys only."))
+      for how in (fill_masked(lambda S: -10.0, renormalise=False), fill_masked(lambda S: 1.0, False),
+                  lambda S, mask: np.exp(np.where(mask, S, -np.inf)),
+                  lambda S, mask: 0.5 * masked_right(S, mask))],
+    ("04.3", fill_masked(lambda S: S - 12.0, renormalise=False), "mistake", "not renormalised",   # rows
+     hint("04.3", "your masked keys get 0 and the allowed keys have the right weights relative to each "
+                  ""   # 1e-5 short
+                  "other, but your rows do not sum to 1: they were not renormalised (weights set to 0 after "
+                  "a "
+                  "softmax, or e^s not divided by its row's sum). Mask the scores before the softmax (fill "
+                  "with "
+                  "-inf), so that the softmax spreads each row's weight over the allowed keys only.")),
+    ("04.3", lambda S, mask: 1.01 * masked_right(S, mask), "mistake", "not renormalised",
+     hint("04.3", "your masked keys get 0 and the allowed keys have the right weights relative to each "
+                  "other, but your rows do not sum to 1: they were not renormalised (weights set to 0 after "
+                  "a "
+                  "softmax, or e^s not divided by its row's sum). Mask the scores before the softmax (fill "
+                  "with "
+                  "-inf), so that the softmax spreads each row's weight over the allowed keys only.")),
+    *[("04.3", how, "wrong", None,
+       "Exercise 04.3: on fresh inputs your function returns the right shape (3, 4), and all 12 of its "
+       "numbers are "
+       f"within {np.abs(how(S43, MASK43) - masked_right(S43, MASK43)).max():.2g} of the right ones, but not "
+       f"all "
+       "equal to them: does your function round, or compute in low precision (float16)? Return the numbers "
+       f"unrounded: {EXPECTED_043}")
+      for how in (lambda S, mask: np.round(masked_right(S, mask), 4),             # rows a hair above 1 too:
+                  lambda S, mask: (1 + 3e-5) * masked_right(S, mask))],           # a precision question
+    *[("04.3", how, "wrong", None,
+       "Exercise 04.3: on fresh inputs your function returns the right shape (3, 4), but "
+       f"{differ(how(S43, MASK43), masked_right(S43, MASK43), atol=1e-8, rtol=1e-5)}: {EXPECTED_043}")
+      for how in (lambda S, mask: masked_right(S, mask) - 0.01 * ~mask,           # negative weights
+                  lambda S, mask: sm(np.where(mask, 2 * S, -10.0)))],             # allowed keys' ratios wrong
+    ("04.3", masked_leaky, "wrong", None,
+     ("Exercise 04.3: your masked keys still get weight (up to 0.01), and your rows sum to 1.02, 1.02, "
+      "1.01, not 1. "
+                  "The allowed keys are in the right ratios to each other: give the masked keys a score of "
+                  "-inf "
+                  "before the softmax, and let the softmax make each row sum to 1.")),
+    ("04.3", lambda S, mask: masked_right(S, mask) + 1e-4 * ~mask, "wrong", None,
+     ("Exercise 04.3: your masked keys still get weight (up to 0.0001), and your rows sum to 1, 1, 1, not "
+      "1. The "
+                  "allowed keys are in the right ratios to each other: give the masked keys a score of -inf "
+                  "before the softmax, and let the softmax make each row sum to 1.")),
+    ("04.3", lambda S, mask: np.zeros((3, 4)), "wrong", None,
+     "Exercise 04.3: on fresh inputs your function returns the right shape (3, 4), but "
+     f"{differ(np.zeros((3, 4)), masked_right(S43, MASK43), atol=1e-8, rtol=1e-5)}: {EXPECTED_043}"),
+    ("04.3", lambda S, mask: masked_right(S, mask).T, "wrong", None,
+     f"Exercise 04.3: on fresh inputs your function returns shape (4, 3), not (3, 4): {EXPECTED_043}"),
+    ("04.3", lambda S, mask: masked_right(S, mask) * (1 + 1e-3 * ~mask), "correct", None,
+     "Exercise 04.3: ✓ correct."),
+    # 04.4: the decoder layer
+    ("04.4", RIGHT44, "correct", None, "Exercise 04.4: ✓ correct."),
+    ("04.4", cross(XD44), "mistake", "skipped the self-attention",
+     hint("04.4", "your queries are the decoder tokens themselves: in this layer they are the outputs of the "
+                  "causal self-attention, computed first.")),
+    ("04.4", cross(decoder_Y1(causal=False) @ XD44), "mistake", "self-attention not causal",
+     hint("04.4", "the first decoder token saw the second one in the self-attention: mask the future there "
+                  "(np.tril).")),
+    ("04.4", cross(Y1_44, pad="none"), "mistake", "no padding mask",
+     hint("04.4", "'<pad>' took some weight, or you set its weight to 0 after the softmax without "
+                  "renormalising (its value row is zero, so both give the same numbers): mask the padding "
+                  "key's "
+                  "score with -inf before the softmax.")),
+    ("04.4", cross(Y1_44, pad="inverted"), "mistake", "inverted padding mask",
+     hint("04.4", "your mask keeps only '<pad>' and hides the real tokens: in this course True means 'may "
+                  "look'. PyTorch's nn.MultiheadAttention (key_padding_mask, attn_mask as booleans) uses the "
+                  "opposite: True = masked.")),
+    ("04.4", cross(decoder_Y1(scale=1 / 3) @ XD44, scale=1 / 3), "mistake", "divided by 3",
+     hint("04.4", "you divided the scores by d_k = 3; divide by its square root, √3.")),
+    ("04.4", cross(decoder_Y1(scale=1.0) @ XD44, scale=1.0), "mistake", "no scaling",
+     hint("04.4", "divide every score by √d_k = √3.")),
+    ("04.4", cross(Y1_44, scale=1.0), "mistake", "cross-attention not scaled",
+     hint("04.4", "the cross-attention step forgot ÷√3: its scores must be divided by √d_k = √3 too, as the "
+                  "self-attention's are.")),
+    ("04.4", cross(decoder_Y1(scale=1.0) @ XD44), "mistake", "self-attention not scaled",
+     hint("04.4", "the self-attention step forgot ÷√3: its scores must be divided by √d_k = √3 too, as the "
+                  "cross-attention's are.")),
+    ("04.4", cross(XD44 + Y1_44), "mistake", "residual after the self-attention",
+     hint("04.4", "you added the residual connection of section 4 (X_dec + Y_1) before the cross-attention. "
+                  "This exercise has no residual connections: the queries come from Y_1 itself.")),
+    ("04.4", Y1_44 + RIGHT44, "mistake", "residual around the cross-attention",
+     hint("04.4", "you added Y_1 to the cross-attention's output, a residual connection. This exercise has "
+                  "none: the layer's output is the cross-attention's output itself.")),
+    ("04.4", XD44 + Y1_44 + cross(XD44 + Y1_44), "mistake", "residual on both sub-layers",
+     hint("04.4", "you added a residual connection around both sub-layers (X_dec + Y_1, then its sum with "
+                  "the "
+                  "cross-attention's output), as real layers do. This exercise has none: Y_1 is the queries' "
+                  "input, and the cross-attention's output is the answer.")),
+    ("04.4", cross(Y1_44 / 2), "mistake", "cross W_q = I",
+     hint("04.4", "the cross-attention's W_q is 2I, not I: its queries are 2 Y_1.")),
+    ("04.4", Y1_44, "mistake", "Y_1 only",
+     hint("04.4", "that is Y_1, the output of the causal self-attention: the layer goes on, with "
+                  "cross-attention from Y_1 to the encoder.")),
+    ("04.4", sm((2 * XE44[:3]) @ Y1_44.T / np.sqrt(3)) @ Y1_44, "mistake", "queries and keys swapped",
+     hint("04.4", "your rows are encoder tokens: in cross-attention the queries come from the decoder (here "
+                  "Y_1), the keys and values from the encoder.")),
+    ("04.4", np.zeros((2, 3)), "mistake", "inverted padding mask",     # '<pad>' alone: its value row, 0
+     hint("04.4", "your mask keeps only '<pad>' and hides the real tokens: in this course True means 'may "
+                  "look'. PyTorch's nn.MultiheadAttention (key_padding_mask, attn_mask as booleans) uses the "
+                  "opposite: True = masked.")),
+    ("04.4", np.ones((2, 3)), "wrong", None,
+     f"Exercise 04.4: your answer is a 2 × 3 array, as asked, but {differ(np.ones((2, 3)), RIGHT44)}. "
+     f"{GENERIC_WORDS}"),
+    ("04.4", [[np.nan, 0, 0], [0, 0, 0]], "wrong", None,
+     "Exercise 04.4: your answer contains NaN or inf (the first at index [0, 0]). Did a softmax overflow? "
+     "Subtract the maximum score first."),
+    ("04.4", np.zeros(3), "wrong", None,
+     "Exercise 04.4: expected the layer's output, a 2 × 3 array (one row per decoder token); got a list of 3 "
+     "numbers."),
+]
+
+
+@pytest.mark.parametrize("key, answer, status, mistake, message", FRESH_CASES_04,
+                         ids=[f"{c[0]}-{c[3] or c[2]}-{i}" for i, c in enumerate(FRESH_CASES_04)])
+def test_a_fresh_build_of_lesson_04_says_word_for_word(key, answer, status, mistake, message):
+    result = built(key).evaluate(answer)
+    assert (result.status, result.mistake, result.message) == (status, mistake, message)
+
+
+def weights52(T):
+    """05.2 by hand: the weights of 'cats chase mice' and 'mice chase cats' with table T added, d_k = 4."""
+    ex = al.cats_chase_mice()
+    X = X01[[0, 1, 3]]
+    return np.array([sm(((Xo + T) @ ex.W_q) @ ((Xo + T) @ ex.W_k).T / 2.0) for Xo in (X, X[[2, 1, 0]])])
+
+
+def chase52(T, tie=""):
+    """What 05.2 says of chase's weights with table T, the numbers worked out here."""
+    w = weights52(T)[:, 1]
+    said = (f"with your table, chase's weights are {np.round(w[0], 2)} (cats chase mice) and "
+            f"{np.round(w[1], 2)} "
+            "(mice chase cats): position 0 (row 0 of the table) must get at least 0.9 in both")
+    return said + (f", and it ties with position {tie}: it must win" if tie else "")
+
+
+def own52(T):
+    w = weights52(T)[0, 1]                      # both orders give chase the same row here
+    return (f"Exercise 05.2: position 0 wins, but chase's own key competes: its own weight is {w[1]:.2f} "
+            f"(position 0 gets {w[0]:.2f}). Chase's query asks about 'animal' (column 2), so anything row 1 "
+            "(chase's own position) has there, or what the word itself brings, draws its weight to itself: "
+            "leave row 1 alone and raise row 0's 'animal'.")
+
+
+SMALL_052 = ("a word's query comes from its 'small' feature (W_q row 3) and asks 'noun?', so adding to "
+             "'small' "
+             "(column 3) gives the word at that position a new question. ")
+NOUN_052 = ("mice's query asks 'noun?' and reads only the keys' 'noun' feature (column 0), to which your "
+            "table "
+            "adds. ")
+VERB_052 = ("adding to 'verb' (column 1) outside chase's row gives the word at that position chase's "
+            "question, "
+            "'animal?'. ")
+PLANTED_NUMBERS_053 = (
+    "you changed the function, but it still gives the planted numbers: every step asks with one and the same "
+    "query, the last token's (X[-1] written another way, or a query computed once before the loop). At step "
+    "t "
+    "a decoder has seen tokens 0..t only, and the last token is not among them until the last step. Print, "
+    "for "
+    "each step t, the tokens the cache holds and the token the step's query comes from: has the decoder seen "
+    "that token yet?")
+
+
+def decode_query_once(X, W_q, W_k, W_v):        # 05.3: the last token's query, computed before the loop
+    q = X[len(X) - 1] @ W_q
+    K, V, Y = X[:0] @ W_k, X[:0] @ W_v, []
+    for x in X:
+        K, V = np.vstack([K, x @ W_k]), np.vstack([V, x @ W_v])
+        Y.append(sm(K @ q / np.sqrt(W_q.shape[1])) @ V)
+    return np.array(Y)
+
+
+_rng53 = np.random.default_rng(53)
+INPUTS53 = [_rng53.standard_normal(s) for s in ((5, 6), (6, 2), (6, 2), (6, 3))]   # 05.3's X, W_q, W_k, W_v
+
+FRESH_CASES_05 = [
+    ("05.1", "c", "correct", None, "Exercise 05.1: ✓ correct."),
+    ("05.1", "a", "mistake", "a", reason("05.1", "a", "without the mask each output would move with its "
+                                                      "word; "
+                                                      "with it, a word sees only itself and the words before "
+                                                      "it, and reversing changes who those are: mice sees "
+                                                      "all "
+                                                      "three words when it is last, only itself when it is "
+                                                      "first.")),
+    ("05.1", "b", "mistake", "b", reason("05.1", "b", "chase stays in the middle, but the word before it "
+                                                      "changes (cats, then mice), so its output changes "
+                                                      "too.")),
+    ("05.1", "d", "mistake", "d", reason("05.1", "d", "cats and mice swap places, and with them the words "
+                                                      "they "
+                                                      "see: the first word sees only itself, the last sees "
+                                                      "all "
+                                                      "three.")),
+    # 05.2: chase listens to position 0
+    ("05.2", table((0, 2, 3.0)), "correct", None, "Exercise 05.2: ✓ correct."),
+    ("05.2", table((0, 2, 2.6)), "correct", None, "Exercise 05.2: ✓ correct."),     # 0.908 by hand
+    ("05.2", table((0, 2, 3.0), (1, 3, 1.0)), "correct", None, "Exercise 05.2: ✓ correct."),  # + 'small'
+    ("05.2", table((2, 2, 3.0)), "mistake", "last position",
+     hint("05.2", "chase now prefers the word after it (position 2, counting from 0); the subject stands "
+                  "before "
+                  "the verb, at position 0 (row 0 of the table).")),
+    ("05.2", table((0, 0, 3.0)), "mistake", "not asked for",
+     hint("05.2", "chase's query asks only about the feature 'animal' (column 2): adding to 'noun' does not "
+                  "help "
+                  "chase, and it changes what mice's query finds.")),
+    *[("05.2", T, "mistake", "too weak",
+       hint("05.2", "position 0 wins, but with less than 0.9 of chase's weight: add more to its 'animal' "
+                    "feature.")) for T in (table((0, 2, 1.0)), table((0, 2, 0.5)), table((0, 2, 2.5)))],
+    # (2.5 gives position 0 a weight of 0.899 by hand, 2.6 0.908)
+    *[("05.2", T, "mistake", "others changed: noun",
+       hint("05.2", f"chase listens to the subject now, but mice's weights changed too: "
+                    f"{NOUN_052}{ANIMAL_052}"))
+      for T in (table((0, 2, 3.0), (0, 0, 3.0)), table((0, 2, 3.0), (2, 0, 1.0)))],
+    *[("05.2", T, "mistake", "others changed: small", hint("05.2", f"{CHASE_052}{SMALL_052}{ANIMAL_052}"))
+      for T in (table((0, 2, 3.0), (2, 3, 3.0)), table((0, 2, 3.0), (0, 3, 3.0)))],
+    *[("05.2", T, "mistake", "others changed: verb",
+       hint("05.2", "chase listens to the subject now, but cats' or mice's weights changed too: "
+                    f"{VERB_052}{ANIMAL_052}"))
+      for T in (table((0, 2, 3.0), (2, 1, 3.0)), table((0, 2, 4.0), (2, 1, 2.0)),
+                table((0, 2, 4.0), (0, 1, 1.0)))],
+    ("05.2", table((0, 2, 3.0), (1, 2, 3.0)), "wrong", None, own52(table((0, 2, 3.0), (1, 2, 3.0)))),
+    ("05.2", table((0, 2, 2.0), (1, 2, 0.3)), "wrong", None, own52(table((0, 2, 2.0), (1, 2, 0.3)))),
+    ("05.2", table((0, 2, 3.0), (1, 1, 1.0)), "correct", None, "Exercise 05.2: ✓ correct."),  # + own verb
+    ("05.2", table((0, 2, 3.0), (1, 0, 1.0)), "mistake", "others changed: noun",
+     hint("05.2", "chase listens to the subject now, but mice's weights changed too: "
+                  f"{NOUN_052}{ANIMAL_052}")),
+    ("05.2", table((1, 2, 3.0), (0, 2, 1.0)), "wrong", None,       # chase's own key leads position 0
+     f"Exercise 05.2: {chase52(table((1, 2, 3.0), (0, 2, 1.0)))}. Add to the feature chase's query asks "
+     "about, "
+     "'animal' (column 2), in row 0."),
+    ("05.2", table((2, 2, -10.0)), "wrong", None, own52(table((2, 2, -10.0)))),
+    ("05.2", table((0, 2, 1.0), (2, 2, -3.0)), "wrong", None, own52(table((0, 2, 1.0), (2, 2, -3.0)))),
+    ("05.2", np.zeros((3, 4)), "wrong", None,
+     f"Exercise 05.2: {chase52(np.zeros((3, 4)), tie='2')}. Add to the feature chase's query asks about, "
+     "'animal' (column 2), in row 0."),
+    ("05.2", table((1, 2, -2.0)), "wrong", None,
+     f"Exercise 05.2: {chase52(table((1, 2, -2.0)), tie='2')}. Add to the feature chase's query asks about, "
+     "'animal' (column 2), in row 0."),
+    ("05.2", table((0, 2, -1.0)), "wrong", None,
+     f"Exercise 05.2: {chase52(table((0, 2, -1.0)), tie='1')}. Add to the feature chase's query asks about, "
+     f"'animal' "
+     "(column 2), in row 0."),
+    ("05.2", table((0, 0, 1.0)), "wrong", None,
+     f"Exercise 05.2: {chase52(table((0, 0, 1.0)), tie='2')}; and cats' or mice's weights changed too: "
+     f"{NOUN_052}{ANIMAL_052}"),
+    ("05.2", table((0, 2, 1.0), (2, 3, 1.0)), "wrong", None,
+     f"Exercise 05.2: {chase52(table((0, 2, 1.0), (2, 3, 1.0)))}; and cats' or mice's weights changed too: "
+     f"{SMALL_052}{ANIMAL_052}"),
+    ("05.2", table((0, 2, 1.0), (2, 1, 1.0)), "wrong", None,
+     f"Exercise 05.2: {chase52(table((0, 2, 1.0), (2, 1, 1.0)))}; and cats' or mice's weights changed too: "
+     f"{VERB_052}{ANIMAL_052}"),
+    ("05.2", np.zeros((4, 3)), "wrong", None,
+     "Exercise 05.2: expected a position table of shape (3, 4), got a 4 × 3 array (transposed?)."),
+    ("05.2", np.zeros((3, 3)), "wrong", None,
+     "Exercise 05.2: expected a position table of shape (3, 4), got a 3 × 3 array."),
+    # 05.3: decode(X, W_q, W_k, W_v), a cache
+    ("05.3", decode_query_of(lambda t: t), "correct", None, "Exercise 05.3: ✓ correct."),
+    ("05.3", HANDED_OUT["05.3"], "unanswered", "planted",
+     hint("05.3", "still the planted bug: one line is wrong, and through it the future leaks in. Print, for "
+                  "each step t, the tokens the cache holds and the token the step's query comes from: has "
+                  "the decoder seen that token yet?")),
+    ("05.3", decode_planted_kept, "mistake", "planted",
+     hint("05.3", "still the planted bug: one line is wrong, and through it the future leaks in. Print, for "
+                  "each "
+                  "step t, the tokens the cache holds and the token the step's query comes from: has the "
+                  "decoder seen that token yet?")),
+    ("05.3", decode_last_query, "mistake", "planted numbers", hint("05.3", PLANTED_NUMBERS_053)),
+    ("05.3", decode_query_once, "mistake", "planted numbers", hint("05.3", PLANTED_NUMBERS_053)),
+    ("05.3", decode_query_of(lambda t: t - 1), "mistake", "previous token",
+     hint("05.3", "step t now asks with the query of token t - 1 (and step 0 with the last token's, X[-1]): "
+                  "the "
+                  "query of step t is token t's own, x = X[t].")),
+    ("05.3", decode_query_of(lambda t: 0), "mistake", "first token",
+     hint("05.3", "every step asks with the first token's query, X[0]: the query of step t is token t's "
+                  "own, x "
+                  "= X[t].")),
+    ("05.3", decode_scaled_by(lambda X, W_q, W_v: 1.0), "mistake", "no scaling",
+     hint("05.3", "the right query now, but the scores lost their division by √d_k.")),
+    ("05.3", decode_by_dk, "mistake", "divided by d_k",
+     hint("05.3", "the right query now, but you divide the scores by d_k = 2; the formula divides by its "
+                  "square "
+                  "root, √d_k = √2.")),
+    ("05.3", decode_scaled_by(lambda X, W_q, W_v: np.sqrt(X.shape[1])), "mistake", "divided by √d",
+     hint("05.3", "the right query now, but you divide the scores by √d = √6, the root of the tokens' "
+                  "width; the "
+                  "formula divides by √d_k = √2, the root of the width of a query or key (W_q.shape[1] = "
+                  "2).")),
+    ("05.3", decode_scaled_by(lambda X, W_q, W_v: np.sqrt(W_v.shape[1])), "mistake", "divided by √d_v",
+     hint("05.3", "the right query now, but you divide the scores by √d_v = √3, the root of the width of a "
+                  "value "
+                  "(W_v.shape[1] = 3); the formula divides by √d_k = √2, the root of the width of a query "
+                  "or key "
+                  "(W_q.shape[1] = 2).")),
+    ("05.3", decode_unmasked, "mistake", "unmasked",
+     hint("05.3", "every row sees the whole sequence, future included: a decoder step sees only the cache, "
+                  "tokens 0..t.")),
+    ("05.3", decode_pytorch_mask, "mistake", "inverted mask", hint("05.3", INVERTED_053)),
+    ("05.3", decode_pytorch_mask_al, "mistake", "inverted mask, al.softmax",
+     hint("05.3", f"{INVERTED_053} (That is why al.softmax refused the last row: with your mask it has no "
+                  f"key "
+                  "left to look at.)")),
+    ("05.3", lambda X, W_q, W_k, W_v: decode_query_of(lambda t: t)(X, W_q, W_k, W_v)[:, :2], "wrong", None,
+     f"Exercise 05.3: on fresh inputs your function returns shape (5, 2), not (5, 3): {EXPECTED_053}"),
+    ("05.3", lambda X, W_q, W_k, W_v: np.zeros((5, 3)), "wrong", None,
+     "Exercise 05.3: on fresh inputs your function returns the right shape (5, 3), but "
+     f"{differ(np.zeros((5, 3)), decode_query_of(lambda t: t)(*INPUTS53), atol=1e-8, rtol=1e-5)}: "
+     f"{EXPECTED_053}"),
+    # 05.4: RoPE, base 100, w = (1, 1/10)
+    ("05.4", RIGHT54, "correct", None, "Exercise 05.4: ✓ correct."),
+    ("05.4", [0, 0], "mistake", "no rotation", hint("05.4", "q · k without any rotation is 0: rotate each "
+                                                            "pair "
+                                                            "first.")),
+    ("05.4", [rope_score(2, 5)] * 2, "mistake", "unsigned offset",
+     hint("05.4", "you gave the same score twice: the score depends on the signed offset (key position minus "
+                  "query position), 3 and then -3, and rotating the other way changes it.")),
+    ("05.4", [rope_score(5, 2)] * 2, "mistake", "second score twice",
+     hint("05.4", "you gave the second score (q at 5 with k at 2, offset -3) twice: the first, q at 2 with "
+                  "k at 5, "
+                  "has the offset 3, and the opposite sign.")),
+    ("05.4", RIGHT54[::-1], "mistake", "signs flipped",
+     hint("05.4", "your two scores have the wrong signs: either they are in the wrong order (first q at 2, "
+                  "k at "
+                  "5), or your pairs turned the wrong way; a pair (x, y) turns to (x cos a - y sin a, x sin "
+                  "a + y "
+                  "cos a).")),
+    ("05.4", [rope_score(2, 5, 0.01), rope_score(5, 2, 0.01)], "mistake", "w_1 = "
+                                                                          "1/100", hint("05.4", W1_100_054)),
+    ("05.4", [rope_score(2, 5, 100 ** -0.25), rope_score(5, 2, 100 ** -0.25)], "mistake", "w_1 = 10^(-1/2)",
+     hint("05.4", "your second pair turned with w_1 = 100^(-1/4) ≈ 0.316 (the 2 of 100^(-2i/4) left out), or "
+                  "with base 10 as in the lesson's sections (10^(-2·1/4), the same number). Here the base "
+                  "is 100: "
+                  "w_1 = 100^(-2·1/4) = 1/10.")),
+    ("05.4", [rope_score(2, 5, 0.0), rope_score(5, 2, 0.0)], "mistake", "one pair",
+     hint("05.4", "only your first pair turned: the second pair (entries 2 and 3) turns too, by the position "
+                  "times w_1 = 1/10.")),
+    ("05.4", rope_score(2, 5, 0.01), "mistake", "one score, w_1 = 1/100",
+     hint("05.4", "that is one score, computed with w_1 = 1/100. With base 100 and d = 4, w_1 = "
+                  "100^(-2·1/4) = "
+                  "100^(-1/2) = 1/10 (1/100 would be base 10000); and give both scores, q at 2 with k at 5, "
+                  "then "
+                  "q at 5 with k at 2.")),
+    ("05.4", [rope_turned(2, 5, np.pi / 180), rope_turned(5, 2, np.pi / 180)], "mistake", "degrees",
+     hint("05.4", "your angles were taken as degrees: p · w_i is in radians (np.cos and np.sin take "
+                  "radians).")),
+    ("05.4", [rope_turned(2, 5, k=False), rope_turned(5, 2, k=False)], "mistake", "only q turned",
+     hint("05.4", "only q turned: RoPE turns the key too, k by its own position.")),
+    ("05.4", [rope_turned(2, 5, q=False), rope_turned(5, 2, q=False)], "mistake", "only k turned",
+     hint("05.4", "only k turned: RoPE turns the query too, q by its own position.")),
+    ("05.4", [RIGHT54[0] / 2, RIGHT54[1] / 2], "mistake", "divided by 2",
+     hint("05.4", "you divided by √d = 2, as attention does with its scores; the question asks for the "
+                  "plain dot "
+                  "product q · k.")),
+    ("05.4", RIGHT54[0], "mistake", "one score",
+     hint("05.4", "that is the first score, right; give both: q at 2 with k at 5, then q at 5 with k at 2, "
+                  "as "
+                  "[first, second].")),
+    ("05.4", [1.0, 1.0], "wrong", None,
+     f"Exercise 05.4: your answer is a list of 2 numbers, as asked, but {differ([1.0, 1.0], RIGHT54)}. "
+     f"{GENERIC_WORDS}"),
+    ("05.4", [1.0, 2.0, 3.0], "wrong", None, "Exercise 05.4: expected two scores, [q at 2 with k at 5, q at "
+                                             "5 "
+                                             "with k at 2]; got a list of 3 numbers."),
+]
+
+
+@pytest.mark.parametrize("key, answer, status, mistake, message", FRESH_CASES_05,
+                         ids=[f"{c[0]}-{c[3] or c[2]}-{i}" for i, c in enumerate(FRESH_CASES_05)])
+def test_a_fresh_build_of_lesson_05_says_word_for_word(key, answer, status, mistake, message):
+    result = built(key).evaluate(answer)
+    assert (result.status, result.mistake, result.message) == (status, mistake, message)
+
+
+def test_a_fresh_build_of_lessons_04_05_asks_its_questions():
+    """Each exercise's question and kind, as its repr (and a teacher's listing) shows them."""
+    asked = {e.key: (e.kind, e.question) for lesson in (lesson04, lesson05) for e in lesson()}
+    assert asked == {
+        "04.1": ("predict", "Replace the last French token 'dort' by another word. Which causal weights "
+                            "change?"),
+        "04.2": ("design", "Design the mask for two sentences packed into one sequence of 6."),
+        "04.3": ("debug", "Fix masked_weights(S, mask): one line is wrong."),
+        "04.4": ("compute", "A decoder layer: causal self-attention of the 2 decoder tokens (W = I), then "
+                            "cross-attention from its output (W_q = 2I) to 3 encoder tokens + <pad> (W_k = "
+                            "W_v = "
+                            "I), every score divided by √3, no residual connections; compute the output (2 "
+                            "× 3)."),
+        "05.1": ("predict", "A decoder without positions (causal mask) reads 'cats chase mice', then 'mice "
+                            "chase "
+                            "cats'. Which words keep their own output?"),
+        "05.2": ("design", "Design a learned position table: chase listens to the word before it."),
+        "05.3": ("debug", "Fix decode: one line is wrong."),
+        "05.4": ("compute", "RoPE scores, base 100: q = (1, 0, 0, 1) at position 2 with k = (0, 1, 1, 0) at "
+                            "position 5, then q at 5 with k at 2."),
+    }
+
+
+def test_a_fresh_build_lists_the_wrong_masks_and_tables_a_teacher_reads():
+    """04.2's and 05.2's listed wrong answers (answer_keys.mistakes_of, on a build made now), typed here: the
+    judge looks each one up by its numbers, so a changed entry would name another answer's mistake."""
+    tables = {"last position": table((2, 2, 3.0)), "not asked for": table((0, 0, 3.0)),
+              "too weak": table((0, 2, 1.0)), "others changed: noun": table((0, 2, 3.0), (0, 0, 3.0)),
+              "others changed: small": table((0, 2, 3.0), (2, 3, 3.0)),
+              "others changed: verb": table((0, 2, 3.0), (2, 1, 3.0))}
+    masks = {"causal only": np.tril(np.ones((6, 6))), "blocks only": np.kron(I2, np.ones((3, 3))),
+             "upper triangle": PACKED.T, "inverted": ~PACKED,
+             "additive float mask": np.where(PACKED, 0, -np.inf)}
+    for key, lesson, listed in (("04.2", lesson04, masks), ("05.2", lesson05, tables)):
+        exercise = {e.key: e for e in lesson()}[key]
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setitem(al.EXERCISES, key, exercise)
+            wrong = {name: np.asarray(answer()) for name, (answer, _hint) in mistakes_of(key).items()}
+        assert wrong.keys() == listed.keys(), key
+        for name, answer in listed.items():
+            assert np.array_equal(wrong[name], answer), (key, name, wrong[name])

@@ -48,6 +48,8 @@ TARGETS = {
     # lessons' exercises: each one's right answer, mistake table, hints and judge (built in the tests afresh)
     "exercises_00": ["attention_lab.exercises_00.*"],
     "exercises_02": ["attention_lab.exercises_02.*"],
+    "exercises_04": ["attention_lab.exercises_04.*"],
+    "exercises_05": ["attention_lab.exercises_05.*"],
     "exercises_10": ["attention_lab.exercises_10.*"],
     # the hand-designed examples every lesson's worked numbers start from
     "examples": ["attention_lab.examples.*"],
