@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import attention_lab as al
-from attention_lab.answer_keys import answer_key
+from attention_lab.answer_keys import answer_key, mistakes_of
 from attention_lab.checks import Choice, Exercise, Trial
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,6 +80,38 @@ def test_the_keys_are_there_for_teachers_and_tests():
         assert ex.evaluate(answers.SOLUTIONS[key]()).status == "correct", key
     with pytest.raises(ValueError, match=r"no exercise '9\.9'"):
         answer_key("9.9")
+
+
+def test_a_teacher_reads_lesson_00s_keys_as_the_lesson_works_them_out():
+    """00.1: the shape of Q Kᵀ for Q, K of shape (7, 16); 00.2: nn.Linear(3, 2)'s weight
+    [[1, 2, 3], [4, 5, 6]] turned round into the row form's W (3 × 2);
+    00.3: x₃ is row 2 of X, counted from 0."""
+    assert list(answer_key("00.1")) == list((np.zeros((7, 16)) @ np.zeros((16, 7))).shape)
+    assert np.array_equal(answer_key("00.2"), [[1, 4], [2, 5], [3, 6]])
+    assert int(answer_key("00.3")) == 2
+
+
+def test_a_teacher_reads_each_listed_mistake_with_its_hint():
+    """00.3's three listed mistakes, each wrong index and each hint as the student reads it."""
+    listed = mistakes_of("00.3")
+    assert {name: (int(wrong()), hint) for name, (wrong, hint) in listed.items()} == {
+        "counted from 1": (3, "maths counts tokens from 1, Python from 0: x₃ is X[2]."),
+        "one too few": (1, "X[1] is x₂; x₃ is one further, X[2]."),
+        "counted from the end": (-1, "X[-1] is the last token, whatever n is; "
+                                     "x₃ is the third from the start, X[2]."),
+    }
+    listed.clear()                                     # the teacher's copy: the exercise keeps its table
+    assert len(mistakes_of("00.3")) == 3
+    letters = mistakes_of("07.1")                      # a prediction: each wrong letter, with its reason
+    assert {letter: wrong() for letter, (wrong, _why) in letters.items()} == {"a": "a", "b": "b", "d": "d"}
+    assert answer_key("07.1") == "c"
+
+
+def test_a_key_that_names_no_exercise_is_refused_in_words():
+    with pytest.raises(TypeError, match=r"^the exercise key is a float: expected a string such as '01\.2'$"):
+        answer_key(1.1)
+    with pytest.raises(ValueError, match=r"^no exercise '1\.1': the exercises are \['00\.1', '00\.2'"):
+        mistakes_of("1.1")
 
 
 @pytest.mark.parametrize("key", sorted(al.EXERCISES))

@@ -59,6 +59,12 @@ TARGETS = {
     "notation": ["attention_lab.notation.*"],
     # a student's own record of every check, and al.progress()'s table
     "records": ["attention_lab.records.*"],
+    # the teachers' accessor of every exercise's answer key and its listed mistakes
+    "answer_keys": ["attention_lab.answer_keys.*"],
+    # lesson 06's training charts: the model's flow, the learning curve, the saturation losses
+    "training_plots": ["attention_lab.training_plots.*"],
+    # NumPy's BLAS on one thread while lessons 06-08 train or run a model
+    "blas": ["attention_lab.blas.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them

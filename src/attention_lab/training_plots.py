@@ -15,12 +15,14 @@ from .training import ModelConfig, Run, accuracy, batch_inputs, forward_unchecke
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def one_sequence_with_attention(ids: np.ndarray, attention: bool) -> np.ndarray:
     """Token ids of one sequence, (1, n), for a model with an attention layer: ValueError otherwise."""
     if len(ids) != 1 or not attention:
         raise ValueError(f"ids has shape {ids.shape} for a model with attention={attention}: "
                          "expected one sequence (n,) and a model with an attention layer")
     return ids
+# pragma: no mutate end
 
 
 def plot_model_flow(params: dict, cfg: ModelConfig, ids: ArrayLike, title: str = "the model") -> Figure:

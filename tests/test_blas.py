@@ -1,0 +1,49 @@
+"""blas.py: lessons 06-08 train and run their models with NumPy's BLAS on one thread. The thread
+counts are read from threadpoolctl itself, around a limit of 2 threads set in the test."""
+
+import importlib
+
+import numpy as np
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from attention_lab import blas
+from attention_lab.blas import on_one_blas_thread
+
+
+def blas_threads() -> list[int]:
+    """The thread count of every BLAS library NumPy has loaded (as threadpoolctl reads it)."""
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+
+def other_threads() -> list[int]:
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] != "blas"]
+
+
+def test_numpy_has_a_blas_to_limit():
+    np.ones((2, 2)) @ np.ones((2, 2))
+    assert blas_threads()
+
+
+def test_one_blas_thread_inside_and_the_count_before_it_afterwards():
+    fresh = importlib.reload(blas)      # as on a lesson's first training step: no controller made yet
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert set(blas_threads()) == {2}
+        others = other_threads()
+        for _ in range(2):                              # the second time with the controller already made
+            with fresh.one_blas_thread():
+                assert set(blas_threads()) == {1}
+                assert other_threads() == others        # only BLAS: an OpenMP pool keeps its threads
+            assert set(blas_threads()) == {2}
+
+
+def test_a_decorated_function_runs_on_one_thread_with_its_arguments():
+    @on_one_blas_thread
+    def scaled(a, b, *, by):
+        """a doc string"""
+        return (a + b) * by, blas_threads()
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        value, threads = scaled(1, 2, by=10)
+        assert value == 30 and set(threads) == {1}
+        assert set(blas_threads()) == {2}
+    assert scaled.__name__ == "scaled" and scaled.__doc__ == "a doc string"
