@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from handed_out import HANDED_OUT, check_as_handed_out
 from lesson_helpers import cell_text, explorer, lesson_cells, move, run_lesson, sm, stored_output
-from test_hints import rope_score
+from test_hints import decode_query_once, rope_score
 
 import attention_lab as al
 
@@ -399,13 +399,7 @@ def test_05_3_as_handed_out_says_what_to_look_for_and_counts_as_no_attempt():
 def test_05_3_a_changed_function_with_the_planted_numbers_is_told_why():
     """The last token's query computed once, before the loop: the planted numbers (compared here with the
     cell as handed out, on 4 tokens); the student changed the function: a hint that explains, an attempt."""
-    def decode(X, W_q, W_k, W_v):
-        q = X[len(X) - 1] @ W_q
-        K, V, Y = X[:0] @ W_k, X[:0] @ W_v, []
-        for x in X:
-            K, V = np.vstack([K, x @ W_k]), np.vstack([V, x @ W_v])
-            Y.append(sm(K @ q / np.sqrt(W_q.shape[1])) @ V)
-        return np.array(Y)
+    decode = decode_query_once
     rng = np.random.default_rng(5)
     args = [rng.standard_normal(s) for s in ((4, 3), (3, 2), (3, 2), (3, 2))]
     assert np.allclose(decode(*args), HANDED_OUT["05.3"](*args))
