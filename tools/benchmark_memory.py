@@ -11,9 +11,9 @@ the server and every kernel, against issue 31's goals: the whole session <= 1.5 
 
 Why RSS, PSS and anonymous side by side: lesson 08's weights are a memory-mapped file (load_model). Their
 pages sit in the file cache, shared by every kernel that maps the file, and are dropped under pressure and
-read again rather than swapped. The kernel lets go of them after each run of the model, so at rest they are
-not in its RSS. A container's memory limit (a hub's, Binder's) charges the file cache too, but reclaims it
-before it would stop a kernel.
+read again rather than swapped. The kernel lets go of them half a second after a run of the model, so
+at rest they are not in its RSS. A container's memory limit (a hub's, Binder's) charges the file cache
+too, but reclaims it before it would stop a kernel.
 
 Not a test: memory depends on the machine's libraries; medians over --repeats runs.
 """
