@@ -153,3 +153,39 @@ def test_forward_keeps_the_weight_pages_in_a_loop_and_lets_go_when_idle(real_mod
     while id(real_model.mapping) in rm.idle_timers and time.monotonic() < deadline:
         time.sleep(0.05)
     assert id(real_model.mapping) not in rm.idle_timers   # once let go, the model is not held on to
+
+
+def test_a_run_holds_the_weight_pages_until_it_ends_even_by_an_error(real_model, monkeypatch):
+    """A run longer than IDLE_S kept its pages only if no wait to let go of them ran during it: the wait a
+    pass starts when it ends must stop when the next begins, and a run that fails must still start it."""
+    monkeypatch.delenv("ATTENTION_LAB_RUN_MEMO", raising=False)   # every forward computed here
+    if real_model.mapping is None:
+        pytest.skip("the weights are not mapped here (no writable cache folder)")
+    key, ids = id(real_model.mapping), rm.encode(real_model, "The capital of France is")
+    monkeypatch.setattr(rm, "IDLE_S", 60.0)         # a wait that would let go part way through a long run
+    rm.forward(real_model, ids)
+    assert key in rm.idle_timers                    # idle after the pass: the wait has begun
+    waiting, seen = [], []
+    swiglu = rm.swiglu
+
+    def spy(*args):                                 # in each block of the next pass: is a wait running?
+        waiting.append(key in rm.idle_timers)
+        return swiglu(*args)
+
+    monkeypatch.setattr(rm, "swiglu", spy)
+    rm.generate(real_model, ids, 2)                 # a run of three passes: one prompt, two new tokens
+    assert len(waiting) == 3 * real_model.n_layers and not any(waiting)
+    assert key in rm.idle_timers and key not in rm.runs_under_way    # ended: the wait starts again
+
+    def fails(*args):
+        seen.append(key in rm.idle_timers)
+        if len(seen) == 3:
+            raise MemoryError("a block that fails")
+        return swiglu(*args)
+
+    rm.idle_timers.pop(key).cancel()                # no wait left from before
+    monkeypatch.setattr(rm, "swiglu", fails)
+    with pytest.raises(MemoryError):
+        rm.forward(real_model, ids)
+    assert seen == [False] * 3 and key not in rm.runs_under_way
+    assert key in rm.idle_timers                    # the failed run lets go too, once idle

@@ -9,7 +9,8 @@ the issues' limits.
 
 --map-vs-copy (issue 47) times the forward pass (12, 32, 80 and 256 tokens) and generation three ways, in
 alternating rounds, each way with a mapping of its own: the weights as mapped from the float32 file, let go
-once the model is idle (what the lessons do: release_when_idle, so that a kernel at rest holds no weights);
+once the model is idle (what the lessons do: held during a pass, PagesHeld, then release_when_idle, so that a
+kernel at rest holds no weights);
 mapped and let go at the end of every forward pass (what they did before: the next pass faults every page
 back in); and an anonymous copy of every weight (np.array(w, copy=True)) in this process's own memory. It
 prints the median of each and the ratios to the copy.
@@ -26,6 +27,7 @@ STREAM_TEXT, 333 tokens) is printed beside full attention on the same text, with
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import resource
@@ -66,41 +68,43 @@ def map_vs_copy(rounds: int) -> int:
     """Forward passes and generation: mapped and let go when idle, mapped and let go after each pass, an
     anonymous copy; each mapped way with its own mapping (letting go of one does not touch the other)."""
     model = rm.load_model()
-    ways = {"map, let go when idle": (model, rm.release_when_idle),
-            "map, let go each pass": (rm.load_model(), rm.release_pages),
-            "anonymous copy": (anonymous_copy(model), rm.release_pages)}
+    ways = {"map, let go when idle": (model, True),                 # held during a pass, as the lessons run
+            "map, let go each pass": (rm.load_model(), False),
+            "anonymous copy": (anonymous_copy(model), False)}
     text = rm.encode(model, hw.STREAM_TEXT)
     rows = [*((n, "loop") for n in (12, 32, 80, 256)), (12, "first"), ("generate", "loop")]
     times: dict = {(way, row): [] for way in ways for row in rows}
-    faults: dict = {way: [] for way in ways}
+    faults: dict = {(way, n): [] for way in ways for n in (12, 32, 80, 256)}
     with rm.one_blas_thread():
-        for m, let_go in ways.values():                              # a warm-up of each way
-            rm.forward_computed(m, np.array(text[:12]), release=False)
-            let_go(m)
+        for m, held in ways.values():                                # a warm-up of each way
+            rm.forward_computed(m, np.array(text[:12]), release=held)
+            rm.release_pages(m)
         for _ in range(rounds):
             for n in (12, 32, 80, 256):
                 ids = np.array(text[:n])
-                for way, (m, let_go) in ways.items():                # alternating: drift hits all alike
+                for way, (m, held) in ways.items():                  # alternating: drift hits all alike
                     rm.release_pages(m)                              # each way starts as after a pause
                     for i in range(4):                               # a loop of passes, as lesson 09 runs
                         start, minflt = time.perf_counter(), minor_faults()
-                        rm.forward_computed(m, ids, release=False)
-                        let_go(m)
+                        rm.forward_computed(m, ids, release=held)    # held: PagesHeld, then the idle wait
+                        if not held:
+                            rm.release_pages(m)                      # the copy has none to let go
                         took = time.perf_counter() - start
                         if i == 0 and n == 12:
                             times[(way, (12, "first"))].append(took)
                         elif i > 0:
                             times[(way, (n, "loop"))].append(took)
-                            if n == 12:
-                                faults[way].append(minor_faults() - minflt)
-            for way, (m, let_go) in ways.items():
+                            faults[(way, n)].append(minor_faults() - minflt)
+            for way, (m, held) in ways.items():
                 cache, ids = rm.new_cache(m), np.array(text[:16])
                 start = time.perf_counter()
-                logits, _ = rm.forward_computed(m, ids, cache, release=False)
-                for _ in range(32):
-                    logits, _ = rm.forward_computed(m, np.array([int(np.argmax(logits[-1]))]), cache,
-                                                    release=False)
-                let_go(m)
+                with rm.PagesHeld(m) if held else contextlib.nullcontext():   # one run, as rm.generate
+                    logits, _ = rm.forward_computed(m, ids, cache, release=False)
+                    for _ in range(32):
+                        logits, _ = rm.forward_computed(m, np.array([int(np.argmax(logits[-1]))]), cache,
+                                                        release=False)
+                if not held:
+                    rm.release_pages(m)
                 times[(way, ("generate", "loop"))].append(time.perf_counter() - start)
     print(f"median of {rounds} alternating rounds (3 passes in a loop each); OPENBLAS_NUM_THREADS "
           f"{os.environ.get('OPENBLAS_NUM_THREADS', 'not set')}, {os.cpu_count()} cores seen")
@@ -111,8 +115,9 @@ def map_vs_copy(rounds: int) -> int:
         name = "16 + 32 generated (ms)" if row[0] == "generate" else name
         ratios = " ".join(f"{medians[way] / medians['anonymous copy']:.2f}" for way in ways)
         print(f"{name:36s}" + "".join(f"{medians[way] * 1000:22.0f}" for way in ways) + f"   {ratios}")
-    print(f"{'page faults, a 12-token pass':36s}"
-          + "".join(f"{statistics.median(faults[w]):22.0f}" for w in ways))
+    for n in (12, 32, 80, 256):
+        print(f"{f'page faults, a {n}-token pass':36s}"
+              + "".join(f"{statistics.median(faults[(w, n)]):22.0f}" for w in ways))
     return 0
 
 

@@ -29,9 +29,10 @@ library's idle threads spin beside the other's work. This process drives both in
   greedy, with the KV cache (the prefill included: 32 tokens over the whole call). Each forward is a loop
   of three passes, as lesson 09 runs them: the first pass is timed apart (for ours, the first after a
   pause: its kernel had let go of the weight pages), the other two give the row. Ours runs
-  forward_computed as lesson 08 does (the pages of the mapped weights let go once the model is idle for
-  half a second, release_when_idle); transformers runs model(...) and model.generate(...) under
-  torch.inference_mode(). Both must produce the same tokens: they are printed and compared;
+  forward_computed as lesson 08 does (the pages of the mapped weights held during a run and let go once
+  the model is idle for half a second: PagesHeld, release_when_idle); transformers runs model(...) and
+  model.generate(...) under torch.inference_mode(). Both must produce the same tokens: they are printed
+  and compared;
 - the peak resident memory (ru_maxrss) after all of it.
 
 The table gives the medians and the ratio (> 1: ours ahead) for each thread count. The figures depend on
@@ -99,12 +100,12 @@ class Ours:
     def generate(self, ids: list[int]) -> list[int]:
         rm = self.rm
         cache = rm.new_cache(self.model)
-        logits, _ = rm.forward_computed(self.model, np.array(ids), cache, release=False)
-        new = [int(np.argmax(logits[-1]))]
-        while len(new) < NEW:                                # greedy, no early stop: always NEW tokens
-            logits, _ = rm.forward_computed(self.model, np.array(new[-1:]), cache, release=False)
-            new.append(int(np.argmax(logits[-1])))
-        rm.release_when_idle(self.model)                     # as rm.generate does
+        with rm.PagesHeld(self.model):                       # one run, as rm.generate
+            logits, _ = rm.forward_computed(self.model, np.array(ids), cache, release=False)
+            new = [int(np.argmax(logits[-1]))]
+            while len(new) < NEW:                            # greedy, no early stop: always NEW tokens
+                logits, _ = rm.forward_computed(self.model, np.array(new[-1:]), cache, release=False)
+                new.append(int(np.argmax(logits[-1])))
         return new
 
     def pause(self) -> None:

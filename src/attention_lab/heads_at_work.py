@@ -34,6 +34,7 @@ from .masks import causal_mask
 from .matrix import softmax_unchecked
 from .positions import rope
 from .real_model import (
+    PagesHeld,
     RealModel,
     as_real_model,
     encode,
@@ -44,7 +45,6 @@ from .real_model import (
     model_ids,
     period_fits,
     prefix_matching_scores,
-    release_when_idle,
     rms_norm,
     shared_key,
     swiglu,
@@ -278,6 +278,14 @@ def knocked_blocks_computed(model: RealModel, ids: np.ndarray, tables: list[dict
                             clean: tuple[list[np.ndarray], list] | None = None
                             ) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
     """knocked_blocks, computed in this process."""
+    with PagesHeld(model):                # one run: the weight pages are kept until it ends
+        return knocked_blocks_held(model, ids, tables, ablation, keep_weights, clean)
+
+
+def knocked_blocks_held(model: RealModel, ids: np.ndarray, tables: list[dict[int, list[int]]],
+                        ablation: str, keep_weights: bool, clean: tuple[list[np.ndarray], list] | None
+                        ) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
+    """knocked_blocks_computed's run, its weight pages held."""
     n, L, h, d_k = len(ids), model.n_layers, model.n_heads, model.head_width
     streams, clean_w = clean if clean is not None else clean_run(model, ids, keep_weights)
     before = [model.embedding[ids], *streams]                            # before[i]: the stream into block i
@@ -313,7 +321,6 @@ def knocked_blocks_computed(model: RealModel, ids: np.ndarray, tables: list[dict
         X = X + swiglu(rms_norm(X, b.ffn_norm, model.eps), b.W_gate, b.W_up, b.W_down)   # residual 2
     for row, k in enumerate(active):
         final[k] = X[row * n:(row + 1) * n]
-    release_when_idle(model)
     return final, weights
 
 

@@ -442,33 +442,69 @@ def release_pages(model: RealModel) -> None:
 
 IDLE_S = 0.5               # the model idle this long, its kernel lets go of the weight pages
 idle_timers: dict[int, threading.Timer] = {}
+runs_under_way: dict[int, int] = {}      # per mapping: the runs of the model that have begun and not ended
 idle_lock = threading.Lock()
 
 
 def release_when_idle(model: RealModel, after: float | None = None) -> None:
     """Let go of the weight pages once no run of the model has asked for them for `after` seconds.
 
-    Letting go after every forward pass made the next one fault all 538 MB back in: 25-30 ms a pass, a
-    quarter of a 12-token forward (tools/benchmark_real_model.py --map-vs-copy). A loop of forward passes
-    (lesson 09's knockouts, an explorer's steps) keeps them; a kernel at rest holds none. `after`: IDLE_S."""
+    Letting go after every forward pass made the next one fault all 538 MB back in: 25-45 ms a pass
+    (tools/benchmark_real_model.py --map-vs-copy). A loop of forward passes (lesson 09's knockouts, an
+    explorer's steps) keeps them; a kernel at rest holds none. While a run is under way (PagesHeld) nothing
+    is let go: the last run to end starts the wait. `after`: IDLE_S."""
     if model.mapping is None:
         return
     key = id(model.mapping)
 
     def let_go():
-        with idle_lock:                         # done: the model is no longer held here
-            if idle_timers.get(key) is timer:
-                del idle_timers[key]
+        with idle_lock:                         # a run began since, or a later wait replaced this one: keep
+            if idle_timers.get(key) is not timer:
+                return
+            del idle_timers[key]                # done: the model is no longer held here
         release_pages(model)
 
     timer = threading.Timer(IDLE_S if after is None else after, let_go)
     timer.daemon = True                         # never keeps a process from ending
     with idle_lock:
+        if runs_under_way.get(key):             # the run under way starts the wait when it ends
+            return
         earlier = idle_timers.pop(key, None)
         idle_timers[key] = timer
+        try:
+            timer.start()                       # under the lock: let_go finds it registered
+        except RuntimeError:                    # no thread to be had: nothing is left registered
+            del idle_timers[key]
+            raise
     if earlier is not None:
         earlier.cancel()
-    timer.start()
+
+
+class PagesHeld:
+    """`with PagesHeld(model):` a run of the model. Its weight pages are kept while any run is under way, a
+    run longer than IDLE_S included, and the wait to let go of them starts when the last run ends, by an
+    error too (release_when_idle)."""
+
+    def __init__(self, model: RealModel):
+        self.model = model
+        self.key = None if model.mapping is None else id(model.mapping)
+
+    def __enter__(self) -> RealModel:
+        if self.key is not None:
+            with idle_lock:
+                runs_under_way[self.key] = runs_under_way.get(self.key, 0) + 1
+                waiting = idle_timers.pop(self.key, None)
+            if waiting is not None:
+                waiting.cancel()
+        return self.model
+
+    def __exit__(self, *exc) -> None:
+        if self.key is not None:
+            with idle_lock:
+                runs_under_way[self.key] -= 1
+                if not runs_under_way[self.key]:
+                    del runs_under_way[self.key]
+            release_when_idle(self.model)
 
 
 def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
@@ -640,8 +676,8 @@ def forward_unchecked(model: RealModel, ids: np.ndarray, cache: list[Cache] | No
     """forward on checked ids, with BLAS as it is set. Changes for the experiments of heads_at_work.py
     (lesson 09): `mask` (n, t) in place of the causal mask; `knock` {block: heads} whose outputs are
     replaced before W_O (zeros, or their mean with ablation='mean'); `streams`, a list that receives the
-    residual stream after each block. The weight pages are let go once the model is idle
-    (release_when_idle); `release=False` leaves that to the caller."""
+    residual stream after each block. The weight pages are held during the run and let go once the model
+    is idle (PagesHeld, release_when_idle); `release=False` leaves that to the caller."""
     key = shared_key(model) if cache is None else None
     if key is not None:                   # once per test run (run_memo.py); a student's kernel computes
         mask_key = None if mask is None else (np.shape(mask), np.packbits(np.asarray(mask, bool)).tobytes())
@@ -673,6 +709,9 @@ def forward_computed(model: RealModel, ids: np.ndarray, cache: list[Cache] | Non
                      streams: list[np.ndarray] | None = None, release: bool = True
                      ) -> tuple[np.ndarray, list[np.ndarray]]:
     """forward_unchecked, computed in this process."""
+    if release:                           # at rest, the weights count in the file cache, not in this kernel
+        with PagesHeld(model):
+            return forward_computed(model, ids, cache, keep_weights, mask, knock, ablation, streams, False)
     start = cache[0].length if cache is not None else 0
     positions = np.arange(start, start + len(ids))
     X = model.embedding[ids]                                             # (n, d)
@@ -686,10 +725,7 @@ def forward_computed(model: RealModel, ids: np.ndarray, cache: list[Cache] | Non
             weights.append(w.astype(np.float32))
         if streams is not None:
             streams.append(X)                                            # (n, d) after block i
-    logits = rms_norm(X, model.final_norm, model.eps) @ model.embedding.T     # (n, vocab)
-    if release:                           # at rest, the weights count in the file cache, not in this kernel
-        release_when_idle(model)
-    return logits, weights
+    return rms_norm(X, model.final_norm, model.eps) @ model.embedding.T, weights     # (n, vocab)
 
 
 def attention_weights(model: RealModel, ids: Sequence[int]) -> np.ndarray:
@@ -701,7 +737,7 @@ def generate(model: RealModel, ids: Sequence[int], n_new: int, use_cache: bool =
     """Greedy decoding: the prompt, then up to n_new tokens (stops after the end-of-turn token)."""
     ids = [int(i) for i in model_ids(ids, len(model.embedding))]
     cache = new_cache(model) if use_cache else None
-    with one_blas_thread():
+    with one_blas_thread(), PagesHeld(model):                           # one run: the pages kept throughout
         logits, _ = forward_unchecked(model, np.array(ids), cache, release=False)
         for _ in range(int(n_new)):
             nxt = int(np.argmax(logits[-1]))
@@ -710,7 +746,6 @@ def generate(model: RealModel, ids: Sequence[int], n_new: int, use_cache: bool =
                 break
             step = [nxt] if use_cache else ids
             logits, _ = forward_unchecked(model, np.array(step), cache, release=False)
-    release_when_idle(model)
     return ids
 
 
