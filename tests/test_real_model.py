@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from attention_lab import real_model as rm
+from attention_lab.positions import rope_unchecked
 
 gguf = pytest.importorskip("gguf")
 
@@ -243,6 +244,15 @@ def test_grouped_query_attention_equals_repeating_the_heads():
     assert not np.allclose(w[1], np.exp(Q[1] @ tiled[1].T) / np.exp(Q[1] @ tiled[1].T).sum(1, keepdims=True))
     with pytest.raises(ValueError, match="g dividing h"):
         rm.grouped_attention(Q[:5], Kx, V)
+    # the model's own path: the same heads in float32 (as PyTorch runs them), to float32's rounding
+    out32, w32 = rm.grouped_attention_unchecked(*(M.astype(np.float32) for M in (Q, Kx, V)), mask)
+    assert out32.dtype == w32.dtype == np.float32
+    np.testing.assert_allclose(w32, w, atol=1e-6)
+    np.testing.assert_allclose(out32, out, atol=1e-6)
+    pairs = rng.standard_normal((h, n, 4))            # rope needs an even width
+    rotated = rope_unchecked(pairs.astype(np.float32), np.arange(n), 100.0)
+    assert rotated.dtype == np.float32                 # lesson 05's rope keeps the model's float32
+    np.testing.assert_allclose(rotated, al.rope(pairs, np.arange(n), 100.0), atol=1e-6)
 
 
 def test_rms_norm_and_swiglu_by_hand():
@@ -375,7 +385,7 @@ def test_real_rope_convention_matters(real_model, monkeypatch):
         return np.concatenate([a * c - b * s, a * s + b * c], -1)
 
     right = rm.answer(real_model, "What is the capital of France?")
-    monkeypatch.setattr(rm, "rope", rope_halves)
+    monkeypatch.setattr(rm, "rope_unchecked", rope_halves)
     wrong = rm.answer(real_model, "What is the capital of France?", n_new=8)
     assert "Paris" in right and "Paris" not in wrong, wrong
 

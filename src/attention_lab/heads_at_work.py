@@ -32,14 +32,14 @@ from .explorer_kit import Control, Explorer, Panel
 from .heatmaps import thumbnail_gap
 from .masks import causal_mask
 from .matrix import softmax_unchecked
-from .positions import rope
+from .positions import rope_unchecked
 from .real_model import (
     PagesHeld,
     RealModel,
     as_real_model,
     encode,
     forward_unchecked,
-    grouped_attention,
+    grouped_attention_unchecked,
     head_picks,
     head_view_size,
     model_ids,
@@ -307,14 +307,15 @@ def knocked_blocks_held(model: RealModel, ids: np.ndarray, tables: list[dict[int
         outs = []
         for row, k in enumerate(active):
             part = slice(row * n, (row + 1) * n)
-            Q = rope(Qs[part].reshape(n, h, d_k).transpose(1, 0, 2), positions, model.rope_base)   # (h, n, k)
-            K = rope(Ks[part].reshape(n, -1, d_k).transpose(1, 0, 2), positions,
-                     model.rope_base).astype(np.float32)                 # (g, n, d_k)
+            Q = rope_unchecked(Qs[part].reshape(n, h, d_k).transpose(1, 0, 2), positions,
+                               model.rope_base)                          # (h, n, d_k)
+            K = rope_unchecked(Ks[part].reshape(n, -1, d_k).transpose(1, 0, 2), positions,
+                               model.rope_base)                          # (g, n, d_k)
             V = Vs[part].reshape(n, -1, d_k).transpose(1, 0, 2)          # (g, n, d_k)
-            out, w = grouped_attention(Q, K, V, mask)                    # (h, n, d_k), (h, n, n)
+            out, w = grouped_attention_unchecked(Q, K, V, mask)          # (h, n, d_k), (h, n, n)
             for head in tables[k].get(i, ()):
                 out[head] = out[head].mean(axis=0) if ablation == "mean" else 0.0
-            outs.append(out.transpose(1, 0, 2).reshape(n, -1).astype(np.float32))
+            outs.append(out.transpose(1, 0, 2).reshape(n, -1))
             if keep_weights:
                 weights[k].append(w.astype(np.float32))
         X = X + np.concatenate(outs) @ b.W_O                             # residual 1

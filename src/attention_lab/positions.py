@@ -72,10 +72,11 @@ def add_positions(X: ArrayLike, table: ArrayLike) -> np.ndarray:
 
 
 def rope_unchecked(M: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
-    angles = positions[:, None] * _frequencies(M.shape[-1], base)[None, :]   # (n, d/2)
-    cos, sin = np.cos(angles), np.sin(angles)
+    angles = positions[:, None] * _frequencies(M.shape[-1], base)[None, :]   # (n, d/2), float64
+    kind = np.result_type(M.dtype, np.float32)                    # float32 stays float32 (lesson 08's model)
+    cos, sin = np.cos(angles).astype(kind), np.sin(angles).astype(kind)
     even, odd = M[..., 0::2], M[..., 1::2]                        # (..., n, d/2) each
-    out = np.empty_like(M)
+    out = np.empty(M.shape, kind)
     out[..., 0::2] = even * cos - odd * sin                       # rotate each pair by p * w_i
     out[..., 1::2] = even * sin + odd * cos
     return out                                                    # (..., n, d)

@@ -2,9 +2,10 @@
 
 The forward pass is built from the package: the batched kernel with a causal mask (grouped-query attention
 by broadcasting 3 key/value heads over 9 query heads), lesson 05's `rope` and its KV-cache idea; RMSNorm
-and SwiGLU stand beside lesson 05's LayerNorm and ReLU feed-forward. `gguf` reads the weights and
-ByteBPE rebuilds its tokenizer from the file; gguf is imported inside the functions that need it, so that
-`import attention_lab` stays light for the other lessons.
+and SwiGLU stand beside lesson 05's LayerNorm and ReLU feed-forward. Everything runs in float32, as the
+weights are and as PyTorch runs the model (attention too: in float64 it took longer). `gguf` reads the
+weights and ByteBPE rebuilds its tokenizer from the file; gguf is imported inside the functions that need
+it, so that `import attention_lab` stays light for the other lessons.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from ._validate import as_array, as_count, weights_in_0_1, whole_ids, wrong_reco
 from .blas import one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
 from .masks import causal_mask
-from .matrix import log_softmax_unchecked, scaled_dot_product_attention
+from .matrix import attention_unchecked, log_softmax_unchecked, scaled_dot_product_attention
 from .model_file import (  # noqa: F401  (lesson 08 and its tests reach them as rm.*)
     MODEL_FILE,
     WHEEL,
@@ -42,7 +43,7 @@ from .model_file import (  # noqa: F401  (lesson 08 and its tests reach them as 
     find_model,
     how_to_get_it,
 )
-from .positions import rope
+from .positions import rope_unchecked
 from .run_memo import once
 
 MODEL_VIEW_MOST = 64                  # tokens per thumbnail in plot_model_view
@@ -638,6 +639,15 @@ def grouped_attention(Q: ArrayLike, K: ArrayLike, V: ArrayLike, mask: ArrayLike 
     return out.reshape(Q.shape[0], Q.shape[1], -1), w.reshape(h, Q.shape[1], K.shape[1])
 
 
+def grouped_attention_unchecked(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mask: np.ndarray
+                                ) -> tuple[np.ndarray, np.ndarray]:
+    """grouped_attention on the model's own float32 arrays, computed in float32 as PyTorch computes it."""
+    h, g = Q.shape[0], K.shape[0]
+    Qg = Q.reshape(g, h // g, *Q.shape[1:])                    # (g, h/g, m, d_k): query heads by group
+    out, w = attention_unchecked(Qg, K[:, None], V[:, None], mask, float(1 / np.sqrt(Q.shape[-1])))
+    return out.reshape(h, Q.shape[1], -1), w.reshape(h, Q.shape[1], K.shape[1])
+
+
 def _attention(model, b, H, positions, cache, mask=None, knocked=(), ablation="zero"):
     """Self-attention of one block on normalized tokens H (n, d) at `positions`; keys join the cache.
     `mask` (n, t) replaces the causal mask; each head in `knocked` has its output replaced before W_O, by
@@ -646,17 +656,17 @@ def _attention(model, b, H, positions, cache, mask=None, knocked=(), ablation="z
     Q = (H @ b.W_q).reshape(n, model.n_heads, d_k).transpose(1, 0, 2)      # (h, n, d_k)
     K = (H @ b.W_k).reshape(n, model.n_kv_heads, d_k).transpose(1, 0, 2)   # (g, n, d_k)
     V = (H @ b.W_v).reshape(n, model.n_kv_heads, d_k).transpose(1, 0, 2)   # (g, n, d_k)
-    Q = rope(Q, positions, model.rope_base)                              # lesson 05: rotate pairs
-    K = rope(K, positions, model.rope_base).astype(np.float32)
+    Q = rope_unchecked(Q, positions, model.rope_base)                    # lesson 05: rotate pairs
+    K = rope_unchecked(K, positions, model.rope_base)                    # (float32, as the weights)
     start = positions[0]
     if cache is not None:
         K, V = cache.append(K, V)                                        # (g, t, d_k): the past and now
     if mask is None:
         mask = causal_mask(start + n)[start:]                            # (n, t): no peeking ahead
-    out, w = grouped_attention(Q, K, V, mask)                            # (h, n, d_k), (h, n, t)
+    out, w = grouped_attention_unchecked(Q, K, V, mask)                  # (h, n, d_k), (h, n, t)
     for head in knocked:                                                 # a fresh array: ours to change
         out[head] = out[head].mean(axis=0) if ablation == "mean" else 0.0   # (n, d_k): one row, or zeros
-    return out.transpose(1, 0, 2).reshape(n, -1).astype(np.float32) @ b.W_O, w   # (n, d)
+    return out.transpose(1, 0, 2).reshape(n, -1) @ b.W_O, w             # (n, d)
 
 
 def forward(model: RealModel, ids: Sequence[int], cache: list[Cache] | None = None,
