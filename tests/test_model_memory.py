@@ -189,3 +189,40 @@ def test_a_run_holds_the_weight_pages_until_it_ends_even_by_an_error(real_model,
         rm.forward(real_model, ids)
     assert seen == [False] * 3 and key not in rm.runs_under_way
     assert key in rm.idle_timers                    # the failed run lets go too, once idle
+
+
+def test_lesson_09s_calls_and_runs_within_runs_hold_the_pages_throughout(real_model, monkeypatch):
+    """Lesson 09's calls are one run each, their clean run, unembedding and lens included (review 59: the
+    wait left by the cell before let go part way through them); a run that ends inside another starts no
+    wait while the outer one is under way."""
+    monkeypatch.delenv("ATTENTION_LAB_RUN_MEMO", raising=False)   # every forward computed here
+    if real_model.mapping is None:
+        pytest.skip("the weights are not mapped here (no writable cache folder)")
+    from attention_lab import heads_at_work as hw
+
+    key, ids = id(real_model.mapping), rm.repeated_random_tokens(real_model, period=4, seed=0)
+    monkeypatch.setattr(rm, "IDLE_S", 60.0)
+    waiting: dict[str, list[bool]] = {}
+
+    def spy(module, name):                          # at each call: is a wait to let go running?
+        real = getattr(module, name)
+
+        def watched(*args, **kwargs):
+            waiting.setdefault(name, []).append(key in rm.idle_timers)
+            return real(*args, **kwargs)
+        monkeypatch.setattr(module, name, watched)
+
+    for module, name in ((rm, "swiglu"), (hw, "swiglu"), (hw, "token_losses"), (hw, "rms_norm")):
+        spy(module, name)
+    for call in (lambda: hw.knockout_rows(real_model, ids, {"none": [], "one": [(16, 0)]}, 4, [(16, 0)]),
+                 lambda: hw.logit_lens(real_model, ids)):
+        rm.forward(real_model, ids)                 # the cell before leaves its wait
+        assert key in rm.idle_timers
+        waiting.clear()
+        call()
+        assert set(waiting) >= {"swiglu", "rms_norm"} and not any(map(any, waiting.values())), waiting
+        assert key in rm.idle_timers                # and the call leaves its own
+    with rm.PagesHeld(real_model):
+        rm.forward(real_model, ids)                 # a run that ends inside another
+        assert key not in rm.idle_timers and rm.runs_under_way[key] == 1
+    assert key in rm.idle_timers and key not in rm.runs_under_way

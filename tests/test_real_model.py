@@ -187,6 +187,9 @@ def test_tiny_logits_match_a_plain_reference_forward(tiny):
     ref = reference_logits(stored, ids)
     assert logits.shape == (len(ids), len(TOKENS))
     np.testing.assert_allclose(logits, ref, atol=2e-4)
+    streams: list = []                              # float32 throughout, attention too, as PyTorch runs it
+    rm.forward_unchecked(model, np.array(ids), streams=streams)
+    assert logits.dtype == np.float32 and {X.dtype for X in streams} == {np.dtype(np.float32)}
 
 
 def test_tiny_cache_matches_no_cache_and_generation_is_greedy(tiny):

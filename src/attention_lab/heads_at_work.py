@@ -277,15 +277,7 @@ def knocked_blocks_computed(model: RealModel, ids: np.ndarray, tables: list[dict
                             ablation: str, keep_weights: bool,
                             clean: tuple[list[np.ndarray], list] | None = None
                             ) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
-    """knocked_blocks, computed in this process."""
-    with PagesHeld(model):                # one run: the weight pages are kept until it ends
-        return knocked_blocks_held(model, ids, tables, ablation, keep_weights, clean)
-
-
-def knocked_blocks_held(model: RealModel, ids: np.ndarray, tables: list[dict[int, list[int]]],
-                        ablation: str, keep_weights: bool, clean: tuple[list[np.ndarray], list] | None
-                        ) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
-    """knocked_blocks_computed's run, its weight pages held."""
+    """knocked_blocks, computed in this process (its caller holds the weight pages: knockout_runs)."""
     n, L, h, d_k = len(ids), model.n_layers, model.n_heads, model.head_width
     streams, clean_w = clean if clean is not None else clean_run(model, ids, keep_weights)
     before = [model.embedding[ids], *streams]                            # before[i]: the stream into block i
@@ -342,7 +334,7 @@ def knockout_runs(model: RealModel, ids: Sequence[int], sets: Sequence[Iterable[
     start = as_count(start, "start", minimum=0)
     if start > len(ids) - 2:
         raise ValueError(f"start is {start} with {len(ids)} tokens: expected 0..{len(ids) - 2}")
-    with one_blas_thread():
+    with one_blas_thread(), PagesHeld(model):                           # one run, the unembedding too
         final, weights = knocked_blocks(model, ids, tables, ablation, bool(keep_weights), clean)
         losses = np.stack([token_losses(rms_norm(X[start:], model.final_norm, model.eps) @ model.embedding.T,
                                         ids[start:]) for X in final])   # (sets, n - 1 - start)
@@ -395,16 +387,16 @@ def knockout_rows(model: RealModel, ids: Sequence[int], sets: dict[str, Iterable
     knocks = [list(knock) for knock in sets.values()]
     layers, heads = [layer for layer, _ in watch], [head for _, head in watch]
     rows: dict[str, dict[str, Any]] = {name: {} for name in names}
-    with one_blas_thread():
+    with one_blas_thread(), PagesHeld(model):                           # one run: clean, then each ablation
         clean = clean_run(model, ids, keep_weights=True)                 # shared by the ablations
-    for ablation in ablations:
-        losses, weights = knockout_runs(model, ids, knocks, ablation, keep_weights=True, clean=clean)
-        for name, loss, w in zip(names, losses, weights):
-            rows[name][f"first copy, {ablation}"] = float(loss[:period - 1].mean())
-            rows[name][f"second copy, {ablation}"] = float(loss[period:].mean())
-            by_head = prefix_matching_scores(w, period)[layers, heads]  # (len(watch),)
-            rows[name][f"prefix score, {ablation}"] = float(by_head.mean())
-            rows[name][f"prefix score by head, {ablation}"] = dict(zip(watch, by_head.tolist()))
+        for ablation in ablations:
+            losses, weights = knockout_runs(model, ids, knocks, ablation, keep_weights=True, clean=clean)
+            for name, loss, w in zip(names, losses, weights):
+                rows[name][f"first copy, {ablation}"] = float(loss[:period - 1].mean())
+                rows[name][f"second copy, {ablation}"] = float(loss[period:].mean())
+                by_head = prefix_matching_scores(w, period)[layers, heads]  # (len(watch),)
+                rows[name][f"prefix score, {ablation}"] = float(by_head.mean())
+                rows[name][f"prefix score by head, {ablation}"] = dict(zip(watch, by_head.tolist()))
     return rows
 
 
@@ -572,7 +564,7 @@ def logit_lens(model: RealModel, ids: Sequence[int], last_only: bool = False) ->
     model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     streams: list[np.ndarray] = []
-    with one_blas_thread():
+    with one_blas_thread(), PagesHeld(model):                           # one run, the lens too
         forward_unchecked(model, ids, streams=streams)
         X = np.stack(streams)                                            # (n_layers, n, d)
         if last_only:

@@ -451,9 +451,10 @@ def release_when_idle(model: RealModel, after: float | None = None) -> None:
     """Let go of the weight pages once no run of the model has asked for them for `after` seconds.
 
     Letting go after every forward pass made the next one fault all 538 MB back in: 25-45 ms a pass
-    (tools/benchmark_real_model.py --map-vs-copy). A loop of forward passes (lesson 09's knockouts, an
-    explorer's steps) keeps them; a kernel at rest holds none. While a run is under way (PagesHeld) nothing
-    is let go: the last run to end starts the wait. `after`: IDLE_S."""
+    (tools/benchmark_real_model.py --map-vs-copy). Runs one after another (lesson 09's calls, an explorer's
+    steps) keep them; a kernel at rest holds none. While a run is under way (PagesHeld: a forward pass,
+    generate, each of lesson 09's calls as a whole) nothing is let go: the last run to end starts the
+    wait. `after`: IDLE_S."""
     if model.mapping is None:
         return
     key = id(model.mapping)
@@ -463,7 +464,7 @@ def release_when_idle(model: RealModel, after: float | None = None) -> None:
             if idle_timers.get(key) is not timer:
                 return
             del idle_timers[key]                # done: the model is no longer held here
-        release_pages(model)
+            release_pages(model)                # under the lock: no run can begin in between
 
     timer = threading.Timer(IDLE_S if after is None else after, let_go)
     timer.daemon = True                         # never keeps a process from ending
