@@ -8,6 +8,7 @@ build/site/teachers/, a separate build so that no student page, menu or search r
 from __future__ import annotations
 
 import argparse
+import functools
 import html
 import json
 import os
@@ -53,8 +54,9 @@ class MissingTool(RuntimeError):
 
 # -- what the build needs ------------------------------------------------------------------------------
 
+@functools.cache
 def npm_root() -> Path | None:
-    """npm's global package folder (`npm root -g`), or None without npm."""
+    """npm's global package folder (`npm root -g`), or None without npm; asked once per process."""
     npm = shutil.which("npm")
     if npm is None:
         return None
@@ -417,7 +419,7 @@ def _sphinx(src: Path, out: Path) -> None:
     if status != 0:
         raise SystemExit(f"the site was not built from {src}: Sphinx reported the warnings above")
     shutil.rmtree(out, ignore_errors=True)
-    shutil.copytree(html, out)
+    shutil.move(html, out)     # a rename where it can (both lie beside `out`): no second copy of MathJax
 
 
 def build(out: Path = OUT, repo: str | None = None, hub: str | None = None, branch: str = "main") -> Path:
@@ -492,6 +494,10 @@ def main(argv=None) -> int:
               "menu")
     elif not args.hub:
         print("no JupyterHub button: add one with --hub https://YOUR-HUB (the Binder button is there)")
+    # jupyter-book's configuration imports jsonschema, which (where the optional rfc3987-syntax is installed,
+    # as here) compiles that package's 38 grammars at import: 2-3 s of CPU for its 'iri' format checks.
+    # Jupyter Book never runs them (its validator has no format checker): this process skips the import.
+    sys.modules.setdefault("rfc3987_syntax", None)
     start = time.perf_counter()
     try:
         out = build(args.out.resolve(), repo, args.hub, args.branch)

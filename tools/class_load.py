@@ -333,7 +333,10 @@ def stop_everything(proc: subprocess.Popen, seen: dict[int, str]) -> list[int]:
         proc.wait(timeout=30)
     except ProcessLookupError:
         pass
-    time.sleep(1.0)
+    deadline = time.monotonic() + 1.0        # a second for the rest to end by themselves, not waited out
+    while time.monotonic() < deadline and any(
+            pid != proc.pid and alive(pid, start) for pid, start in seen.items()):
+        time.sleep(0.05)
     stragglers = [pid for pid, start in seen.items() if pid != proc.pid and alive(pid, start)]
     for pid in stragglers:
         with contextlib.suppress(ProcessLookupError):

@@ -8,6 +8,7 @@ Chromium is Debian's (/usr/bin/chromium) driven by Playwright; no browser is dow
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import shutil
@@ -303,15 +304,25 @@ JUPYTERLAB_KNOWN = {
 LESSON_CONTENT = ".jp-OutputArea-output, .jp-MarkdownOutput"
 
 
+@functools.cache
+def npm_global_root() -> str | None:
+    """What `npm root -g` prints (npm's global package folder), or None without npm. Asked once per process:
+    each run of npm costs half a second or more on a busy machine, and axe_script is called for every page."""
+    try:
+        got = subprocess.run(["npm", "root", "-g"], capture_output=True, text=True, timeout=60)
+        return got.stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
 def axe_script() -> Path | None:
     """axe-core's axe.min.js, from npm's global folder (.ci/run installs it), or None."""
     path = os.environ.get("ATTENTION_LAB_AXE")
     if not path:
-        try:
-            root = subprocess.run(["npm", "root", "-g"], capture_output=True, text=True, timeout=60).stdout
-        except (OSError, subprocess.TimeoutExpired):
+        root = npm_global_root()
+        if root is None:
             return None
-        path = str(Path(root.strip()) / "axe-core" / "axe.min.js")
+        path = str(Path(root) / "axe-core" / "axe.min.js")
     return Path(path) if Path(path).is_file() else None
 
 
