@@ -4,7 +4,7 @@ Every wrong answer here is typed by hand or computed in plain NumPy, the way a s
 none calls an exercise's own mistake functions. Each must get its hint (the mistake's name and a key
 phrase of the hint). A fallback never contradicts itself, and no exercise passes with a shortcut:
 `3 * np.ones((4, 4))` for 01.3, `al.decode_with_cache` for 05.3, finite differences for 06.3 (one call
-of any package function: tests/test_one_call.py). Lessons 00, 02, 04, 05 and 10 are also built afresh in the
+of any package function: tests/test_one_call.py). Lessons 00, 02, 04, 05, 07 and 10 are built afresh in the
 test (their mistake tables and judges are then the ones a mutant changed) and every message compared in full.
 """
 
@@ -23,6 +23,7 @@ from attention_lab.exercises_00 import lesson00
 from attention_lab.exercises_02 import lesson02
 from attention_lab.exercises_04 import lesson04
 from attention_lab.exercises_05 import lesson05
+from attention_lab.exercises_07 import lesson07, sequences_72, stream_forward
 from attention_lab.exercises_10 import lesson10
 
 I2, I3, I4 = np.eye(2), np.eye(3), np.eye(4)
@@ -1895,3 +1896,445 @@ def test_a_fresh_build_lists_the_wrong_masks_and_tables_a_teacher_reads():
         assert wrong.keys() == listed.keys(), key
         for name, answer in listed.items():
             assert np.array_equal(wrong[name], answer), (key, name, wrong[name])
+
+
+# ---------- lesson 07 built afresh: what a student reads, word for word (issue 46) ----------
+# As lessons 00, 02, 04, 05 and 10 above: each case builds lesson 07 now, so that a mutant of lesson07(),
+# _design_07() or _debug_07() (a right answer, a mistake, a hint, a judge's threshold) is the one judged.
+# Hints typed here; right answers computed here in plain NumPy (07.4's by hand, in the comments).
+FRESH |= {"07": lesson07}
+EYE8 = 5.0 * np.eye(8)
+
+
+def circuit(block, where="own-prev"):
+    """A 16 × 16 QK circuit with `block` (8 × 8) at one quarter: rows 0-7 the query's own token, 8-15 its
+    previous one; columns likewise for the key."""
+    rows, cols = {"own-own": (0, 0), "own-prev": (0, 8), "prev-own": (8, 0), "prev-prev": (8, 8)}[where]
+    M = np.zeros((16, 16))
+    M[rows:rows + 8, cols:cols + 8] = block
+    return M
+
+
+def right_key_weights(M):
+    """07.2 by hand on the lesson's fresh sequences: at each place of the second copy but its last, the
+    causal weight on the right key (the one after the earlier copy of the query's token), and whether it
+    is the largest. Stream entries: own token t at column t, the previous token at 8 + it (none at 0)."""
+    out = []
+    for ids, a, b in sequences_72():
+        n = len(ids)
+        own = np.eye(8)[ids]                                            # (n, 8)
+        prev = np.vstack([np.zeros(8), own[:-1]])                       # place 0 has no previous token
+        R = np.hstack([own, prev])
+        A = causal_sm(R @ M @ R.T)
+        assert A.shape == (n, n)
+        for j in range(2):
+            q, right = b + j, a + j + 1
+            out.append((A[q, right], A[q].argmax() == right))
+    return np.array(out)
+
+
+def mean_right_weight(M):
+    return f"{right_key_weights(M)[:, 0].mean():.2f}"
+
+
+NEVER_072 = ("your scores never favour the right key (mean weight on it {}): the right key is the one whose "
+             "previous token (columns 8-15) is the query's own token (rows 0-7); give each such pair a large "
+             "positive score, above every other pair's.")
+PULLED_072 = ("the query's own token meets the key's previous token, but other entries pull the weight away "
+              "(mean weight on the right key {}): keep only the matching block's diagonal.")
+TIED_072 = circuit(EYE8) + circuit(EYE8, "own-own")        # own-prev and own-own lifted alike: a tie
+PULLED_BY_OWN_072 = circuit(EYE8) + circuit(2 * EYE8, "own-own")
+
+
+def backward_paths(X, A1, A2, W1, W2, dOut):        # 07.3: the four paths from X to H2, summed
+    return (dOut + A1.T @ dOut @ W1.T + A2.T @ dOut @ W2.T + A1.T @ A2.T @ dOut @ W2.T @ W1.T)
+
+
+def backward_kept_planted(X, A1, A2, W1, W2, dOut):   # the planted line kept, a check added
+    dH1 = A2.T @ dOut @ W2.T
+    assert dH1.shape == X.shape
+    return dH1 + A1.T @ dH1 @ W1.T
+
+
+def backward_planted_rewritten(X, A1, A2, W1, W2, dOut):
+    dH1 = (A2.T @ dOut) @ W2.T                        # the planted numbers, the line written another way
+    return dH1 + A1.T @ dH1 @ W1.T
+
+
+def backward_by(dH1_of, dX_of):
+    """A 07.3 fix: dH1 = dH1_of(A2, W2, dOut), then dX = dX_of(A1, W1, dH1, dOut)."""
+    def stream_backward(X, A1, A2, W1, W2, dOut):
+        dH1 = dH1_of(A2, W2, dOut)
+        return dX_of(A1, W1, dH1, dOut)
+    return stream_backward
+
+
+def right_dH1(A2, W2, dOut):
+    return dOut + A2.T @ dOut @ W2.T
+
+
+def right_dX(A1, W1, dH1, dOut):
+    return dH1 + A1.T @ dH1 @ W1.T
+
+
+def inputs_073():
+    """07.3's first fresh input, drawn from seed 73 as its hints promise: X (4 × 3), two causal weight
+    matrices (softmax of standard normal scores over keys 0..i), W1, W2 (3 × 3), dOut (4 × 3)."""
+    rng = np.random.default_rng(73)
+    X = rng.standard_normal((4, 3))
+    A1 = causal_sm(rng.standard_normal((4, 4)))
+    A2 = causal_sm(rng.standard_normal((4, 4)))
+    return X, A1, A2, rng.standard_normal((3, 3)), rng.standard_normal((3, 3)), rng.standard_normal((4, 3))
+
+
+EXPECTED_073 = "expected dL/dX (shape of X) for L = sum(H2 * dOut), the sum over every path."
+PATHS_074 = [1.0, 1.5, -4.2, -0.4]
+# 07.4 by hand: x = (2, -1, 3, 1); row 3 of A1 picks x_2 = 3, so head 1 = 0.5 · 3 = 1.5; row 3 of A2 gives
+# 0.2 - 0.1 + 1.8 + 0.2 = 2.1, head 2 = -2 · 2.1 = -4.2; row 3 of A2 A1 is (0.2, 0.6, 0.2, 0), which
+# reads 0.4 - 0.6 + 0.6 = 0.4, times w1 w2 = -1: -0.4. The direct path is x_3 = 1.
+NOT_YET_074 = ("Exercise 07.4: your answer is a list of 4 numbers, as asked, but {} of its 4 numbers {}, the "
+               "largest by {} at index [{}]. Not right yet: go through the steps of the lesson again, one "
+               "at a "
+               "time.")
+
+
+def hint074(text):
+    return hint("07.4", text)
+
+
+FRESH_CASES_07 = [
+    # 07.1: the reversed copy's loss
+    ("07.1", "c", "correct", None, "Exercise 07.1: ✓ correct."),
+    ("07.1", " C ", "correct", None, "Exercise 07.1: ✓ correct."),
+    ("07.1", "a", "mistake", "a", reason("07.1", "a", "the induction head looks up the earlier copy of the "
+                                         "current token and predicts the token that came *after* it; "
+                                         "reversed, "
+                                         "the right token came *before* it.")),
+    ("07.1", "b", "mistake", "b", reason(
+        "07.1", "b", "the induction head still fires: it finds the earlier copy of the current token and "
+                     "bets "
+        "about a third of its probability on the token that followed it, which is now the wrong one. That "
+        "costs: measured, the reversed copy's loss comes out above the first copy's, `loss_first` on your "
+        "screen (3.32 in the lesson's run, seed 0), by 0.25 in that run and by 0.05 to 0.3 on 15 of 16 "
+        "further runs (seeds 32–47).")),
+    ("07.1", "d", "mistake", "d", reason("07.1", "d", "nothing here can reach zero: even on true repeats the "
+                                         "loss stays above zero.")),
+    ("07.1", "e", "wrong", None, "Exercise 07.1: answer with one letter: a, b, c, d."),
+    # 07.2: the QK circuit of an induction head
+    ("07.2", circuit(EYE8), "correct", None, "Exercise 07.2: ✓ correct."),
+    ("07.2", circuit(EYE8) + 0.5, "correct", None, "Exercise 07.2: ✓ correct."),   # a constant: no change
+    ("07.2", circuit(EYE8, "own-own"), "mistake", "same token", hint(
+        "07.2", "your head looks at the earlier copy of its own token, one place too early: the key must "
+                "answer with its *previous* token (columns 8-15).")),
+    ("07.2", circuit(EYE8, "prev-own"), "mistake", "transposed", hint(
+        "07.2", "this is a previous-token head: the query asks with its previous token and the key answers "
+                "with its own. Rows are the query, columns the key: swap the blocks.")),
+    ("07.2", circuit(EYE8, "prev-prev"), "mistake", "previous with previous", hint(
+        "07.2", "you compare previous tokens with previous tokens: the query must ask with its own token "
+                "(rows 0-7).")),
+    ("07.2", circuit(np.eye(8)), "mistake", "too weak", hint(
+        "07.2", "the right key wins, but with less than 0.9 of the weight: against up to 8 other keys (a "
+                "query stands at place 8 at most), the winning score must be above ln(0.9 / 0.1 · 8) ≈ "
+                "4.3.")),
+    ("07.2", circuit(-EYE8), "mistake", "negative", hint(
+        "07.2", "your matching entries are negative: they push the right key away. The key whose *previous* "
+                "token equals the query's own token must get a large *positive* score.")),
+    ("07.2", circuit(-EYE8) + circuit(np.ones((8, 8)), "own-own"), "mistake", "negative", hint(
+        "07.2", "your matching entries are negative: they push the right key away. The key whose *previous* "
+                "token equals the query's own token must get a large *positive* score.")),
+    ("07.2", np.zeros((16, 16)), "wrong", None,
+     "Exercise 07.2: " + NEVER_072.format(mean_right_weight(np.zeros((16, 16))))),
+    ("07.2", np.ones((16, 16)), "wrong", None,
+     "Exercise 07.2: " + NEVER_072.format(mean_right_weight(np.ones((16, 16))))),
+    ("07.2", circuit(5 * np.ones((8, 8))), "wrong", None,                # a block with no diagonal of its own
+     "Exercise 07.2: " + NEVER_072.format(mean_right_weight(circuit(5 * np.ones((8, 8)))))),
+    ("07.2", circuit(5 * (1 - np.eye(8))), "wrong", None,                # the diagonal below the rest
+     "Exercise 07.2: " + NEVER_072.format(mean_right_weight(circuit(5 * (1 - np.eye(8)))))),
+    ("07.2", TIED_072, "wrong", None, "Exercise 07.2: " + PULLED_072.format(mean_right_weight(TIED_072))),
+    ("07.2", PULLED_BY_OWN_072, "mistake", "same token", hint(
+        "07.2", "your head looks at the earlier copy of its own token, one place too early: the key must "
+                "answer with its *previous* token (columns 8-15).")),
+    ("07.2", circuit(2 * EYE8) + circuit(0.2 * EYE8, "prev-prev"), "correct", None, "Exercise 07.2: ✓ "
+                                                                                    "correct."),
+    ("07.2", np.zeros((8, 8)), "wrong", None, "Exercise 07.2: expected M (rows: the query's stream, columns: "
+                                              "the key's stream) of shape (16, 16), got a 8 × 8 array."),
+    # 07.3: the stream's backward pass, every path
+    ("07.3", backward_paths, "correct", None, "Exercise 07.3: ✓ correct."),
+    ("07.3", backward_by(right_dH1, right_dX), "correct", None, "Exercise 07.3: ✓ correct."),
+    ("07.3", HANDED_OUT["07.3"], "unanswered", "planted", hint(
+        "07.3", "still the planted bug: it misses two of the four paths of section 3. Count the paths from X "
+                "to H2: each layer adds its output to its input, so at each layer the signal goes through "
+                "the "
+                "layer or past it. Which of those paths does each line of the function add up?")),
+    ("07.3", backward_kept_planted, "mistake", "planted", hint(
+        "07.3", "still the planted bug: it misses two of the four paths of section 3. Count the paths from X "
+                "to H2: each layer adds its output to its input, so at each layer the signal goes through "
+                "the "
+                "layer or past it. Which of those paths does each line of the function add up?")),
+    ("07.3", backward_planted_rewritten, "mistake", "planted numbers", hint(
+        "07.3", "you changed the function, but it still gives the planted numbers: your dL/dH1 is only what "
+                "comes back through layer 2. Count the paths from X to H2: which of them does each line of "
+                "your function add up, and which does it leave out?")),
+    ("07.3", backward_by(right_dH1, lambda A1, W1, dH1, dOut: A1.T @ dH1 @ W1.T), "mistake", "no skip 1",
+     hint(
+        "07.3", "layer 2 is right now, but layer 1 has a straight path too: dX = dH1 + (what comes back "
+                "through layer 1).")),
+    ("07.3", backward_by(lambda A2, W2, dOut: dOut + A2 @ dOut @ W2.T,
+                         lambda A1, W1, dH1, dOut: dH1 + A1 @ dH1 @ W1.T), "mistake", "A not transposed",
+     hint("07.3", "output i read row i of A; going back, input j collects column j of A: use Aᵀ.")),
+    ("07.3", backward_by(lambda A2, W2, dOut: dOut + A2.T @ dOut @ W2,
+                         lambda A1, W1, dH1, dOut: dH1 + A1.T @ dH1 @ W1), "mistake", "W not transposed",
+     hint("07.3", "for Z = H W the gradient of H is dZ Wᵀ, not dZ W.")),
+    ("07.3", backward_by(lambda A2, W2, dOut: dOut + A2 @ dOut @ W2,
+                         lambda A1, W1, dH1, dOut: dH1 + A1 @ dH1 @ W1), "mistake", "nothing transposed",
+     hint("07.3", "going back through Z = A H W, the gradient of H is Aᵀ dZ Wᵀ: transpose both A and W, in "
+                  "both layers.")),
+    ("07.3", backward_by(right_dH1, lambda A1, W1, dH1, dOut: dH1 + A1 @ dH1 @ W1.T), "mistake",
+     "A1 not transposed", hint("07.3", "layer 2's step is right; in layer 1, input j collects column j of "
+                                       "A1 on "
+                                       "the way back: use A1ᵀ.")),
+    ("07.3", backward_by(lambda A2, W2, dOut: dOut + A2 @ dOut @ W2.T, right_dX), "mistake",
+     "A2 not transposed", hint("07.3", "layer 1's step is right; in layer 2, input j collects column j of "
+                                       "A2 on "
+                                       "the way back: use A2ᵀ.")),
+    ("07.3", backward_by(right_dH1, lambda A1, W1, dH1, dOut: dH1 + A1.T @ dH1 @ W1), "mistake",
+     "W1 not transposed", hint("07.3", "layer 2's step is right; in layer 1, for Z = H W1 the gradient of "
+                                       "H is "
+                                       "dZ W1ᵀ, not dZ W1.")),
+    ("07.3", backward_by(lambda A2, W2, dOut: dOut + A2.T @ dOut @ W2, right_dX), "mistake",
+     "W2 not transposed", hint("07.3", "layer 1's step is right; in layer 2, for Z = H W2 the gradient of "
+                                       "H is "
+                                       "dZ W2ᵀ, not dZ W2.")),
+    ("07.3", backward_by(right_dH1, lambda A1, W1, dH1, dOut: dH1 + A1.T @ dOut @ W1.T), "mistake",
+     "layer 1 gets dOut", hint("07.3", "layer 1 wrote into H1, and H1 reaches the loss along two paths "
+                                       "(straight, and through layer 2): send their sum dH1 back through "
+                                       "layer "
+                                       "1, not dOut.")),
+    ("07.3", backward_by(lambda A2, W2, dOut: A2.T @ dOut @ W2.T,
+                         lambda A1, W1, g, dOut: g + A1.T @ g @ W1.T + dOut), "mistake", "dOut added last",
+     hint("07.3", "adding dOut at the end counts the straight path X → H1 → H2, but misses the path that "
+                  "goes "
+                  "straight past layer 2 and *through* layer 1: add dOut into dH1 first, then send dH1 back "
+                  "through layer 1.")),
+    ("07.3", backward_by(right_dH1, lambda A1, W1, dH1, dOut: dH1), "mistake", "layer 1 forgotten", hint(
+        "07.3", "you return dH1 = dL/dH1, which is right, but X lies one layer further back: H1 = X + A1 X "
+                "W1, "
+                "so dX = dH1 (straight) + what comes back through layer 1.")),
+    ("07.3", backward_by(right_dH1, lambda A1, W1, dH1, dOut: dH1 + A1.T @ dH1 @ W1.T + dOut), "mistake",
+     "straight path twice", hint("07.3", "dOut is already inside dH1 (the straight path past layer 2), and "
+                                         "dH1 "
+                                         "goes straight on to X: adding dOut once more counts the path X → "
+                                         "H1 "
+                                         "→ H2 twice.")),
+    ("07.3", lambda X, A1, A2, W1, W2, dOut: dOut, "mistake", "straight path only", hint(
+        "07.3", "dOut alone is the straight path X → H1 → H2 only; three more paths go through a layer: "
+                "dH1 = "
+                "dOut + (back through layer 2), then dX = dH1 + (back through layer 1).")),
+    ("07.3", backward_by(lambda A2, W2, dOut: A2.T @ dOut @ W2.T,
+                         lambda A1, W1, dH1, dOut: A1.T @ dH1 @ W1.T), "mistake", "no straight paths", hint(
+        "07.3", "you follow only the path through both layers. Each layer adds its output to its input, so "
+                "the "
+                "gradient also goes straight past it: dH1 = dOut + (back through layer 2), dX = dH1 + (back "
+                "through layer 1).")),
+    ("07.3", lambda X, A1, A2, W1, W2, dOut: A1.T @ dOut @ W1.T + A2.T @ dOut @ W2.T, "mistake",
+     "layers side by side", hint("07.3", "you send dOut back through each layer on its own, as if the two "
+                                         "layers sat side by side. They are in a row: layer 1's output "
+                                         "reaches the loss through H1, so compute dH1 = dOut + A2ᵀ dOut W2ᵀ "
+                                         "first and send dH1 through layer 1.")),
+    ("07.3", backward_by(right_dH1, lambda A1, W1, dH1, dOut: dOut + A1.T @ dH1 @ W1.T), "mistake",
+     "straight path from dOut", hint("07.3", "layer 1's part is right, but X's straight path carries dL/dH1, "
+                                             "not dOut: dX = dH1 + (back through layer 1). With dOut you "
+                                             "drop "
+                                             "the path through layer 2 and then straight past layer 1.")),
+    ("07.3", lambda X, A1, A2, W1, W2, dOut: (dOut + A1.T @ dOut @ W1.T + A2.T @ dOut @ W2.T
+                                              + A2.T @ A1.T @ dOut @ W1.T @ W2.T), "mistake",
+     "path through both layers undone in the wrong order", hint(
+         "07.3", "three of your four paths are right, but the path X → layer 1 → layer 2 is undone in the "
+                 "wrong order. Going back, the gradient meets layer 2 first, then layer 1: A1ᵀ (A2ᵀ dOut "
+                 "W2ᵀ) "
+                 "W1ᵀ, not A2ᵀ A1ᵀ dOut W1ᵀ W2ᵀ.")),
+    ("07.3", lambda X, A1, A2, W1, W2, dOut: (dOut + A1.T @ dOut @ W1.T + A2.T @ dOut @ W2.T
+                                              + A1.T @ A2.T @ dOut @ W1.T @ W2.T), "mistake",
+     "path through both layers, its W's in the wrong order", hint(
+         "07.3", "three of your four paths are right, and in the path X → layer 1 → layer 2 the A's are too "
+                 "(A1ᵀ A2ᵀ dOut), but its W's are undone in the wrong order. Going back, the gradient meets "
+                 "layer 2's W first, then layer 1's: … W2ᵀ W1ᵀ, not … W1ᵀ W2ᵀ.")),
+    ("07.3", lambda X, A1, A2, W1, W2, dOut: (dOut + A1.T @ dOut @ W1.T + A2.T @ dOut @ W2.T
+                                              + A2.T @ A1.T @ dOut @ W2.T @ W1.T), "mistake",
+     "path through both layers, its A's in the wrong order", hint(
+         "07.3", "three of your four paths are right, and in the path X → layer 1 → layer 2 the W's are too "
+                 "(dOut W2ᵀ W1ᵀ), but its A's are undone in the wrong order. Going back, the gradient meets "
+                 "layer 2's A first, then layer 1's: A1ᵀ A2ᵀ …, not A2ᵀ A1ᵀ ….")),
+    ("07.3", lambda X, A1, A2, W1, W2, dOut: backward_paths(X, A1, A2, W1, W2, dOut).T, "wrong", None,
+     f"Exercise 07.3: on fresh inputs your function returns shape (3, 4), not (4, 3): {EXPECTED_073}"),
+    ("07.3", 3, "wrong", None, "Exercise 07.3: expected your fixed function itself (no brackets), got int."),
+    ("07.3", lambda X, A1, A2, W1, W2, dOut: al.induction_loss_and_grads(X), "wrong", None,
+     "Exercise 07.3: al.induction_loss_and_grads is switched off in this exercise: do this step yourself "
+     "(the check switches it off while it runs your function)."),
+    # 07.4: the four paths to the last token's output
+    ("07.4", PATHS_074, "correct", None, "Exercise 07.4: ✓ correct."),
+    ("07.4", [1.0, 1.5, -4.2, 0.0], "mistake", "no composed path", hint074(
+        "three paths are right, but head 2 also reads what head 1 wrote: the fourth path goes through both, "
+        "w1 · w2 · (A2 A1 x).")),
+    ("07.4", [1.0, 1.5, -4.2, -1.3], "mistake", "order swapped", hint074(      # row 3 of A1 A2 is A2's row 2
+        "the composed path runs through head 1 first, then head 2: A2 (A1 x), not A1 (A2 x).")),
+    ("07.4", [1.0, 1.5, -4.2, -0.8], "mistake", "composed path without w1", hint074(
+        "the fourth path passes through both heads, so both weights scale it: w1 · w2 · (A2 A1 x), not w2 · "
+        "(A2 A1 x).")),
+    ("07.4", [1.0, 1.5, -4.2, 0.2], "mistake", "composed path without w2", hint074(
+        "the fourth path passes through both heads, so both weights scale it: w1 · w2 · (A2 A1 x), not w1 · "
+        "(A2 A1 x).")),
+    ("07.4", [1.0, 1.5, -4.2, 0.4], "mistake", "composed path without weights", hint074(
+        "your fourth number has the wrong sign: the fourth path passes through both heads, so both weights "
+        "scale it, w1 · w2 · (A2 A1 x), and w1 · w2 is negative here.")),
+    ("07.4", [1.0, 1.5, -4.6, -0.4], "mistake", "head 2 on the stream, composed path too", hint074(
+        "your third number is head 2's whole output, which already contains the composed path: you count "
+        "that "
+        "path twice. Head 2's own path reads x: w2 · (A2 x).")),
+    ("07.4", [1.0, -4.2, 1.5, -0.4], "mistake", "heads swapped", hint074(
+        "the right numbers, in the wrong order: head 1's path comes second, head 2's third.")),
+    ("07.4", [2.0, 1.0, -4.0, -2.0], "mistake", "first token", hint074(           # token 0 reads x_0 = 2 only
+        "these are the four paths to the first token's output; the exercise asks for the last token's (row 3 "
+        "of each A).")),
+    ("07.4", [1.0, 2.5, -4.2, -0.4], "mistake", "straight path in head 1", hint074(
+        "your second number is the stream after layer 1, x + w1 · (A1 x): it holds the straight path, which "
+        "is already the first number. Head 1's own path is w1 · (A1 x).")),
+    ("07.4", [1.0, 0.0, -0.4, 0.0], "mistake", "columns of A", hint074(         # column 3: A1's 0, A2's 0.2
+        "you read column 3 of each A (x @ A). The last token's output reads row 3: the weights it gives to "
+        "each token, A @ x.")),
+    ("07.4", [-3.0, -3.0, -1.5, -2.1], "mistake", "output at every token", hint074(
+        "these are the outputs of the four tokens. The exercise asks for the last token's output only, split "
+        "into its four paths (they add up to your last number).")),
+    ("07.4", -2.1, "mistake", "the total only", hint074(
+        "that is the last token's whole output, the sum of the four paths: split it into the four parts, in "
+        "the order given.")),
+    ("07.4", [1.0, 3.0, 2.1, 0.4], "mistake", "no weights", hint074(
+        "your numbers leave out the heads' weights: head 1's path is scaled by w1, head 2's by w2, and the "
+        "path through both by w1 · w2.")),
+    ("07.4", [1.0, 2.5, -1.7, -2.1], "mistake", "running totals", hint074(
+        "each of your numbers is the sum of the paths so far (your last is the whole output): give each path "
+        "on its own, in the order given.")),
+    ("07.4", [1.0, 1.5, -4.2, -6.3], "mistake", "composed path as a product", hint074(    # 1.5 · -4.2
+        "your fourth number is head 1's number times head 2's. The composed path is not a product of the "
+        "two: "
+        "head 2 reads what head 1 wrote at every token, so it is w1 · w2 · (A2 A1 x), at the last token.")),
+    ("07.4", [1.0, 1.5, -4.6, 0.0], "mistake", "head 2 on the stream", hint074(
+        "your third number is head 2's whole output, which already contains the composed path: split it into "
+        "the part from x and the part from head 1.")),
+    ("07.4", [0.0, 0.0, 0.0, 0.0], "wrong", None, NOT_YET_074.format(4, "differ", 4.2, 2)),
+    ("07.4", [1.0, 1.5, -4.2, 0.6], "wrong", None, NOT_YET_074.format(1, "differs", 1, 3)),
+    ("07.4", [1.0, 1.5, -4.2], "wrong", None, "Exercise 07.4: expected four numbers, one per path: [direct, "
+                                              "head 1, head 2, head 1 then head 2]; got a list of 3 "
+                                              "numbers."),
+]
+
+
+@pytest.mark.parametrize("key, answer, status, mistake, message", FRESH_CASES_07,
+                         ids=[f"{c[0]}-{c[3] or c[2]}-{i}" for i, c in enumerate(FRESH_CASES_07)])
+def test_a_fresh_lesson_07_says_word_for_word(key, answer, status, mistake, message):
+    """Lesson 07 built afresh (as mutmut's mutants are): status, mistake, every word."""
+    result = built(key).evaluate(answer)
+    assert (result.status, result.mistake, result.message) == (status, mistake, message)
+
+
+def test_a_fresh_lesson_07_asks_its_questions():
+    """Each exercise's question and kind, as its repr (and a teacher's listing) shows them."""
+    assert {e.key: (e.kind, e.question) for e in lesson07()} == {
+        "07.1": ("predict", "The second copy is the first one reversed: the trained model's loss on it?"),
+        "07.2": ("design", "Design the QK circuit (16 × 16) of an induction head."),
+        "07.3": ("debug", "Fix stream_backward: the gradient must follow every path."),
+        "07.4": ("compute", "The four paths' contributions to the last token's output (direct, head 1, "
+                            "head 2, "
+                            "head 1 then head 2)."),
+    }
+
+
+def test_the_sequences_of_07_2_repeat_one_segment_of_three():
+    """07.2's fresh sequences, as its hints describe them: 12 of 10 places, one segment of 3 tokens seen twice
+    (the second copy after the first, both inside), every other token once, 7 distinct tokens of 8."""
+    seqs = sequences_72()
+    assert len(seqs) == 12 and len({(tuple(ids), a, b) for ids, a, b in seqs}) > 1
+    for ids, a, b in seqs:
+        assert len(ids) == 10 and set(ids.tolist()) <= set(range(8))
+        assert 0 <= a and a + 3 <= b and b + 3 <= 10
+        assert ids[a:a + 3].tolist() == ids[b:b + 3].tolist()
+        once = np.delete(ids, range(b, b + 3))
+        assert len(set(once.tolist())) == 7
+    places = {(a, b) for _, a, b in seqs}
+    assert len(places) > 3                                              # at random places
+
+
+def scale_where_the_least_right_weight_is(target):
+    """The scale c of the right circuit (c on the own-prev diagonal) where the least weight of a second-copy
+    query on its right key reaches `target`, found by halving."""
+    low, high = 1.0, 10.0
+    for _ in range(45):
+        mid = (low + high) / 2
+        least = right_key_weights(circuit(mid * np.eye(8)))[:, 0].min()
+        low, high = (mid, high) if least < target else (low, mid)
+    return high
+
+
+def test_a_fresh_07_2_ticks_just_above_0_9_on_the_right_key():
+    """07.2's ✓ needs at least 0.9 of every second-copy query's weight on its right key: the scale where the
+    least such weight reaches 0.9 splits ✓ from 'too weak'. `accepts_each` (a search's quick test over a
+    stack, 520 here: three batches of 256) agrees, at the first answer, in each batch, and at 0.9 + 5e-10."""
+    edge = scale_where_the_least_right_weight_is(0.9)
+    assert 4.0 < edge < 6.0
+    exercise = built("07.2")
+    assert exercise.evaluate(circuit(edge * 1.001 * np.eye(8))).status == "correct"
+    assert exercise.evaluate(circuit(edge * 0.999 * np.eye(8))).mistake == "too weak"
+    just = circuit(scale_where_the_least_right_weight_is(0.9 + 5e-10) * np.eye(8))
+    assert exercise.evaluate(just).status == "correct"
+    stack = np.array([circuit(np.eye(8))] * 520)                      # too weak: refused at once
+    right = {0: circuit(edge * 1.001 * np.eye(8)), 2: just, 256: circuit(8 * np.eye(8)), 515: circuit(EYE8),
+             519: circuit(edge * 1.5 * np.eye(8))}
+    for i, M in right.items():
+        stack[i] = M
+    stack[1] = circuit(edge * 0.999 * np.eye(8))
+    stack[259] = circuit(EYE8, "prev-own")
+    assert exercise.accepts_each(stack).nonzero()[0].tolist() == sorted(right)
+
+
+def test_a_fresh_07_3_runs_on_the_inputs_its_hints_promise():
+    """07.3's fix is run on two fresh inputs, X of 4 × 3 then of 5 × 2, the first drawn from seed 73 in the
+    order X, A1, A2, W1, W2, dOut; a fix that rounds is told by how much on it, a fix one number off which
+    number."""
+    seen = []
+
+    def stream_backward(X, A1, A2, W1, W2, dOut):
+        seen.append((X, A1, A2, W1, W2, dOut))
+        return backward_paths(X, A1, A2, W1, W2, dOut)
+    assert built("07.3").evaluate(stream_backward).status == "correct"
+    assert [s[0].shape for s in seen] == [(4, 3), (5, 2)]
+    first = inputs_073()
+    for got, drawn in zip(seen[0], first, strict=True):
+        assert np.allclose(got, drawn, rtol=0, atol=1e-15)
+    for A in seen[1][1:3]:
+        assert np.allclose(np.triu(A, 1), 0) and np.allclose(A.sum(axis=1), 1)
+        assert (A[np.tril_indices(5)] > 0).all()
+    right = backward_paths(*first)
+    largest = np.abs(np.round(right, 2) - right).max()
+    result = built("07.3").evaluate(lambda *args: np.round(backward_paths(*args), 2))
+    assert result.message == (
+        "Exercise 07.3: on fresh inputs your function returns the right shape (4, 3), and all 12 of its "
+        f"numbers are within {largest:.2g} of the right ones, but not all equal to them: does your function "
+        f"round, or compute in low precision (float16)? Return the numbers unrounded: {EXPECTED_073}")
+
+    def one_off(*args):
+        out = backward_paths(*args)
+        out[1, 1] += 1.0
+        return out
+    assert built("07.3").evaluate(one_off).message == (
+        "Exercise 07.3: on fresh inputs your function returns the right shape (4, 3), but 1 of its 12 "
+        "numbers "
+        f"differs, the largest by 1 at index [1, 1]: {EXPECTED_073}")
+
+
+def test_07_3s_forward_pass_is_two_residual_layers_by_hand():
+    """H1 = X + A1 X W1, H2 = H1 + A2 H1 W2, on numbers worked out by hand: X = I, W1 = 2I, W2 = 3I, both
+    tokens of layer 1 read token 0, layer 2's first token reads both halves: H1 = [[3, 0], [2, 1]],
+    A2 H1 = [[2.5, 0.5], [2, 1]], H2 = H1 + 3 A2 H1."""
+    A1, A2 = np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[0.5, 0.5], [0.0, 1.0]])
+    H2 = stream_forward(np.eye(2), A1, A2, 2 * np.eye(2), 3 * np.eye(2))
+    assert np.array_equal(H2, [[10.5, 1.5], [8.0, 4.0]])

@@ -65,6 +65,12 @@ TARGETS = {
     "training_plots": ["attention_lab.training_plots.*"],
     # NumPy's BLAS on one thread while lessons 06-08 train or run a model
     "blas": ["attention_lab.blas.*"],
+    # lesson 10's source passages: their worked examples, their printouts, the printout checker
+    "sources": ["attention_lab.sources.*"],
+    # results shared between the test run's processes: a stale or patched one must never pass a test
+    "run_memo": ["attention_lab.run_memo.*"],
+    # lesson 07's exercises (built in the tests afresh)
+    "exercises_07": ["attention_lab.exercises_07.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them

@@ -27,6 +27,8 @@ BERT's -10000) and refused: the checks need -inf at a masked key. No real score 
 NO_BOOLEANS = "a mask goes into the scores as -inf at each masked key"
 
 
+# ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def refuse_mask_fill(values: np.ndarray, name: str) -> None:
     """A ValueError if `values` holds a finite number at or below MASK_FILL: a mask fill, not a score."""
     if values.dtype.kind in "iuf":
@@ -37,7 +39,6 @@ def refuse_mask_fill(values: np.ndarray, name: str) -> None:
                              "pass -inf at each masked key instead")
 
 
-# ------------------------------------------------------------ the door: checks of this module's inputs
 def printout_rows(scores, weights) -> tuple[np.ndarray, np.ndarray]:
     """A source's printed scores and weights: the same shape, one row (n,) or rows (m, n). A score may be
     -inf (a masked key, as lesson 04 fills them; a NumPy masked array's masked scores count as -inf), not
@@ -76,6 +77,7 @@ def printout_rows(scores, weights) -> tuple[np.ndarray, np.ndarray]:
     return S, W
 
 
+# pragma: no mutate end
 @dataclass(frozen=True, eq=False)
 class SourceAttention:
     """A source's self-attention example: tokens as rows of X and its three weight matrices, in the
@@ -210,18 +212,24 @@ def rounding_limit(printed: ArrayLike, decimals: int | None = None) -> float:
     fill (at or below MASK_FILL, -1e4) is refused with a ValueError that says to pass -inf."""
     if isinstance(printed, np.ma.MaskedArray):
         printed = np.ma.asarray(printed, dtype=float).filled(-np.inf)
+    # pragma: no mutate start  (the door: input checks are not mutated)
     raw = to_array(printed, "printed")
     if raw.dtype == bool:
         raise TypeError(f"printed holds booleans: expected real numbers; {NO_BOOLEANS}")
     refuse_mask_fill(raw, "printed")
-    if raw.dtype.kind == "f" and raw.size and np.isneginf(raw).any():
-        if np.isneginf(raw).all():
-            raise ValueError("printed is -inf (masked) everywhere: expected at least one finite number")
+    if raw.dtype.kind == "f" and raw.size and np.isneginf(raw).all():
+        raise ValueError("printed is -inf (masked) everywhere: expected at least one finite number")
+    # pragma: no mutate end
+    if raw.dtype.kind == "f" and np.isneginf(raw).any():      # masked scores are left out
         raw = raw[~np.isneginf(raw)]
+    # pragma: no mutate start
     P = as_array(raw, "printed", "(numbers as the source printed them; -inf at a masked key)", min_ndim=0)
+    if decimals is not None:
+        decimals = as_count(decimals, "decimals", minimum=0)
+    # pragma: no mutate end
     limit = FLOAT32_LIMIT * float(np.abs(P).max())
     if decimals is not None:
-        limit = max(limit, 0.5 * 10.0 ** -as_count(decimals, "decimals", minimum=0))
+        limit = max(limit, 0.5 * 10.0 ** -decimals)
     return limit
 
 
@@ -252,10 +260,14 @@ def printout_problems(scores: ArrayLike, weights: ArrayLike, tol: float = 5e-3,
     FLOAT32_LIMIT (its rounding of a row printed at full precision).
     """
     S, W = printout_rows(scores, weights)
+    # pragma: no mutate start  (the door: input checks are not mutated)
     tol = as_positive(tol, "tol", "5e-3 (half a unit in the last digit of a 2-decimal printout)", zero=True)
-    score_tol = tol if score_tol is None else as_positive(
-        score_tol, "score_tol", "half a unit in the last digit of the printed scores (0.05 for 1 decimal)",
-        zero=True)
+    if score_tol is not None:
+        score_tol = as_positive(score_tol, "score_tol",
+                                "half a unit in the last digit of the printed scores (0.05 for 1 decimal)",
+                                zero=True)
+    # pragma: no mutate end
+    score_tol = tol if score_tol is None else score_tol
     problems = []
     for r, (s, w) in enumerate(zip(np.atleast_2d(S), np.atleast_2d(W))):
         row = f"row {r}: " if S.ndim == 2 else ""
