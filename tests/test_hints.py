@@ -2243,6 +2243,10 @@ def split_width_two_sliced(M, h):             # width 2 typed in; on the (3, 12)
     return np.stack([M[:, 2 * i:2 * i + 2] for i in range(h)])
 
 
+def split_width_two_any_h(M, h):              # width 2 typed in, h not read: as many heads as fit
+    return M.reshape(len(M), -1, 2).transpose(1, 0, 2)
+
+
 def split_width_two_sliced_unmoved(M, h):     # the same, its heads' axis second
     return np.stack([M[:, 2 * i:2 * i + 2] for i in range(h)], axis=1)
 
@@ -2400,8 +2404,8 @@ FRESH_CASES_03 = [    # (key, answer, status, mistake, what the student reads)
     # turns); a turn within 0.05θ of one of those is read as that slip (1.33θ is, 1.37θ is not)
     *[("03.2", head1(8 * rotation(angle)), "wrong", None,
        hint("03.2", f"your block turns each position {turn}, {NOT_WHOLE_032}. Is your angle in degrees? "
-                    "np.cos "
-                    "and np.sin take radians: θ = 2π/7 (ex.theta), and two tokens back is a turn by 2θ."))
+                    "np.cos and np.sin take radians: θ = 2π/7 (ex.theta), and two tokens back is a turn by "
+                    "2θ."))
       for angle, turn in ((2 * 360 / 7, "back by 2.59θ"), (360 / 7, "back by 1.30θ"), (-360 / 7, "forward by "
                                                                                                  "1.30θ"),
                           (-2 * 360 / 7, "forward by 2.59θ"), (1.33 * T03, "back by 1.33θ"))],
@@ -2414,13 +2418,11 @@ FRESH_CASES_03 = [    # (key, answer, status, mistake, what the student reads)
      hint("03.2", f"your block turns each position back by 2.70θ, {NOT_WHOLE_032}: two tokens back is a turn "
                   f"by 2θ. {RADIANS_032}")),
     ("03.2", head1(8 * rotation(0.5 * T03)), "wrong", None, hint("03.2", "your block turns each position "
-                                                                         "back "
-                                                                         f"by 0.50θ, {HALF_032}")),
+                                                                         f"back by 0.50θ, {HALF_032}")),
     ("03.2", head1(8 * rotation(1.18 * T03)), "mistake", "still previous",     # within 0.2θ of one step
      hint("03.2", "head 1 still finds the previous token: your block turns each position back by about one "
                   "step, θ (if you scaled R(θ): a factor only makes the choice sharper or softer). Two "
-                  "tokens "
-                  f"back is a turn by 2θ. {RADIANS_032}")),
+                  f"tokens back is a turn by 2θ. {RADIANS_032}")),
     *[("03.2", W, "wrong", None,
        hint("03.2", f"head 1's weights two tokens back are {np.round(head1_weights(W), 2)} (for sat, on, "
                     f"the, mat): each must be the largest in its row, at least 0.5. {RADIANS_032}"))
@@ -2433,18 +2435,15 @@ FRESH_CASES_03 = [    # (key, answer, status, mistake, what the student reads)
     ("03.2", head1(0.5 * (rotation(T03) + rotation(2 * T03))), "mistake", "tie",
      hint("03.2", "two tokens back and one token back tie for head 1's largest weight: your block turns each "
                   "position back by 1.5θ, halfway between them. If you added R(θ) and R(2θ): a sum turns by "
-                  "the "
-                  "mean angle of its two turns. Two tokens back is a turn by 2θ, R(θ) R(θ): two turns by θ "
-                  "one "
-                  "after the other, a product, not a sum.")),
+                  "the mean angle of its two turns. Two tokens back is a turn by 2θ, R(θ) R(θ): two turns by "
+                  "θ one after the other, a product, not a sum.")),
     ("03.2", head1(0.2 * (rotation(T03) + rotation(2 * T03))), "wrong", None,
      hint("03.2", f"your block turns each position back by 1.50θ, {HALF_032}")),
     # W_q[0, 2] = 1e-12 beside the empty block: head 2's column, too small to change head 2's weights
     ("03.2", head1(np.zeros((2, 2))) + np.outer(np.eye(4)[0], 1e-12 * np.eye(4)[2]), "mistake", "block empty",
      hint("03.2", "head 1's block W_q[:2, :2] is all zeros: head 1's queries read the position features "
                   "through rows 0-1 (and columns 0-1) of W_q. Section 3's 8 R(θ) there turns a position one "
-                  "step "
-                  "back: what turns it two steps back?")),
+                  "step back: what turns it two steps back?")),
     ("03.2", np.zeros((2, 2)), "wrong", None, "Exercise 03.2: expected a W_q of shape (4, 4), got a 2 × 2 "
                                               "array."),
     # 03.3: fix split(M, h)
@@ -2483,16 +2482,14 @@ FRESH_CASES_03 = [    # (key, answer, status, mistake, what the student reads)
                   "from section 2?), and the check also gives 4 heads of a (3, 12) array, width 3. Compute "
                   "the width inside the function from M: d_k = d // h.")),
     # width 2 typed in, and on the (3, 12) array a result rather than an error: judged on the other two
-    ("03.3", split_width_two_sliced, "mistake", "fixed width",
-     hint("03.3", "your split works only for heads of width 2: it uses a fixed width (the lesson's d_k = 2, "
-                  "from "
-                  "section 2?), and the check also gives 4 heads of a (3, 12) array, width 3. Compute the "
-                  "width "
-                  "inside the function from M: d_k = d // h.")),
+    *[("03.3", fn, "mistake", "fixed width",
+       hint("03.3", "your split works only for heads of width 2: it uses a fixed width (the lesson's d_k = "
+                    "2, from section 2?), and the check also gives 4 heads of a (3, 12) array, width 3. "
+                    "Compute the width inside the function from M: d_k = d // h."))
+      for fn in (split_width_two_sliced, split_width_two_any_h)],
     ("03.3", split_width_two_sliced_unmoved, "mistake", "no transpose",
      hint("03.3", "the blocks are right but in shape (n, h, d_k); the heads' axis must come first: move it "
-                  "with "
-                  ".transpose(1, 0, 2).")),
+                  "with .transpose(1, 0, 2).")),
     ("03.3", split_rows, "mistake", "tokens split",
      hint("03.3", "your heads are blocks of rows (axis 0), that is of tokens; a head takes a block of "
                   "columns (axis 1) of every token: slice M[:, i*d_k:(i+1)*d_k], or split along axis=1.")),
@@ -2575,6 +2572,9 @@ FRESH_CASES_03 = [    # (key, answer, status, mistake, what the student reads)
     ("03.4", np.zeros((2, 3, 4)), "wrong", None,
      "Exercise 03.4: your answer is an array of shape (2, 3, 4), as asked, but "
      f"{differ(np.zeros((2, 3, 4)), RIGHT034, 5e-3)}. {GENERIC_WORDS}"),
+    ("03.4", np.full((2, 3, 4), np.inf), "wrong", None,
+     "Exercise 03.4: your answer contains NaN or inf (the first at index [0, 0, 0]). Did a softmax overflow? "
+     "Subtract the maximum score first."),
     ("03.4", [1.0, 2.0], "wrong", None,
      "Exercise 03.4: expected each head's contribution, stacked: a 2 × 3 × 4 array (head, token, output "
      "component); got a list of 2 numbers."),

@@ -65,8 +65,9 @@ TARGETS = {
     "training_plots": ["attention_lab.training_plots.*"],
     # NumPy's BLAS on one thread while lessons 06-08 train or run a model
     "blas": ["attention_lab.blas.*"],
-    # lesson 01's exercises (built in the tests afresh, as lessons 00, 02, 04, 05 and 10's)
+    # lessons 01 and 03's exercises (built in the tests afresh, as lessons 00, 02, 04, 05 and 10's)
     "exercises_01": ["attention_lab.exercises_01.*"],
+    "exercises_03": ["attention_lab.exercises_03.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
