@@ -2690,6 +2690,60 @@ FRESH_CASES_06 = [    # (key, answer, status, mistake, what the student reads)
     ("06.2", scores_with(place_scores(PLACES + 1), (3, 6, 9.0)), "wrong", None,
      hint("06.2", "with your scores, query place 3 gives its largest weight to key place 6: it must read "
                   f"place 4, and {EVERY_062}")),
+    # the judge's edges: the listed answers looked up within 0.05 of their weights, "level" rivals within
+    # 1e-9 of the row's largest size (at least 1), a tie within 1e-12 of the top weight, the last place
+    # "did not try" place 0 when that key scores more than 1 below its best
+    ("06.2", place_scores(PLACES - 1, big=7.0), "mistake", "rotate right",
+     hint("06.2", "your model reads the place before, so it rotates right. Rows are queries (the place "
+                  "writing "
+                  "its output), columns are keys (the place it reads).")),
+    ("06.2", place_scores(7 - PLACES, big=7.0), "mistake", "reversal",
+     hint("06.2", "that is the reversal the model learned in this lesson; here place i must read place i + "
+                  "1.")),
+    ("06.2", scores_with(place_scores(PLACES + 1, big=3.5), (0, 3, 1e-9)), "mistake", "too weak",
+     hint("06.2", "the right key wins, with less than 0.9 of the weight: its score is not far enough above "
+                  "the others. Against 7 other keys level with each other, it needs a margin above ln(0.9 / "
+                  "0.1 · 7) = ln 63 ≈ 4.1 over them (8 against 0, or 13 against 5).")),
+    ("06.2", scores_with(place_scores(PLACES + 1, big=1.5), (0, 3, 1.8e-9)), "wrong", None,
+     hint("06.2", "with your scores, query place 0 reads the right key (place 1), but with only "
+                  f"{np.exp(1.5) / (np.exp(1.5) + 6 + np.exp(1.8e-9)):.2f} of the weight: key place 3 scores "
+                  "1.8e-09 against its 1.5, a margin of only 1.5. The weight reaches 0.9 when the other "
+                  "keys' "
+                  "e^(s_j - s_right) add up to at most 1/9: a margin of ln(0.9 / 0.1 · 7) = ln 63 ≈ 4.1 over "
+                  "every one of the 7 other keys is enough.")),
+    ("06.2", scores_with(place_scores(PLACES + 1), (0, 2, 8 - 1e-9)), "wrong", None,
+     hint("06.2", "with your scores, query place 0 reads the right key (place 1), but with only "
+                  f"{np.exp(8) / (2 * np.exp(8) + 6):.2f} of the weight: key place 2 scores 7.999999999 "
+                  "against "
+                  "its 8, a margin of only 1e-09. The weight reaches 0.9 when the other keys' e^(s_j - "
+                  "s_right) add up to at most 1/9: a margin of ln(0.9 / 0.1 · 7) = ln 63 ≈ 4.1 over every "
+                  "one "
+                  "of the 7 other keys is enough.")),
+    ("06.2", sum(place_scores(PLACES + k, big=w) for k, w in ((1, 0.6), (2, 0.4))), "mistake",
+     "weights for scores",                               # rows of weights with zeros, not the listed one
+     hint("06.2", "your rows sum to 1, like weights (or scores of 1 against 0). The check takes your numbers "
+                  "as scores and applies the softmax, so a 1 against seven 0s gets only e / (e + 7) of the "
+                  "weight: give scores, large for the right key.")),
+    ("06.2", place_scores(PLACES), "wrong", None,
+     hint("06.2", "with your scores, query place 0 gives its largest weight to key place 0: it must read "
+                  "place "
+                  f"1, and {EVERY_062}")),
+    ("06.2", scores_with(place_scores(PLACES + 1), (6, 2, 9.0), (7, 0, 0.0), (7, 5, 8.0)), "wrong", None,
+     hint("06.2", "with your scores, query place 6 gives its largest weight to key place 2: it must read "
+                  "place "
+                  f"7, and {EVERY_062}")),
+    ("06.2", scores_with(place_scores(PLACES + 1), (7, 0, 7.5), (7, 5, 8.0)), "wrong", None,
+     hint("06.2", "with your scores, query place 7 gives its largest weight to key place 5: it must read "
+                  "place "
+                  f"0, and {EVERY_062}")),
+    *[("06.2", scores_with(place_scores(PLACES + 1), *changes), "mistake", "no wrap",
+       hint("06.2", "every place reads the next one, except the last: it must wrap around to place 0."))
+      for changes in (((6, 0, 7.5), (7, 0, 0.0), (7, 5, 8.0)), ((7, 0, 0.0), (7, 5, 8.0), (7, 1, 7.5)),
+                      ((7, 0, 6.5), (7, 5, 8.0)), ((7, 0, 10.0), (7, 5, 12.0)))],
+    ("06.2", scores_with(minus_inf_but_right(), (0, 3, np.nan)), "wrong", None,
+     f"Exercise 06.2: expected {WHAT_062} of shape (8, 8): yours has that shape, but contains NaN or inf. "
+     "Use "
+     "finite numbers."),
     ("06.2", scores_with(minus_inf_but_right(), *[(2, j, -np.inf) for j in range(8)]), "wrong", None,
      "Exercise 06.2: row 2 of your scores has no finite number: -inf means 'no weight', so that query place "
      "would read no key at all. Keep a finite score for the key it must read."),
@@ -2983,3 +3037,12 @@ def test_a_fresh_03_3_lists_a_split_of_fixed_width_2():
     assert np.array_equal(split(M33, 3), split_right(M33, 3))
     with pytest.raises(ValueError):
         split(np.zeros((3, 12)), 4)
+
+
+def test_a_fresh_06_2_tells_a_search_which_scores_may_pass():
+    """06.2's accepts_each (a search over many candidates asks it): the rotation at 8 and at 6 against 0
+    passes (0.998 and 0.983 of the weight, by hand: e^8 / (e^8 + 7), e^6 / (e^6 + 7)), at 4 and 3 (0.886,
+    0.742) it does not."""
+    assert np.exp(6) / (np.exp(6) + 7) > 0.9 > np.exp(4) / (np.exp(4) + 7)
+    candidates = np.stack([place_scores(PLACES + 1, big=big) for big in (8.0, 6.0, 4.0, 3.0)])
+    assert built("06.2").accepts_each(candidates).tolist() == [True, True, False, False]
