@@ -10,9 +10,12 @@ import attention_lab as al
 from attention_lab.answer_keys import answer_key, mistakes_of
 from attention_lab.checks import TOLERANCE, Exercise
 from attention_lab.exercises_00 import lesson00
+from attention_lab.exercises_01 import lesson01
 from attention_lab.exercises_02 import lesson02
+from attention_lab.exercises_03 import lesson03
 from attention_lab.exercises_04 import lesson04
 from attention_lab.exercises_05 import lesson05
+from attention_lab.exercises_06 import lesson06
 from attention_lab.exercises_07 import lesson07
 from attention_lab.exercises_10 import lesson10
 
@@ -212,10 +215,11 @@ def test_each_lesson_keeps_its_exercises_in_its_own_module():
     assert sorted(registered) == sorted(al.EXERCISES)
 
 
-@pytest.mark.parametrize("lesson", [lesson00, lesson02, lesson04, lesson05, lesson07, lesson10])
+@pytest.mark.parametrize("lesson", [lesson00, lesson01, lesson02, lesson03, lesson04, lesson05, lesson06,
+                                    lesson07, lesson10])
 def test_a_fresh_build_ticks_its_key_and_names_each_listed_mistake(lesson, monkeypatch):
     """As test_each_mistake_gets_its_own_hint, on a build made in the test (`al.EXERCISES` is built at import,
-    before a mutant of lesson00(), 02, 04, 05, 07 or 10 is switched on): what a teacher reads in
+    before a mutant of lesson00() to 07() or 10() is switched on): what a teacher reads in
     answer_keys, the key, gets ✓, and each listed wrong answer its own verdict."""
     for exercise in lesson():
         monkeypatch.setitem(al.EXERCISES, exercise.key, exercise)

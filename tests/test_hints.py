@@ -20,9 +20,12 @@ import attention_lab as al
 from attention_lab.answer_keys import answer_key, mistakes_of
 from attention_lab.checks import Choice, in_words
 from attention_lab.exercises_00 import lesson00
+from attention_lab.exercises_01 import lesson01
 from attention_lab.exercises_02 import lesson02
+from attention_lab.exercises_03 import lesson03
 from attention_lab.exercises_04 import lesson04
 from attention_lab.exercises_05 import lesson05
+from attention_lab.exercises_06 import lesson06
 from attention_lab.exercises_07 import lesson07, sequences_72, stream_forward
 from attention_lab.exercises_10 import lesson10
 
@@ -1844,7 +1847,1052 @@ FRESH_CASES_05 = [
 ]
 
 
-ALL_FRESH_CASES = FRESH_CASES + FRESH_CASES_04 + FRESH_CASES_05
+# ---------- lessons 01, 03 and 06 built afresh: what a student reads, word for word (issue 46) ----------
+# As lessons 00, 02, 04, 05 and 10 above: each case builds its lesson now, so that a mutant of lesson01(),
+# lesson03() or lesson06() (a right answer, a mistake, a hint, a judge's threshold) is the one judged. Hints
+# typed here; right and wrong answers computed here in plain NumPy.
+FRESH |= {"01": lesson01, "03": lesson03, "06": lesson06}
+EX01 = al.cats_chase_mice()                                         # cats, chase, small, mice
+S011 = X01 @ X01[2]                                                 # small's scores: (0, 0, 1, 1)
+RIGHT011 = np.vstack([S011, sm(S011)])
+EXPECTS_011 = "two rows of four numbers: the scores s₃ⱼ, then the weights w₃ⱼ"
+SCALE_011 = "this lesson does not scale yet (lesson 02 adds ÷√d_k)."
+WHAT_013 = "W_q (rows: features of x, columns: what the query asks for)"
+WEAK_013 = "mice wins here, though by too little (make your entries larger too)"
+MORE_013 = ("on a fresh sentence small listens as much (or more) to a word that is not a small noun: your "
+            "query rewards features that other words have too. Ask for exactly what makes mice the target: "
+            "noun and small.")
+ANIMAL_013 = ("your query asks 'animal?' as much as 'small?' (or more). On a fresh sentence whose small noun "
+              "is not an animal, an animal noun (cats) then scores as high as the small noun. Ask 'animal?' "
+              "less than 'small?', or (simplest) not at all: 'noun? and small?'.")
+PRINT_014 = ("Print weights_of(q, K) for a small q and K: what do the weights add up to, and what should "
+             "they "
+             "add up to?")
+EXPECTED_014 = ("expected 5 weights, positive and summing to 1 (a softmax of the scores K @ q), also for "
+                "very large scores.")
+_rng14 = np.random.default_rng(14)
+Q14, K14 = _rng14.standard_normal(3), _rng14.standard_normal((5, 3))      # 01.4's fresh q and K
+M015 = "q = M x, for our rows x @ M.T"
+
+
+def small_row(*row, W=None):
+    """01.3: a W_q whose row 'small' (index 3) is `row`, the rest zero (or W's)."""
+    W = np.zeros((4, 4)) if W is None else np.array(W, dtype=float)
+    W[3] = row
+    return W
+
+
+def small_weights(W, X=X01, who=2):
+    """01.3 by hand: the weights of token `who`'s query X[who] @ W over the keys X (W_k = I, no scaling)."""
+    return sm((X[who] @ W) @ X.T)
+
+
+def weights_right(q, K):
+    e = np.exp(K @ q - (K @ q).max())
+    return e / e.sum()
+
+
+def weights_planted_printed(q, K):            # 01.4: the planted line as the lesson prints it, and a print
+    scores = K @ q
+    e = np.exp(scores - scores.max())
+    print(e)
+    return e / e.max()
+
+
+def weights_undivided(q, K):
+    return np.exp(K @ q - (K @ q).max())
+
+
+def weights_by_count(q, K):
+    e = np.exp(K @ q - (K @ q).max())
+    return e / len(K)
+
+
+def weights_by_score_sum(q, K):
+    e = np.exp(K @ q - (K @ q).max())
+    return e / (K @ q).sum()
+
+
+def weights_min_shift(q, K):
+    e = np.exp(K @ q - (K @ q).min())
+    return e / e.sum()
+
+
+def weights_softmax_planted(q, K):             # the planted line kept, its e from the package's softmax
+    scores = K @ q
+    e = al.softmax(scores)
+    return e / e.max()
+
+
+def weights_with_the_package(q, K):
+    return al.softmax(K @ q)
+
+
+def weights_rounded(q, K):
+    return np.round(weights_right(q, K), 3)
+
+
+def v3_rounded(decimals):
+    """01.5 with the weights rounded: (y_1 - w_11 v_1 - w_12 v_2) / w_13, w from 01.5's printed numbers."""
+    w = np.round(sm(X15 @ (WQ15 @ X15[0])), decimals)
+    return (Y15 - w[0] * V15[1] - w[1] * V15[2]) / w[2], w
+
+
+FRESH_CASES_01 = [    # (key, answer, status, mistake, what the student reads)
+    # 01.1: small's scores and weights, no W matrices
+    ("01.1", [S011, sm(S011)], "correct", None, "Exercise 01.1: ✓ correct."),
+    ("01.1", [[0, 0, 1, 1], [0.135, 0.135, 0.365, 0.365]], "correct", None, "Exercise 01.1: ✓ correct."),
+    ("01.1", sm(S011), "mistake", "weights only",
+     hint("01.1", "these are the weights alone; give two rows: the scores s₃ⱼ = x₃·xⱼ first, then the "
+                  "weights.")),
+    ("01.1", S011, "mistake", "raw scores",
+     hint("01.1", "these are the scores x₃·xⱼ alone; add a second row, the weights: their softmax.")),
+    ("01.1", [S011, S011], "mistake", "scores twice",
+     hint("01.1", "your second row is the scores again: turn them into weights with softmax.")),
+    ("01.1", [sm(S011), S011], "mistake", "rows swapped",
+     hint("01.1", "the right numbers in the wrong order: the scores first, then the weights.")),
+    ("01.1", [X01 @ X01[1], sm(X01 @ X01[1])], "mistake", "off by one (x₂)",
+     hint("01.1", "these are the scores and weights of token 2; Python counts from 0, so token 3 is X[2].")),
+    ("01.1", [X01 @ X01[3], sm(X01 @ X01[3])], "mistake", "off by one (x₄)",
+     hint("01.1", "these are the scores and weights of token 4; Python counts from 0, so token 3 is X[2], "
+                  "not X[3].")),
+    ("01.1", [S011, S011 / S011.sum()], "mistake", "no exp",
+     hint("01.1", "you divided the scores by their sum; softmax takes exp of each score first, then divides "
+                  "by the sum of the exps.")),
+    ("01.1", [S011, np.exp(S011)], "mistake", "exp not divided",
+     hint("01.1", "your second row is exp of each score; divide it by the sum of the exps, so that the "
+                  "weights sum to 1.")),
+    ("01.1", [S011, np.exp(S011 - S011.max())], "mistake", "exp minus max not divided",
+     hint("01.1", "your second row is exp(score - max); divide it by its sum, so that the weights sum to "
+                  "1.")),
+    ("01.1", [S011 / 2, sm(S011 / 2)], "mistake", "scaled",
+     hint("01.1", f"you divided the scores by √d_k = 2; {SCALE_011}")),
+    ("01.1", [S011, sm(S011 / 2)], "mistake", "weights scaled",
+     hint("01.1", f"your weights come from the scores divided by √d_k = 2; {SCALE_011}")),
+    ("01.1", [sm(S011) @ X01, sm(S011)], "mistake", "output and weights",
+     hint("01.1", "your first row is small's output y₃ = Σⱼ w₃ⱼ xⱼ, not its scores: the scores are the dot "
+                  "products x₃·xⱼ.")),
+    ("01.1", [(X01 @ EX01.W_k) @ (X01[2] @ EX01.W_q), sm((X01 @ EX01.W_k) @ (X01[2] @ EX01.W_q))], "mistake",
+     "with the lesson's W", hint("01.1", "you used the lesson's W_q and W_k; this exercise has none: the "
+                                         "score is x₃·xⱼ, as in steps 2–3.")),
+    ("01.1", np.zeros((2, 4)), "wrong", None,
+     "Exercise 01.1: your answer is a 2 × 4 array, as asked, but "
+     f"{differ(np.zeros((2, 4)), RIGHT011, 5e-3)}. {GENERIC_WORDS}"),
+    ("01.1", [[0, 0, 1, np.inf], [0, 0, 0.5, 0.5]], "wrong", None,
+     "Exercise 01.1: your answer contains NaN or inf (the first at index [0, 3]). Did a softmax overflow? "
+     "Subtract the maximum score first."),
+    ("01.1", [0, 0, 1], "wrong", None, f"Exercise 01.1: expected {EXPECTS_011}; got a list of 3 numbers."),
+    # 01.2: W_q doubled
+    ("01.2", "B", "correct", None, "Exercise 01.2: ✓ correct."),
+    ("01.2", "a", "mistake", "a", reason("01.2", "a", "the scores q·k double too, and the softmax of doubled "
+                                                      "scores is not the same: it is sharper (try the "
+                                                      "temperature slider of lesson 00).")),
+    ("01.2", "c", "mistake", "c", reason("01.2", "c", "doubling makes the differences between scores larger, "
+                                                      "so the softmax gets sharper, not flatter.")),
+    ("01.2", "d", "mistake", "d", reason("01.2", "d", "the weights are equal only when every score is equal; "
+                                                      "doubling keeps the scores of cats and mice (2 → 4) "
+                                                      "apart from the others (0).")),
+    ("01.2", "e", "wrong", None, "Exercise 01.2: answer with one letter: a, b, c, d."),
+    # 01.3: small listens most to mice (noun and small), on fresh sentences too
+    ("01.3", small_row(2, 0, 0, 2), "correct", None, "Exercise 01.3: ✓ correct."),
+    ("01.3", small_row(3, 0, 1, 3), "correct", None, "Exercise 01.3: ✓ correct."),      # 'animal?' a little
+    ("01.3", EX01.W_q, "mistake", "lesson's W_q",
+     hint("01.3", "this is the lesson's W_q: small's row asks only 'noun?', so cats and mice tie. Ask for a "
+                  "second feature that only mice has.")),
+    ("01.3", small_row(2, 0, 0, 2).T, "mistake", "transposed",
+     hint("01.3", "your matrix works when transposed: row i of W_q belongs to feature i of x (q = x @ W_q), "
+                  "so small's question goes in row 'small' (index 3).")),
+    ("01.3", small_row(5, 0, 0, 0), "mistake", "noun only",
+     hint("01.3", "cats and mice tie, ahead of chase and small: both are nouns. Ask for a second feature "
+                  "that only mice has.")),
+    *[("01.3", W, "mistake", "small not asked",
+       hint("01.3", "cats and mice tie, ahead of chase and small: mice differs from cats only in being "
+                    "small, and your query does not ask 'small?', so cats and mice answer every question it "
+                    "asks alike. Ask 'small?' too, the one feature mice has and cats does not."))
+      for W in (small_row(0, 0, 2, 0), small_row(1, 0, 1, 0))],
+    *[("01.3", W, "mistake", "small only",
+       hint("01.3", "small ties with mice: your query asks 'small?' but neither 'noun?' nor 'animal?', the "
+                    "two features mice has and small lacks, so small and mice score the same (x_small · q = "
+                    "x_mice · q): ask for 'noun' too."))
+      for W in (small_row(0, 0, 0, 2), small_row(0, -1, 0, 4))],
+    ("01.3", small_row(2, 0, -2, 2), "mistake", "noun cancelled",
+     hint("01.3", "small ties with mice. Your row 'small' does ask 'noun?', but its other entries take back "
+                  "what mice gains from being a noun: mice is an animal too, and your negative 'animal?' "
+                  "entry costs mice as much. Ask for noun and small, and leave 'animal?' at 0.")),
+    ("01.3", small_row(-3, 0, 3, 1), "mistake", "noun penalised",
+     hint("01.3", "small ties with mice. Your row 'small' asks 'animal?' but gives 'noun?' a negative entry, "
+                  "and mice is both a noun and an animal: what it gains as an animal it loses as a noun, so "
+                  "it scores only what small scores. Ask 'noun?' with a positive entry, and leave 'animal?' "
+                  "at 0.")),
+    *[("01.3", W, "mistake", "empty row",
+       hint("01.3", "row 'small' (index 3) of your W_q is zero, so small's query is zero: every score is 0 "
+                    "and all four words tie at 0.25. Small's question goes in that row."))
+      for W in (np.diag([1.0, 1.0, 1.0, 0.0]), np.zeros((4, 4)), small_row(0, 0, 0, 0, W=np.ones((4, 4))))],
+    *[("01.3", W, "mistake", "too weak",
+       hint("01.3", "mice wins, but by too little: make your entries larger, so that the softmax decides "
+                    "more sharply."))
+      for W in (small_row(0.4, 0, 0, 0.4), small_row(0.5, 0, 0, 0.5), small_row(1e-12, 0, 0, 1e-12),
+                small_row(0.6, 0, 0, 0.6, W=np.eye(4)))],
+    *[("01.3", W, "mistake", "more features", hint("01.3", f"mice wins here, but {MORE_013}"))
+      for W in (3 * np.ones((4, 4)), 5 * np.ones((4, 4)))],
+    *[("01.3", W, "mistake", "more features, too weak", hint("01.3", f"{WEAK_013}, and {MORE_013}"))
+      for W in (0.1 * np.ones((4, 4)), 1e-12 * np.ones((4, 4)))],
+    *[("01.3", W, "mistake", "asks animal", hint("01.3", f"mice wins here, but {ANIMAL_013}"))
+      for W in (small_row(2, 0, 2, 2), small_row(2, 0, 3, 2))],
+    ("01.3", small_row(0.1, 0, 0.1, 0.1), "mistake", "asks animal, too weak",
+     hint("01.3", f"{WEAK_013}, and {ANIMAL_013}")),
+    *[("01.3", W, "wrong", None,
+       f"Exercise 01.3: with your W_q, small's weights are {np.round(small_weights(W), 3)}: mice (the last) "
+       "must get the most, more than 0.7. Row 'small' of W_q decides what small's query asks for.")
+      for W in (small_row(0, 2, 0, 0), small_row(-2, 0, 0, -2), small_row(0, 0, 0, -2))],
+    # the edges of the judge's tests: a lead of 1e-9 is a tie, a question is read by its direction only
+    ("01.3", small_row(2, 0, 2, 2 + 1e-9), "mistake", "asks animal",       # cats ties on the third sentence
+     hint("01.3", f"mice wins here, but {ANIMAL_013}")),
+    *[("01.3", W, "mistake", "noun only",
+       hint("01.3", "cats and mice tie, ahead of chase and small: both are nouns. Ask for a second feature "
+                    "that "
+                    "only mice has.")) for W in (small_row(2, 0, 0, 1e-9), small_row(1e-12, 0, 0, 0))],
+    ("01.3", small_row(2, -2, 0, 0), "mistake", "small not asked",
+     hint("01.3", "cats and mice tie, ahead of chase and small: mice differs from cats only in being small, "
+                  "and "
+                  "your query does not ask 'small?', so cats and mice answer every question it asks alike. "
+                  "Ask "
+                  "'small?' too, the one feature mice has and cats does not.")),
+    ("01.3", small_row(1e-12, 0, 0, 1e-12, W=[[0, 5e-12, 0, 0], [0] * 4, [0] * 4, [0] * 4]), "mistake",
+     "too weak",                                   # row 'noun' asks 'verb?': small's question is row 'small'
+     hint("01.3", "mice wins, but by too little: make your entries larger, so that the softmax decides more "
+                  "sharply.")),
+    *[("01.3", W, "wrong", None,
+       f"Exercise 01.3: with your W_q, small's weights are {np.round(small_weights(W), 3)}: mice (the last) "
+       "must get the most, more than 0.7. Row 'small' of W_q decides what small's query asks for.")
+      for W in (small_row(1, 0, -1, 0), small_row(0, 0, 2, -1), small_row(0, 1, 1, 0), small_row(0, 0, -1, 2),
+                small_row(1, -1, -1, 0))],
+    ("01.3", small_row(0.5, 0, -0.5, 1), "mistake", "noun cancelled",
+     hint("01.3", "small ties with mice. Your row 'small' does ask 'noun?', but its other entries take back "
+                  "what mice gains from being a noun: mice is an animal too, and your negative 'animal?' "
+                  "entry "
+                  "costs mice as much. Ask for noun and small, and leave 'animal?' at 0.")),
+    ("01.3", np.zeros((4, 3)), "wrong", None,
+     f"Exercise 01.3: expected {WHAT_013} of shape (4, 4), got a 4 × 3 array."),
+    ("01.3", np.full((4, 4), 2e12), "wrong", None,
+     f"Exercise 01.3: expected {WHAT_013} of shape (4, 4): yours has that shape, but holds 2e+12; keep every "
+     "number within ±1e+12 (larger ones overflow when the check multiplies them)."),
+    # 01.4: fix weights_of(q, K)
+    ("01.4", weights_right, "correct", None, "Exercise 01.4: ✓ correct."),
+    ("01.4", HANDED_OUT["01.4"], "unanswered", "planted",
+     hint("01.4", f"still the planted bug: one line of weights_of is wrong. {PRINT_014}")),
+    ("01.4", weights_planted_printed, "mistake", "planted",
+     hint("01.4", f"still the planted bug: one line of weights_of is wrong. {PRINT_014}")),
+    ("01.4", weights_undivided, "mistake", "no division",
+     hint("01.4", "your weights are the exps of the shifted scores, never divided by their sum: after "
+                  "subtracting the maximum, e.max() is always 1, so the planted e / e.max() and no division "
+                  f"at all give the same numbers. {PRINT_014}")),
+    ("01.4", weights_no_max, "mistake", "no max",
+     hint("01.4", "right on small scores, but scores near 1000 overflow exp and give nan: keep subtracting "
+                  "the maximum score before exp.")),
+    ("01.4", weights_no_exp, "mistake", "no exp",
+     hint("01.4", "the scores divided by their sum can be negative and do not follow the softmax: take exp "
+                  "of each score first.")),
+    ("01.4", weights_by_count, "mistake", "by count",
+     hint("01.4", "you divided by the number of keys; divide by the sum of the exps, so that the weights sum "
+                  "to 1.")),
+    ("01.4", weights_by_score_sum, "mistake", "by score sum",
+     hint("01.4", "you divided by the sum of the scores; divide by the sum of the exps, e.sum().")),
+    ("01.4", weights_min_shift, "mistake", "min shift",
+     hint("01.4", "you subtracted the smallest score: on scores near 1000 exp still overflows. Subtract the "
+                  "largest, so that the largest exponent is exp(0) = 1.")),
+    *[("01.4", fn, "mistake", "shift changed",
+       hint("01.4", "the line you changed was right: subtracting the largest score before exp is what keeps "
+                    "exp from overflowing (near 1000 yours overflows), and on small scores your weights are "
+                    "still the planted ones. Put that line back; the wrong line is still there. "
+                    f"{PRINT_014}"))
+      for fn in (weights_unshifted_planted, weights_min_planted)],
+    ("01.4", weights_over_unshifted_sum, "mistake", "unshifted sum",
+     hint("01.4", "you divide the shifted exps e by the sum of the unshifted ones, np.exp(scores).sum(): the "
+                  "two differ by the factor exp(max), and near 1000 that sum overflows, so every weight "
+                  "becomes 0. Divide e by its own sum, e.sum().")),
+    *[("01.4", fn, "wrong", None,
+       "Exercise 01.4: al.softmax is switched off in this exercise: do this step yourself (the check "
+       "switches it off while it runs your function).")
+      for fn in (weights_with_the_package, weights_softmax_planted)],
+    ("01.4", weights_rounded, "wrong", None,
+     "Exercise 01.4: on fresh inputs your function returns the right shape (5,), and all 5 of its numbers "
+     f"are within {np.abs(np.round(weights_right(Q14, K14), 3) - weights_right(Q14, K14)).max():.2g} of the "
+     "right ones, but not all equal to them: does your function round, or compute in low precision "
+     f"(float16)? Return the numbers unrounded: {EXPECTED_014}"),
+    ("01.4", lambda q, K: 2 * weights_right(q, K), "wrong", None,
+     "Exercise 01.4: on fresh inputs your function returns the right shape (5,), but "
+     f"{differ(2 * weights_right(Q14, K14), weights_right(Q14, K14), atol=1e-8, rtol=1e-5)}: {EXPECTED_014}"),
+    ("01.4", lambda q, K: weights_right(q, K)[:4], "wrong", None,
+     f"Exercise 01.4: on fresh inputs your function returns shape (4,), not (5,): {EXPECTED_014}"),
+    ("01.4", weights_right(Q14, K14), "wrong", None,
+     "Exercise 01.4: expected your fixed function itself (no brackets), got ndarray."),
+    # 01.5: the smudged value v_3, printed y_1 = (0.84776623, 0.94029221)
+    ("01.5", [3.0, -1.0], "correct", None, "Exercise 01.5: ✓ correct."),
+    ("01.5", v3_rounded(3)[0], "correct", None, "Exercise 01.5: ✓ correct."),
+    ("01.5", v3_from(sm(X15 @ (X15[0] @ WQ15))), "mistake", "no transpose",
+     hint("01.5", "your weights come from q = x @ M, the text's matrix used as ours (or, the same scores, "
+                  "from q = x with keys M x). The text writes q = M x with column vectors; for our rows that "
+                  "is x @ M.T (al.from_column_convention(M)), and the keys are the tokens, k = x.")),
+    ("01.5", v3_from(sm(X15 @ X15[0])), "mistake", "no M",
+     hint("01.5", "your weights come from q = x_1, without M: the text's query is q = M x, for our rows x @ "
+                  "M.T (al.from_column_convention(M)).")),
+    ("01.5", v3_from(sm((X15 @ WQ15.T) @ (WQ15 @ X15[0]))), "mistake", "keys through M",
+     hint("01.5", "your keys also went through M (k = M x); here only the query does: q = M x, and the keys "
+                  "are the tokens themselves, k = x.")),
+    ("01.5", v3_from(sm((X15 @ WQ15) @ (X15[0] @ WQ15))), "mistake", "keys through M, no transpose",
+     hint("01.5", "your queries and keys both come from x @ M: the keys are the tokens themselves (k = x), "
+                  f"and the query is {M015}.")),
+    ("01.5", v3_from(sm(X15 @ (WQ15 @ X15[1]))), "mistake", "weights of token 2",
+     hint("01.5", "you used the weights of token 2; y_1 is the output of x_1, X[0] in Python.")),
+    ("01.5", Y15 - sm(X15 @ (WQ15 @ X15[0]))[0] * V15[1] - sm(X15 @ (WQ15 @ X15[0]))[1] * V15[2], "mistake",
+     "not divided by w_13", hint("01.5", "you found w_13 v_3 = y_1 - w_11 v_1 - w_12 v_2; divide by the "
+                                         "weight w_13 to get v_3 itself.")),
+    ("01.5", v3_from(sm(X15 @ (WQ15 @ X15[0]) / np.sqrt(2))), "mistake", "scaled",
+     hint("01.5", "you divided the scores by √2; this text uses no scaling.")),
+    ("01.5", Y15, "mistake", "y_1 itself",
+     hint("01.5", "that is y_1, the printed output; the question asks for the value v_3 hidden in it.")),
+    *[("01.5", v3_rounded(d)[0], "wrong", None,
+       hint("01.5", f"your method is right, but you rounded the weights to {d} {word} (w = "
+                    f"{v3_rounded(d)[1].tolist()}); dividing by w_13 magnifies that error. Keep at least 3 "
+                    "decimals of each weight."))
+      for d, word in ((1, "decimal"), (2, "decimals"))],
+    # the rounded method's window is 0.005 (np.allclose's default rtol would widen it by 1e-5 × |v|)
+    ("01.5", v3_rounded(1)[0] + [0.003, 0.0], "wrong", None,
+     hint("01.5", "your method is right, but you rounded the weights to 1 decimal (w = [0.6, 0.2, 0.2]); "
+                  "dividing by w_13 magnifies that error. Keep at least 3 decimals of each weight.")),
+    ("01.5", v3_rounded(1)[0] + [0.005 + 1e-5, 0.0], "wrong", None,
+     f"Exercise 01.5: your answer is a list of 2 numbers, as asked, but "
+     f"{differ(v3_rounded(1)[0] + [0.005 + 1e-5, 0.0], [3, -1], 5e-3)}. {GENERIC_WORDS}"),
+    ("01.5", [np.nan, -1.0], "wrong", None,
+     "Exercise 01.5: your answer contains NaN or inf (the first at index [0]). Did a softmax overflow? "
+     "Subtract the maximum score first."),
+    ("01.5", [0.0, 0.0], "wrong", None,
+     "Exercise 01.5: your answer is a list of 2 numbers, as asked, but "
+     f"{differ([0, 0], [3, -1], atol=5e-3)}. {GENERIC_WORDS}"),
+    ("01.5", [3.0, -1.0, 0.0], "wrong", None, "Exercise 01.5: expected two numbers, the value v_3; got a "
+                                              "list of 3 numbers."),
+]
+
+
+CAT = al.the_cat_sat()                                              # the cat sat on the mat, θ = 2π/7
+T03 = 2 * np.pi / 7
+RADIANS_032 = ("If you typed the angle yourself: np.cos and np.sin take radians, and θ = 2π/7 radians "
+               "(ex.theta).")
+WORKS_032 = "Exercise 03.2: ✓ correct. It works on these positions, though "
+KINDS_032 = ("head 1's queries also read the word kinds (rows 2-3 of W_q's columns 0-1 are not all 0), so "
+             "head 1 is no turn of the position alone.")
+HALF_032 = ("half a step off a whole number of steps, so each query points halfway between two positions. "
+            "(If your factor is negative: a negative factor turns by half a circle more, 3.5θ, as 7 steps "
+            "make a full turn.) Section 3's 8 R(θ) turns by one step: how many steps back is the token two "
+            f"places before? {RADIANS_032}")
+NOT_WHOLE_032 = "not a whole number of steps θ (section 3's R(θ) turns by one)"
+_rng33 = np.random.default_rng(33)
+M33 = _rng33.standard_normal((5, 6))                                # 03.3's first fresh M, h = 3
+EXPECTED_033 = ("split(M, h)[i] must hold columns i·d_k to (i+1)·d_k − 1 of every token, with d_k = d // h: "
+                "shape (3, 5, 2) for a (5, 6) array and h = 3, (4, 3, 3) for a (3, 12) array and h = 4.")
+OWNS_NONE_034 = ("but a head owns no output columns: W_O mixes the heads, so each head contributes to every "
+                 "output column. Head i's contribution is head_i @ W_O[its rows], all 4 columns (section 6's "
+                 "second assert: column 0 reads both heads).")
+Z32 = np.zeros((3, 2))
+
+
+def head1(block, kinds=None):
+    """03.2: the lesson's W_q with head 1's block (and the rows 2-3 of its columns 0-1) replaced."""
+    W = with_block(CAT.W_q, block)
+    if kinds is not None:
+        W[2:, :2] = kinds
+    return W
+
+
+def head1_weights(W):
+    """03.2 by hand: head 1's weights (columns 0-1 of Q and K = X, scale 1/√2), rows sat, on, the, mat, two
+    tokens back."""
+    X = CAT.X
+    A = sm((X @ W)[:, :2] @ X[:, :2].T / np.sqrt(2))
+    return A[np.arange(2, 6), np.arange(0, 4)]
+
+
+def split_right(M, h):
+    n, d = M.shape
+    return M.reshape(n, h, d // h).transpose(1, 0, 2)
+
+
+def split_planted_printed(M, h):             # 03.3: the planted line as the lesson prints it, and a print
+    n, d = M.shape
+    print(n, d)
+    return M.reshape(h, n, d // h)
+
+
+def split_axes_mixed(M, h):
+    return M.reshape(len(M), h, -1).transpose(1, 2, 0)
+
+
+def split_width_two(M, h):                    # the lesson's d_k = 2 typed in
+    return M.reshape(len(M), h, 2).transpose(1, 0, 2)
+
+
+def split_width_two_no_transpose(M, h):
+    return M.reshape(len(M), h, 2)
+
+
+def split_rows(M, h):
+    return np.stack(np.split(M, h, axis=0))
+
+
+def split_width_two_sliced(M, h):             # width 2 typed in; on the (3, 12) array it returns (4, 3, 2)
+    return np.stack([M[:, 2 * i:2 * i + 2] for i in range(h)])
+
+
+def split_width_two_any_h(M, h):              # width 2 typed in, h not read: as many heads as fit
+    return M.reshape(len(M), -1, 2).transpose(1, 0, 2)
+
+
+def split_width_two_sliced_unmoved(M, h):     # the same, its heads' axis second
+    return np.stack([M[:, 2 * i:2 * i + 2] for i in range(h)], axis=1)
+
+
+def split_closing_over_the_package():
+    split_heads = al.split_heads
+
+    def split(M, h):                          # the package's split, reached through a closure
+        return split_heads(M, h)
+    return split
+
+
+def split_by_range(M, h):                     # h must be a plain int here: range() takes no float
+    d_k = M.shape[1] // h
+    return np.array([M[:, i * d_k:(i + 1) * d_k] for i in range(h)])
+
+
+def heads34(W_q=WQ34, scale=2 ** -0.5, axis=-1, kq=False):
+    """03.4 by hand: each head of width 2 on its own columns (W_k = W_v = I), as a student's slip may have "
+    "it."""
+    Q = X34 @ W_q
+    out = []
+    for c in (slice(0, 2), slice(2, 4)):
+        S = (X34[:, c] @ Q[:, c].T if kq else Q[:, c] @ X34[:, c].T) * scale
+        out.append(sm(S, axis=axis) @ X34[:, c])
+    return out
+
+
+def parts34(W_O=WO34, **how):
+    H1, H2 = heads34(**how)
+    return np.stack([np.hstack([H1, Z32]) @ W_O, np.hstack([Z32, H2]) @ W_O])
+
+
+RIGHT034 = np.stack([heads34()[0] @ WO34[:2], heads34()[1] @ WO34[2:]])
+OUT034 = RIGHT034.sum(axis=0)                                       # Concat(head_1, head_2) @ W_O
+ONE_HEAD034 = sm((X34 @ WQ34) @ X34.T / 2) @ X34                    # one head of width 4, scale 1/√4
+
+FRESH_CASES_03 = [    # (key, answer, status, mistake, what the student reads)
+    # 03.1: 4 heads instead of 2
+    ("03.1", "b", "correct", None,
+     "Exercise 03.1: ✓ correct. Now move `heads h` to 4. No head finds the previous token for every word any "
+     "more: with one column, a score is the query's number times the key's number, so a query's favourite is "
+     "the key with the largest number or the one with the smallest. That is the previous token only by "
+     "coincidence (cat in head 1, on in head 2); in head 1, the₂ and mat share their top weight between "
+     "their previous token and another word. The numbers beside the sliders print '(flat)' or '(tie)' where "
+     "no single key wins. Head 3 (content) still groups the content words, but only for content-word "
+     "queries: a function word's query is 0 there, so its weights are flat. Head 4 (function) does the same "
+     "for function words."),
+    ("03.1", "a", "mistake", "a", reason("03.1", "a", "the number of parameters stays the same: W_q, W_k, "
+                                                      "W_v and W_O are still four d_model × d_model "
+                                                      "matrices. Only the grouping of their columns into "
+                                                      "heads changes.")),
+    ("03.1", "c", "mistake", "c", reason("03.1", "c", "each head now has width 1 and its own softmax, over "
+                                                      "scores from one column instead of two: different "
+                                                      "weights, so different outputs.")),
+    ("03.1", "d", "mistake", "d", reason("03.1", "d", "the outputs do change (each head has its own "
+                                                      "softmax), and the work is about the same: the same "
+                                                      "products, cut into more pieces.")),
+    ("03.1", "e", "wrong", None, "Exercise 03.1: answer with one letter: a, b, c, d."),
+    # 03.2: head 1 looks two tokens back, head 2 keeps its job
+    ("03.2", head1(8 * rotation(2 * T03)), "correct", None, "Exercise 03.2: ✓ correct."),
+    *[("03.2", head1(5 * rotation(s * T03)), "correct", None, "Exercise 03.2: ✓ correct.")
+      for s in (2.04, 1.96)],
+    *[("03.2", head1(8 * rotation(s * T03)), "correct", None,
+       f"{WORKS_032}your block W_q[:2, :2] turns each position back by {s:.2f}θ, not by 2θ = 4π/7: one step "
+       "is θ = 2π/7 (ex.theta), as 7 steps make the full circle. If you typed the angle yourself: np.cos and "
+       "np.sin take radians.") for s in (2.2, 1.85, 2.06)],
+    ("03.2", head1(8 * rotation(2 * T03) @ np.diag([1.0, 1.3])), "correct", None,
+     f"{WORKS_032}your block W_q[:2, :2] is no rotation times a positive number (a rotation has equal "
+     "numbers on its diagonal and opposite numbers off it): it turns the positions by unequal angles or "
+     "stretches them unequally."),
+    *[("03.2", head1(8 * rotation(2 * T03), kinds=kinds), "correct", None, WORKS_032 + KINDS_032)
+      for kinds in (0.5, [[0.5, 0.0], [0.0, 0.0]])],
+    # a block is a rotation when its entries match one to within 1e-6 of its size (8 here): 1e-6 off is one,
+    # 1.5e-5 off is not
+    ("03.2", head1(8 * rotation(2 * T03) + [[0.0, 0.0], [0.0, 1e-6]]), "correct", None,
+     "Exercise 03.2: ✓ correct."),
+    ("03.2", head1(8 * rotation(2 * T03) + [[0.0, 0.0], [0.0, 1.5e-5]]), "correct", None,
+     f"{WORKS_032}your block W_q[:2, :2] is no rotation times a positive number (a rotation has equal "
+     "numbers on "
+     "its diagonal and opposite numbers off it): it turns the positions by unequal angles or stretches them "
+     "unequally."),
+    ("03.2", head1(8 * rotation(2.2 * T03), kinds=[[0.0, 0.0], [0.0, 0.5]]), "correct", None,
+     f"{WORKS_032}your block W_q[:2, :2] turns each position back by 2.20θ, not by 2θ = 4π/7: one step is θ "
+     "= 2π/7 (ex.theta), as 7 steps make the full circle. If you typed the angle yourself: np.cos and "
+     f"np.sin take radians. H{KINDS_032[1:]}"),
+    ("03.2", CAT.W_q, "mistake", "previous",
+     hint("03.2", "head 1 still finds the previous token (this is the lesson's W_q): it turns each position "
+                  "back by one step, θ. Two tokens back is a turn by 2θ.")),
+    *[("03.2", head1(block), "mistake", "still previous",
+       hint("03.2", "head 1 still finds the previous token: your block turns each position back by about "
+                    "one step, θ (if you scaled R(θ): a factor only makes the choice sharper or softer). "
+                    f"Two tokens back is a turn by 2θ. {RADIANS_032}"))
+      for block in (16 * rotation(T03), 3 * rotation(T03))],
+    ("03.2", CAT.W_q.T, "mistake", "next",
+     hint("03.2", "head 1 now finds the next token: your block turns each position forward by about one "
+                  "step, θ (as a transposed rotation does: the transpose turns the other way). You need two "
+                  f"steps back, a turn by 2θ. {RADIANS_032}")),
+    ("03.2", head1(8 * rotation(-2 * T03)), "mistake", "two forward",
+     hint("03.2", "head 1 now looks two tokens forward: your block turns each position forward by about 2θ "
+                  "(if you wrote a rotation for column vectors, R(2θ)ᵀ, or the angle -2θ: in our row form, "
+                  "x @ R(θ) turns a position back by θ, section 3). Turn back by 2θ instead. "
+                  f"{RADIANS_032}")),
+    ("03.2", head1(8 * rotation(T03) @ rotation(-T03)), "mistake", "itself",
+     hint("03.2", "head 1 now finds each token itself: your block turns the position by less than 0.2θ "
+                  "either way (if you multiplied a turn back by θ and one forward by θ: they cancel). Turn "
+                  f"back by 2θ. {RADIANS_032}")),
+    ("03.2", head1(8 * rotation(3 * T03)), "mistake", "three back",
+     hint("03.2", "head 1 now looks three tokens back: your block turns each position back by about 3θ (if "
+                  "you multiplied R(θ) three times: twice is 2θ). Two tokens back is a turn by 2θ. "
+                  f"{RADIANS_032}")),
+    ("03.2", head1(8 * (rotation(T03) + rotation(2 * T03))), "mistake", "tie",
+     hint("03.2", "two tokens back and one token back tie for head 1's largest weight: your block turns each "
+                  "position back by 1.5θ, halfway between them. If you added R(θ) and R(2θ): a sum turns by "
+                  "the mean angle of its two turns. Two tokens back is a turn by 2θ, R(θ) R(θ): two turns by "
+                  "θ one after the other, a product, not a sum.")),
+    ("03.2", head1(8 * rotation(2 * T03) * np.array([[1.0, -1.0], [-1.0, -1.0]])), "mistake", "no rotation",
+     hint("03.2", "head 1's block W_q[:2, :2] is no rotation times a positive number: a rotation has equal "
+                  "numbers on its diagonal and opposite numbers off it, [[cos φ, −sin φ], [sin φ, cos φ]]. "
+                  "Section 3's 8 R(θ) turns a position one step back: which product of turns takes it two "
+                  "steps back? (In NumPy, @ multiplies matrices; * multiplies entry by entry.)")),
+    ("03.2", head1(np.zeros((2, 2))), "mistake", "block empty",
+     hint("03.2", "head 1's block W_q[:2, :2] is all zeros: head 1's queries read the position features "
+                  "through rows 0-1 (and columns 0-1) of W_q. Section 3's 8 R(θ) there turns a position one "
+                  "step back: what turns it two steps back?")),
+    *[("03.2", head1(block), "mistake", "too weak",
+       hint("03.2", "the right token wins, but with less than 0.5: multiply head 1's block by a larger "
+                    f"number (the lesson used 8) to make the softmax decide. {RADIANS_032}"))
+      for block in (rotation(2 * T03), 0.01 * rotation(2 * T03))],
+    ("03.2", np.block([[8 * rotation(2 * T03), np.zeros((2, 2))], [np.zeros((2, 4))]]), "mistake",
+     "head 2 changed", hint("03.2", "head 1 works, but head 2's block (rows and columns 2-3) changed: keep "
+                                    "it as in the lesson's W_q.")),
+    *[("03.2", W, "mistake", "both",
+       hint("03.2", "head 2's weights changed (its columns 2-3 of W_q must stay as in the lesson), and head "
+                    "1 does not look two tokens back yet. Head 1 owns columns 0-1 of W_q; the rows are the "
+                    "input features (position in rows 0-1)."))
+      for W in (np.block([[np.zeros((2, 2)), 8 * rotation(2 * T03)], [np.zeros((2, 4))]]), np.eye(4))],
+    *[("03.2", head1(8 * rotation(s * T03)), "wrong", None,
+       hint("03.2", f"your block turns each position {turn}, {HALF_032}"))
+      for s, turn in ((2.5, "back by 2.50θ"), (-1.5, "forward by 1.50θ"))],
+    ("03.2", head1(-8 * rotation(2 * T03)), "wrong", None,         # half a circle more: 2θ + 3.5θ = -1.5θ
+     hint("03.2", f"your block turns each position forward by 1.50θ, {HALF_032}")),
+    ("03.2", head1(8 * rotation(2 * T03 + np.pi / 2)), "wrong", None,       # 2θ + 1.75θ = -3.25θ
+     hint("03.2", "your block turns each position forward by 3.25θ, a quarter circle (1.75θ) away from a "
+                  "whole number of steps: are cos and sin swapped, or is the angle in degrees? R(φ) = [[cos "
+                  "φ, −sin φ], [sin φ, cos φ]], and np.cos and np.sin take radians: θ = 2π/7 radians "
+                  "(ex.theta).")),
+    ("03.2", head1(8 * np.array([[np.sin(2 * T03), -np.cos(2 * T03)], [np.cos(2 * T03), np.sin(2 * T03)]])),
+     "wrong", None,                                                          # cos and sin swapped: π/2 - 2θ
+     hint("03.2", "your block turns each position forward by 0.25θ, a quarter circle (1.75θ) away from a "
+                  "whole number of steps: are cos and sin swapped, or is the angle in degrees? R(φ) = [[cos "
+                  "φ, −sin φ], [sin φ, cos φ]], and np.cos and np.sin take radians: θ = 2π/7 radians "
+                  "(ex.theta).")),
+    # 360/7 and 720/7 degrees read as radians turn by 1.30θ and 2.59θ (180/π and 360/π steps, less whole
+    # turns); a turn within 0.05θ of one of those is read as that slip (1.33θ is, 1.37θ is not)
+    *[("03.2", head1(8 * rotation(angle)), "wrong", None,
+       hint("03.2", f"your block turns each position {turn}, {NOT_WHOLE_032}. Is your angle in degrees? "
+                    "np.cos and np.sin take radians: θ = 2π/7 (ex.theta), and two tokens back is a turn by "
+                    "2θ."))
+      for angle, turn in ((2 * 360 / 7, "back by 2.59θ"), (360 / 7, "back by 1.30θ"), (-360 / 7, "forward by "
+                                                                                                 "1.30θ"),
+                          (-2 * 360 / 7, "forward by 2.59θ"), (1.33 * T03, "back by 1.33θ"))],
+    *[("03.2", head1(8 * rotation(s * T03)), "wrong", None,
+       hint("03.2", f"your block turns each position {turn}, {NOT_WHOLE_032}: two tokens back is a turn by "
+                    f"2θ. {RADIANS_032}"))
+      for s, turn in ((2.7, "back by 2.70θ"), (-0.7, "forward by 0.70θ"), (1.37, "back by 1.37θ"),
+                      (1.22, "back by 1.22θ"), (0.7, "back by 0.70θ"))],
+    ("03.2", head1(0.5 * rotation(2.7 * T03)), "wrong", None,          # a small block is a rotation too
+     hint("03.2", f"your block turns each position back by 2.70θ, {NOT_WHOLE_032}: two tokens back is a turn "
+                  f"by 2θ. {RADIANS_032}")),
+    ("03.2", head1(8 * rotation(0.5 * T03)), "wrong", None, hint("03.2", "your block turns each position "
+                                                                         f"back by 0.50θ, {HALF_032}")),
+    ("03.2", head1(8 * rotation(1.18 * T03)), "mistake", "still previous",     # within 0.2θ of one step
+     hint("03.2", "head 1 still finds the previous token: your block turns each position back by about one "
+                  "step, θ (if you scaled R(θ): a factor only makes the choice sharper or softer). Two "
+                  f"tokens back is a turn by 2θ. {RADIANS_032}")),
+    *[("03.2", W, "wrong", None,
+       hint("03.2", f"head 1's weights two tokens back are {np.round(head1_weights(W), 2)} (for sat, on, "
+                    f"the, mat): each must be the largest in its row, at least 0.5. {RADIANS_032}"))
+      for W in (head1(8 * rotation(-3 * T03)), head1(8 * rotation(2 * T03), kinds=30.0),
+                # word kinds that outweigh the turn: no turn's name fits what head 1 then does
+                head1(8 * rotation(T03), kinds=5.0), head1(8 * rotation(T03), kinds=30.0),
+                head1(8 * rotation(-T03), kinds=30.0), head1(8 * rotation(-2 * T03), kinds=30.0),
+                head1(8 * I2, kinds=30.0), head1(8 * rotation(3 * T03), kinds=30.0))],
+    # R(θ) + R(2θ) at a smaller size: still a tie while the pair leads the third key by more than 0.05
+    ("03.2", head1(0.5 * (rotation(T03) + rotation(2 * T03))), "mistake", "tie",
+     hint("03.2", "two tokens back and one token back tie for head 1's largest weight: your block turns each "
+                  "position back by 1.5θ, halfway between them. If you added R(θ) and R(2θ): a sum turns by "
+                  "the mean angle of its two turns. Two tokens back is a turn by 2θ, R(θ) R(θ): two turns by "
+                  "θ one after the other, a product, not a sum.")),
+    ("03.2", head1(0.2 * (rotation(T03) + rotation(2 * T03))), "wrong", None,
+     hint("03.2", f"your block turns each position back by 1.50θ, {HALF_032}")),
+    # W_q[0, 2] = 1e-12 beside the empty block: head 2's column, too small to change head 2's weights
+    ("03.2", head1(np.zeros((2, 2))) + np.outer(np.eye(4)[0], 1e-12 * np.eye(4)[2]), "mistake", "block empty",
+     hint("03.2", "head 1's block W_q[:2, :2] is all zeros: head 1's queries read the position features "
+                  "through rows 0-1 (and columns 0-1) of W_q. Section 3's 8 R(θ) there turns a position one "
+                  "step back: what turns it two steps back?")),
+    ("03.2", np.zeros((2, 2)), "wrong", None, "Exercise 03.2: expected a W_q of shape (4, 4), got a 2 × 2 "
+                                              "array."),
+    # 03.3: fix split(M, h)
+    *[("03.3", fn, "correct", None, "Exercise 03.3: ✓ correct.") for fn in (split_right, split_by_range)],
+    ("03.3", HANDED_OUT["03.3"], "unanswered", "planted",
+     hint("03.3", "still the planted bug: the shape is right, but the numbers are not. Take a small M = "
+                  "np.arange(12).reshape(3, 4) and h = 2 heads of d_k = 2 columns, and compare split(M, "
+                  "2)[0] with M[:, :2], the first head's columns of every token.")),
+    ("03.3", split_planted_printed, "mistake", "planted",
+     hint("03.3", "still the planted bug: the shape is right, but the numbers are not. Take a small M = "
+                  "np.arange(12).reshape(3, 4) and h = 2 heads of d_k = 2 columns, and compare split(M, "
+                  "2)[0] with M[:, :2], the first head's columns of every token.")),
+    ("03.3", split_planted, "mistake", "planted numbers",
+     hint("03.3", "you changed the function, but it still gives the planted numbers: a reshape never moves a "
+                  "number, it reads M row by row, token after token, whatever shape you ask for. So your "
+                  "first head gets the first n·d_k numbers of M, taken row after row from the first tokens, "
+                  "where it should get the first d_k columns of every token. For M = "
+                  "np.arange(12).reshape(3, 4) and h = 2: which numbers does your split(M, 2)[0] hold, and "
+                  "which should it hold (M[:, :2])?")),
+    *[("03.3", fn, "mistake", "no transpose",
+       hint("03.3", "the blocks are right but in shape (n, h, d_k); the heads' axis must come first: move it "
+                    "with .transpose(1, 0, 2).")) for fn in (split_no_transpose,
+                                                              split_width_two_no_transpose)],
+    ("03.3", split_axes_mixed, "mistake", "axes mixed",
+     hint("03.3", "your result has shape (h, d_k, n): the heads' axis comes first, but the tokens and the "
+                  "columns are swapped. Swap your result's last two axes (.transpose(0, 2, 1)); from "
+                  "M.reshape(n, h, d_k), move only the heads' axis: .transpose(1, 0, 2).")),
+    ("03.3", split_dot_t, "mistake", "axes reversed",
+     hint("03.3", ".T reverses all three axes, so (n, h, d_k) becomes (d_k, h, n); move only the heads' axis "
+                  "to the front: .transpose(1, 0, 2).")),
+    ("03.3", split_interleaved, "mistake", "interleaved",
+     hint("03.3", "your head i takes every h-th column; a head takes d_k neighbouring columns, i*d_k to "
+                  "(i+1)*d_k: reshape to (n, h, d_k) first.")),
+    ("03.3", split_width_two, "mistake", "fixed width",
+     hint("03.3", "your split works only for heads of width 2: it uses a fixed width (the lesson's d_k = 2, "
+                  "from section 2?), and the check also gives 4 heads of a (3, 12) array, width 3. Compute "
+                  "the width inside the function from M: d_k = d // h.")),
+    # width 2 typed in, and on the (3, 12) array a result rather than an error: judged on the other two
+    *[("03.3", fn, "mistake", "fixed width",
+       hint("03.3", "your split works only for heads of width 2: it uses a fixed width (the lesson's d_k = "
+                    "2, from section 2?), and the check also gives 4 heads of a (3, 12) array, width 3. "
+                    "Compute the width inside the function from M: d_k = d // h."))
+      for fn in (split_width_two_sliced, split_width_two_any_h)],
+    ("03.3", split_width_two_sliced_unmoved, "mistake", "no transpose",
+     hint("03.3", "the blocks are right but in shape (n, h, d_k); the heads' axis must come first: move it "
+                  "with .transpose(1, 0, 2).")),
+    ("03.3", split_rows, "mistake", "tokens split",
+     hint("03.3", "your heads are blocks of rows (axis 0), that is of tokens; a head takes a block of "
+                  "columns (axis 1) of every token: slice M[:, i*d_k:(i+1)*d_k], or split along axis=1.")),
+    ("03.3", al.split_heads, "wrong", None,
+     "Exercise 03.3: al.split_heads is switched off in this exercise: do this step yourself."),
+    ("03.3", lambda M, h: al.split_heads(M, h), "wrong", None,
+     "Exercise 03.3: al.split_heads is switched off in this exercise: do this step yourself (the check "
+     "switches it off while it runs your function)."),
+    ("03.3", split_closing_over_the_package(), "wrong", None,
+     "Exercise 03.3: al.split_heads is switched off in this exercise: do this step yourself (the check "
+     "switches it off while it runs your function)."),
+    ("03.3", split_right(M33, 3), "wrong", None,
+     "Exercise 03.3: expected your fixed function itself (no brackets), got ndarray."),
+    ("03.3", lambda M, h: M, "wrong", None,
+     f"Exercise 03.3: on fresh inputs your function returns shape (5, 6), not (3, 5, 2): {EXPECTED_033}"),
+    ("03.3", lambda M, h: -split_right(M, h), "wrong", None,
+     "Exercise 03.3: on fresh inputs your function returns the right shape (3, 5, 2), but "
+     f"{differ(-split_right(M33, 3), split_right(M33, 3), atol=1e-8, rtol=1e-5)}: {EXPECTED_033}"),
+    # 03.4: each head's contribution head_i W_O^(i), stacked
+    ("03.4", RIGHT034, "correct", None, "Exercise 03.4: ✓ correct."),
+    ("03.4", OUT034, "mistake", "whole output",
+     hint("03.4", "that is the whole output, both heads' contributions added: give each head's on its own, "
+                  "stacked, shape (2, 3, 4).")),
+    ("03.4", [OUT034, OUT034], "mistake", "whole output twice",
+     hint("03.4", "both layers of your stack are the whole output; layer i must hold head i's contribution "
+                  "alone (the other head's part of the concatenation set to 0).")),
+    ("03.4", RIGHT034[0], "mistake", "head 1 only",
+     hint("03.4", "that is head 1's contribution; stack head 2's after it: shape (2, 3, 4).")),
+    ("03.4", RIGHT034[1], "mistake", "head 2 only",
+     hint("03.4", "that is head 2's contribution alone; stack head 1's (columns 0-1) first, then head 2's: "
+                  "shape (2, 3, 4).")),
+    ("03.4", [RIGHT034[1], RIGHT034[0]], "mistake", "heads stacked in the wrong order",
+     hint("03.4", "the right contributions, in the wrong order: head 1's (from columns 0-1) first, then head "
+                  "2's.")),
+    ("03.4", [heads34()[0] @ WO34[2:], heads34()[1] @ WO34[:2]], "mistake", "heads in the wrong order",
+     hint("03.4", "you concatenated the heads in the wrong order: head 1's output fills columns 0-1 of the "
+                  "concatenation, so it meets rows 0-1 of W_O (and head 2 rows 2-3).")),
+    ("03.4", parts34(W_O=I4), "mistake", "forgot W_O",
+     hint("03.4", "these are Concat(head_1, 0) and Concat(0, head_2) themselves; finish each with @ W_O.")),
+    ("03.4", heads34(), "mistake", "head outputs",
+     hint("03.4", "these are the heads' outputs, (3, 2) each; each contribution is the head's output times "
+                  "its block of rows of W_O: head_1 @ W_O[:2], head_2 @ W_O[2:].")),
+    ("03.4", parts34(W_O=WO34.T), "mistake", "transposed W_O",
+     hint("03.4", "you used W_O.T; in the row convention it is Concat(heads) @ W_O.")),
+    ("03.4", [OUT034[:, :2], OUT034[:, 2:]], "mistake", "output columns",
+     hint("03.4", "you gave the output's columns 0-1 as head 1's contribution and columns 2-3 as head 2's, "
+                  f"{OWNS_NONE_034}")),
+    ("03.4", [np.hstack([OUT034[:, :2], Z32]), np.hstack([Z32, OUT034[:, 2:]])], "mistake",
+     "output columns padded",
+     hint("03.4", "you gave the output's columns 0-1 as head 1's contribution and columns 2-3 as head 2's "
+                  f"(the rest 0), {OWNS_NONE_034}")),
+    ("03.4", [np.hstack([heads34()[0] @ WO34[:2, :2], Z32]), np.hstack([Z32, heads34()[1] @ WO34[2:, 2:]])],
+     "mistake", "diagonal blocks",
+     hint("03.4", "you kept only W_O's diagonal blocks, head_i @ W_O[its rows, its columns], "
+                  f"{OWNS_NONE_034}")),
+    ("03.4", [np.hstack([ONE_HEAD034[:, :2], Z32]) @ WO34, np.hstack([Z32, ONE_HEAD034[:, 2:]]) @ WO34],
+     "mistake", "one head",
+     hint("03.4", "that is one head of width 4, its output cut in two: split Q, K and V into two heads of "
+                  "width 2 first, each with its own softmax, scaled by 1/√2.")),
+    ("03.4", parts34(scale=0.5), "mistake", "scaled by 1/2",
+     hint("03.4", "each head is scaled by 1/√d_k with d_k = 2, its own width: 1/√2, not 1/2 (that would be "
+                  "1/d_k, or 1/√d_model).")),
+    ("03.4", parts34(W_q=I4), "mistake", "forgot W_q",
+     hint("03.4", "your queries are the tokens themselves; they are Q = X @ W_q with the given W_q (only W_k "
+                  "and W_v are I).")),
+    ("03.4", parts34(W_q=WQ34.T), "mistake", "W_q transposed",
+     hint("03.4", "you used W_q.T, the column reading; in our rows Q = X @ W_q, with W_q as printed.")),
+    ("03.4", parts34(axis=0), "mistake", "softmax down the columns",
+     hint("03.4", "your softmax runs down the columns (axis=0), so each key's column sums to 1; each query's "
+                  "row of weights must sum to 1: softmax along axis=-1.")),
+    ("03.4", parts34(kq=True), "mistake", "K Q transposed",
+     hint("03.4", "you computed K Qᵀ: its row i holds key i's scores. The scores are Q Kᵀ, row = query, "
+                  "column = key (section 3).")),
+    ("03.4", parts34(scale=1.0), "mistake", "no scaling",
+     hint("03.4", "each head divides its scores by √d_k = √2 (its own width) before the softmax; you left "
+                  "the scaling out.")),
+    ("03.4", np.round(RIGHT034, 1), "wrong", None,
+     hint("03.4", "each of your numbers is the right one rounded to 1 decimal: your steps are right. Do not "
+                  "round; pass the array itself.")),
+    ("03.4", np.zeros((2, 3, 4)), "wrong", None,
+     "Exercise 03.4: your answer is an array of shape (2, 3, 4), as asked, but "
+     f"{differ(np.zeros((2, 3, 4)), RIGHT034, 5e-3)}. {GENERIC_WORDS}"),
+    ("03.4", np.full((2, 3, 4), np.inf), "wrong", None,
+     "Exercise 03.4: your answer contains NaN or inf (the first at index [0, 0, 0]). Did a softmax overflow? "
+     "Subtract the maximum score first."),
+    ("03.4", [1.0, 2.0], "wrong", None,
+     "Exercise 03.4: expected each head's contribution, stacked: a 2 × 3 × 4 array (head, token, output "
+     "component); got a list of 2 numbers."),
+]
+
+
+PLACES = np.arange(8)
+WHAT_062 = "position scores (query place, key place)"
+EVERY_062 = "every place i must read place i + 1 (the last one place 0)."
+_rng63 = np.random.default_rng(63)
+IN063 = tuple(_rng63.standard_normal((4, 3)) for _ in range(4))     # 06.3's first fresh Q, K, V, dY
+EXPECTED_063 = ("expected (dQ, dK, dV), each of the shape of Q, K and V: the exact gradients of causal "
+                "attention, as the finite-difference check estimates them.")
+RIGHT_063_WORDS = "A * (dA - rowsum(A * dA))"
+MEAN_063 = ("where the mean that each weight's own gradient is compared with weighs each dA by its attention "
+            "weight: Σ_k a_k dA_k = rowsum(A * dA), a sum, since the weights already add up to 1")
+A64 = sm(np.array([3.0, 2.0, 4.0]) / np.sqrt(2))                    # 06.4's weights, s = q Kᵀ/√2
+G64 = np.array([1.0, -1.0, 0.0])                                    # dL/da = V g
+RIGHT064 = A64 * (G64 - A64 @ G64)
+
+
+def scores_with(M, *changes):
+    """06.2: a copy of the scores M with each (query place, key place, score) of `changes` set."""
+    M = np.array(M, dtype=float)
+    for i, j, v in changes:
+        M[i, j] = v
+    return M
+
+
+def minus_inf_but_right():
+    """06.2's rotation as lesson 04 masks: 0 for the key each place reads, -inf (no weight) elsewhere."""
+    return np.where(place_scores(PLACES + 1) > 0, 0.0, -np.inf)
+
+
+def backward06(ds=None, times=1, swap=False, cast=None):
+    """A 06.3 fix in plain NumPy: dS = ds(A, dA) (right by default), dR = s^times dS, (dQ, dK, dV) (or dQ and
+    dK swapped); `cast` is applied to the inputs before and the result after."""
+    def causal_attention_grads(Q, K, V, dY):
+        if cast:
+            Q, K, V, dY = (cast(x) for x in (Q, K, V, dY))
+        s = 1 / np.sqrt(K.shape[1])
+        A = causal_sm(s * Q @ K.T)
+        dA = dY @ V.T
+        dS = A * (dA - (A * dA).sum(axis=1, keepdims=True)) if ds is None else ds(A, dA)
+        dR = s ** times * dS
+        dQ, dK = dR @ K, dR.T @ Q
+        out = (dK, dQ, A.T @ dY) if swap else (dQ, dK, A.T @ dY)
+        return tuple(np.asarray(g, dtype=np.float64) for g in out) if cast else out
+    return causal_attention_grads
+
+
+def grads_planted_printed(Q, K, V, dY):      # 06.3: the planted line as the lesson prints it, and a print
+    s = 1 / np.sqrt(K.shape[1])
+    A = causal_sm(s * Q @ K.T)
+    dA = dY @ V.T
+    dS = A * dA
+    print(dS.shape)
+    return s * dS @ K, s * dS.T @ Q, A.T @ dY
+
+
+def allowed_mean(A, dA):
+    allowed = np.tril(np.ones(A.shape))
+    return (dA * allowed).sum(axis=1, keepdims=True) / allowed.sum(axis=1, keepdims=True)
+
+
+FRESH_CASES_06 = [    # (key, answer, status, mistake, what the student reads)
+    # 06.1: 'copy' without attention
+    ("06.1", " a ", "correct", None, "Exercise 06.1: ✓ correct."),
+    ("06.1", "b", "mistake", "b", reason("06.1", "b", "reversing needs attention, because output i needs "
+                                                      "another place's token. Copying needs only the token "
+                                                      "at the same place, and the residual path brings it "
+                                                      "there.")),
+    ("06.1", "c", "mistake", "c", reason("06.1", "c", "about 0.3 is the no-position model on reversal, "
+                                                      "guessing the commonest of the other seven digits. "
+                                                      "Here the right token is the model's own input.")),
+    ("06.1", "d", "mistake", "d", reason("06.1", "d", "it trains fine: the embeddings, the positions and W_u "
+                                                      "still learn; only attention is gone.")),
+    ("06.1", "e", "wrong", None, "Exercise 06.1: answer with one letter: a, b, c, d."),
+    # 06.2: position scores that rotate a sequence left by one place
+    *[("06.2", M, "correct", None, "Exercise 06.2: ✓ correct.")
+      for M in (place_scores(PLACES + 1), place_scores(PLACES + 1, big=6.0), minus_inf_but_right(),
+                place_scores(PLACES + 1, big=13.0) + 5.0)],
+    ("06.2", place_scores(PLACES - 1), "mistake", "rotate right",
+     hint("06.2", "your model reads the place before, so it rotates right. Rows are queries (the place "
+                  "writing its output), columns are keys (the place it reads).")),
+    ("06.2", place_scores(7 - PLACES), "mistake", "reversal",
+     hint("06.2", "that is the reversal the model learned in this lesson; here place i must read place i + "
+                  "1.")),
+    *[("06.2", M, "mistake", "too weak",
+       hint("06.2", "the right key wins, with less than 0.9 of the weight: its score is not far enough above "
+                    "the others. Against 7 other keys level with each other, it needs a margin above ln(0.9 "
+                    "/ 0.1 · 7) = ln 63 ≈ 4.1 over them (8 against 0, or 13 against 5)."))
+      for M in (place_scores(PLACES + 1, big=3.0), place_scores(PLACES + 1, big=4.0))],
+    *[("06.2", M, "mistake", "no wrap",
+       hint("06.2", "every place reads the next one, except the last: it must wrap around to place 0."))
+      for M in (place_scores(PLACES + 1) * (PLACES < 7)[:, None],
+                scores_with(place_scores(PLACES + 1), (7, 0, 0.0), (7, 5, 8.0)))],
+    *[("06.2", M, "mistake", "weights for scores",
+       hint("06.2", "your rows sum to 1, like weights (or scores of 1 against 0). The check takes your "
+                    "numbers as scores and applies the softmax, so a 1 against seven 0s gets only e / (e + "
+                    "7) of the weight: give scores, large for the right key."))
+      for M in (np.roll(np.eye(8), 1, axis=1), np.where(place_scores(PLACES + 1) > 0, 0.2, 0.8 / 7))],
+    ("06.2", scores_with(place_scores(PLACES + 1, big=5.0), (2, 5, 3.0)), "wrong", None,
+     hint("06.2", "with your scores, query place 2 reads the right key (place 3), but with only "
+                  f"{np.exp(5) / (np.exp(5) + np.exp(3) + 6):.2f} of the weight: key place 5 scores 3 "
+                  "against its 5, a margin of only 2. The weight reaches 0.9 when the other keys' e^(s_j - "
+                  "s_right) add up to at most 1/9: a margin of ln(0.9 / 0.1 · 7) = ln 63 ≈ 4.1 over every "
+                  "one of the 7 other keys is enough.")),
+    ("06.2", scores_with(place_scores(PLACES + 1), (0, 2, 8.0)), "wrong", None,
+     hint("06.2", "with your scores, query place 0 gives its largest weight to several key places at once "
+                  "(1, 2), a tie: it must read place 1, with a larger score than every other key; "
+                  f"{EVERY_062}")),
+    ("06.2", scores_with(place_scores(PLACES + 1), (3, 6, 9.0)), "wrong", None,
+     hint("06.2", "with your scores, query place 3 gives its largest weight to key place 6: it must read "
+                  f"place 4, and {EVERY_062}")),
+    # the judge's edges: the listed answers looked up within 0.05 of their weights, "level" rivals within
+    # 1e-9 of the row's largest size (at least 1), a tie within 1e-12 of the top weight, the last place
+    # "did not try" place 0 when that key scores more than 1 below its best
+    ("06.2", place_scores(PLACES - 1, big=7.0), "mistake", "rotate right",
+     hint("06.2", "your model reads the place before, so it rotates right. Rows are queries (the place "
+                  "writing "
+                  "its output), columns are keys (the place it reads).")),
+    ("06.2", place_scores(7 - PLACES, big=7.0), "mistake", "reversal",
+     hint("06.2", "that is the reversal the model learned in this lesson; here place i must read place i + "
+                  "1.")),
+    ("06.2", scores_with(place_scores(PLACES + 1, big=3.5), (0, 3, 1e-9)), "mistake", "too weak",
+     hint("06.2", "the right key wins, with less than 0.9 of the weight: its score is not far enough above "
+                  "the others. Against 7 other keys level with each other, it needs a margin above ln(0.9 / "
+                  "0.1 · 7) = ln 63 ≈ 4.1 over them (8 against 0, or 13 against 5).")),
+    ("06.2", scores_with(place_scores(PLACES + 1, big=1.5), (0, 3, 1.8e-9)), "wrong", None,
+     hint("06.2", "with your scores, query place 0 reads the right key (place 1), but with only "
+                  f"{np.exp(1.5) / (np.exp(1.5) + 6 + np.exp(1.8e-9)):.2f} of the weight: key place 3 scores "
+                  "1.8e-09 against its 1.5, a margin of only 1.5. The weight reaches 0.9 when the other "
+                  "keys' "
+                  "e^(s_j - s_right) add up to at most 1/9: a margin of ln(0.9 / 0.1 · 7) = ln 63 ≈ 4.1 over "
+                  "every one of the 7 other keys is enough.")),
+    ("06.2", scores_with(place_scores(PLACES + 1), (0, 2, 8 - 1e-9)), "wrong", None,
+     hint("06.2", "with your scores, query place 0 reads the right key (place 1), but with only "
+                  f"{np.exp(8) / (2 * np.exp(8) + 6):.2f} of the weight: key place 2 scores 7.999999999 "
+                  "against "
+                  "its 8, a margin of only 1e-09. The weight reaches 0.9 when the other keys' e^(s_j - "
+                  "s_right) add up to at most 1/9: a margin of ln(0.9 / 0.1 · 7) = ln 63 ≈ 4.1 over every "
+                  "one "
+                  "of the 7 other keys is enough.")),
+    ("06.2", sum(place_scores(PLACES + k, big=w) for k, w in ((1, 0.6), (2, 0.4))), "mistake",
+     "weights for scores",                               # rows of weights with zeros, not the listed one
+     hint("06.2", "your rows sum to 1, like weights (or scores of 1 against 0). The check takes your numbers "
+                  "as scores and applies the softmax, so a 1 against seven 0s gets only e / (e + 7) of the "
+                  "weight: give scores, large for the right key.")),
+    ("06.2", place_scores(PLACES), "wrong", None,
+     hint("06.2", "with your scores, query place 0 gives its largest weight to key place 0: it must read "
+                  "place "
+                  f"1, and {EVERY_062}")),
+    ("06.2", scores_with(place_scores(PLACES + 1), (6, 2, 9.0), (7, 0, 0.0), (7, 5, 8.0)), "wrong", None,
+     hint("06.2", "with your scores, query place 6 gives its largest weight to key place 2: it must read "
+                  "place "
+                  f"7, and {EVERY_062}")),
+    ("06.2", scores_with(place_scores(PLACES + 1), (7, 0, 7.5), (7, 5, 8.0)), "wrong", None,
+     hint("06.2", "with your scores, query place 7 gives its largest weight to key place 5: it must read "
+                  "place "
+                  f"0, and {EVERY_062}")),
+    *[("06.2", scores_with(place_scores(PLACES + 1), *changes), "mistake", "no wrap",
+       hint("06.2", "every place reads the next one, except the last: it must wrap around to place 0."))
+      for changes in (((6, 0, 7.5), (7, 0, 0.0), (7, 5, 8.0)), ((7, 0, 0.0), (7, 5, 8.0), (7, 1, 7.5)),
+                      ((7, 0, 6.5), (7, 5, 8.0)), ((7, 0, 10.0), (7, 5, 12.0)))],
+    ("06.2", scores_with(minus_inf_but_right(), (0, 3, np.nan)), "wrong", None,
+     f"Exercise 06.2: expected {WHAT_062} of shape (8, 8): yours has that shape, but contains NaN or inf. "
+     "Use "
+     "finite numbers."),
+    ("06.2", scores_with(minus_inf_but_right(), *[(2, j, -np.inf) for j in range(8)]), "wrong", None,
+     "Exercise 06.2: row 2 of your scores has no finite number: -inf means 'no weight', so that query place "
+     "would read no key at all. Keep a finite score for the key it must read."),
+    ("06.2", np.zeros((8, 7)), "wrong", None, f"Exercise 06.2: expected {WHAT_062} of shape (8, 8), got a 8 "
+                                              "× 7 array."),
+    ("06.2", np.full((8, 8), np.nan), "wrong", None,
+     f"Exercise 06.2: expected {WHAT_062} of shape (8, 8): yours has that shape, but contains NaN or inf. "
+     "Use finite numbers."),
+    # 06.3: fix causal_attention_grads
+    ("06.3", grads_of(), "correct", None, "Exercise 06.3: ✓ correct."),
+    ("06.3", HANDED_OUT["06.3"], "unanswered", "planted",
+     hint("06.3", "still the planted bug: one line is wrong. Run the finite-difference check of section 3 on "
+                  "it: which of dQ, dK and dV does it find wrong? Which lines do the wrong ones pass through "
+                  "that the right ones do not? Compare those with section 3's steps.")),
+    ("06.3", grads_planted_printed, "mistake", "planted",
+     hint("06.3", "still the planted bug: one line is wrong. Run the finite-difference check of section 3 on "
+                  "it: which of dQ, dK and dV does it find wrong? Which lines do the wrong ones pass through "
+                  "that the right ones do not? Compare those with section 3's steps.")),
+    ("06.3", grads_of(fix=False), "mistake", "planted numbers",
+     hint("06.3", "you changed the function, but it still gives the planted numbers: your dS is A * dA, only "
+                  "part of the softmax's derivative. Compare your dS line with section 3's steps through the "
+                  "softmax: which part of the derivative does it leave out?")),
+    ("06.3", grads_of(scaled=False), "mistake", "no scale",
+     hint("06.3", "the softmax is right now, but the scores were multiplied by 1/√d_k on the way in, so "
+                  "their gradient must be multiplied by it on the way back.")),
+    ("06.3", grads_of(dK_T=False), "mistake", "dK not transposed",
+     hint("06.3", "dK uses dS as if key j were query j: row j of dK collects column j of dS (dK = dSᵀ "
+                  "Q/√d_k).")),
+    ("06.3", grads_of(masked=False), "mistake", "unmasked",
+     hint("06.3", "these are the gradients of attention without the mask (al.attention_backward): the causal "
+                  "mask is part of the forward pass, so the backward pass must use the masked weights.")),
+    ("06.3", backward06(ds=lambda A, dA: A * (dA - (A * dA).sum(axis=0, keepdims=True))), "mistake",
+     "sum over axis 0", hint("06.3", "the row sum runs over the wrong axis: rowsum(A * dA) adds along each "
+                                     "row (axis=1, a query's keys), one number per query.")),
+    ("06.3", backward06(ds=lambda A, dA: A * (dA - (A * dA).sum(axis=1))), "mistake", "no keepdims",
+     hint("06.3", "without keepdims=True, the (n,) row sums line up with the columns: query i's sum is "
+                  "subtracted from column i. Keep it as a column, (n, 1).")),
+    ("06.3", backward06(times=2), "mistake", "scaled twice",
+     hint("06.3", "the scale 1/√d_k is applied twice: once is enough, on the way back through the scores.")),
+    ("06.3", backward06(swap=True), "mistake", "dQ and dK swapped",
+     hint("06.3", "your dQ is dK and your dK is dQ: dQ = dS K/√d_k (a query's row collects its keys), dK = "
+                  "dSᵀ Q/√d_k.")),
+    ("06.3", backward06(ds=lambda A, dA: A * (dA - dA.sum(axis=1, keepdims=True))), "mistake",
+     "A left out of the sum",
+     hint("06.3", "the row sum must weigh each dA by its weight: rowsum(A * dA), not rowsum(dA). It is Σ_k "
+                  "a_k dA_k, the weighted mean that each weight's own gradient is compared with.")),
+    ("06.3", backward06(ds=lambda A, dA: A * (1 - A) * dA), "mistake", "diagonal only",
+     hint("06.3", "A * (1 - A) * dA is only the diagonal of the softmax's Jacobian (∂a_j/∂s_j = a_j (1 - "
+                  "a_j)); the weights of a row also move with each other's scores (∂a_k/∂s_j = -a_k a_j). "
+                  f"Together: dS = {RIGHT_063_WORDS}.")),
+    ("06.3", backward06(ds=lambda A, dA: A * (dA - (A * dA).mean(axis=1, keepdims=True))), "mistake",
+     "mean for the sum",
+     hint("06.3", "a mean in place of the row sum: the weights already sum to 1, so rowsum(A * dA) is the "
+                  "weighted mean itself; .mean() divides it by n once more.")),
+    ("06.3", backward06(ds=lambda A, dA: A * ((A * dA).sum(axis=1, keepdims=True) - dA)), "mistake",
+     "sign flipped",
+     hint("06.3", "your dS has the wrong sign: rowsum(A * dA) - dA is the other way round. Each weight's own "
+                  "gradient comes first: dS = A * (dA - rowsum(A * dA)).")),
+    ("06.3", backward06(ds=lambda A, dA: dA - (A * dA).sum(axis=1, keepdims=True)), "mistake", "A left off",
+     hint("06.3", "your dS is missing the factor A in front. Both parts of the softmax's derivative carry "
+                  "the weight a_j of the score s_j (∂a_j/∂s_j = a_j (1 - a_j), ∂a_k/∂s_j = -a_k a_j), so it "
+                  f"multiplies the whole bracket: dS = {RIGHT_063_WORDS}.")),
+    ("06.3", backward06(ds=lambda A, dA: np.tril(dA - (A * dA).sum(axis=1, keepdims=True))), "mistake",
+     "A left off, future keys masked",
+     hint("06.3", "zeroing the future keys is only part of what the factor A does: your dS is missing the "
+                  "factor A in front. Both parts of the softmax's derivative carry the weight a_j of the "
+                  "score s_j (∂a_j/∂s_j = a_j (1 - a_j), ∂a_k/∂s_j = -a_k a_j), so it multiplies the whole "
+                  f"bracket: dS = {RIGHT_063_WORDS}.")),
+    ("06.3", backward06(ds=lambda A, dA: A * (dA - dA.mean(axis=1, keepdims=True))), "mistake",
+     "unweighted mean",
+     hint("06.3", "dA.mean() gives every key the same share, 1/n (the masked future keys too), " + MEAN_063
+          + ".")),
+    ("06.3", backward06(ds=lambda A, dA: A * (dA - allowed_mean(A, dA))), "mistake",
+     "unweighted mean of the allowed keys",
+     hint("06.3", "a plain mean of dA over a query's allowed keys still gives each of them the same share, "
+                  f"1/(i + 1) for query i (from 0), {MEAN_063} (and are 0 on the masked keys).")),
+    *[("06.3", fn, "mistake", "low precision",
+       hint("06.3", "your gradients are right, but only to float32's 7 digits (or float16's 3), or rounded "
+                    "to a few decimals: the check compares to float64's last digits. Keep the computation "
+                    "and the result in float64, unrounded: no .astype(np.float32), no dtype=np.float32, no "
+                    "np.round."))
+      for fn in (lambda Q, K, V, dY: tuple(g.astype(np.float32) for g in grads_of()(Q, K, V, dY)),
+                 lambda Q, K, V, dY: tuple(np.round(g, 6) for g in grads_of()(Q, K, V, dY)))],
+    ("06.3", backward06(cast=lambda x: np.asarray(x, dtype=np.float32)), "mistake", "float32 inside",
+     hint("06.3", "your gradients are right to about float32's 7 digits, not to float64's last ones: "
+                  "somewhere the computation passes through float32 (a cast of the inputs, of A or of dS), "
+                  "even though the result is float64. On the check's input with tiny V and dY (1e-30), dA "
+                  "underflows to 0 in float32, and so do your dQ and dK. Keep every step in float64: no "
+                  ".astype(np.float32), no dtype=np.float32.")),
+    ("06.3", grads_by_differences, "mistake", "finite differences",
+     hint("06.3", "these are close to the gradients, but not exact, as finite differences are (the check "
+                  "compares to the last digits, on scores where the softmax is steep). Finite differences "
+                  "check a backward pass; they are not one: fix the line of the formula instead. (If you "
+                  "wrote no finite differences, look for a step in float32 or float16.)")),
+    ("06.3", lambda Q, K, V, dY: np.zeros((3, len(Q), 3)), "wrong", None,
+     "Exercise 06.3: on fresh inputs your function returns the right shape (3, 4, 3), but "
+     f"{differ(np.zeros((3, 4, 3)), grads_of()(*IN063), atol=1e-9)}: {EXPECTED_063}"),
+    ("06.3", lambda Q, K, V, dY: grads_of()(Q, K, V, dY)[:2], "wrong", None,
+     f"Exercise 06.3: on fresh inputs your function returns shape (2, 4, 3), not (3, 4, 3): {EXPECTED_063}"),
+    # 06.4: dL/ds for one query
+    *[("06.4", answer, "correct", None, "Exercise 06.4: ✓ correct.")
+      for answer in (RIGHT064, RIGHT064[None, :], RIGHT064[:, None], np.round(RIGHT064, 3))],
+    ("06.4", A64 * G64, "mistake", "no subtraction",
+     hint("06.4", "you used a * dL/da, the diagonal of the softmax's derivative only: subtract a · dL/da "
+                  "from every entry first.")),
+    ("06.4", G64, "mistake", "softmax skipped",
+     hint("06.4", "that is dL/da, the gradient with respect to the weights; go one step further back, "
+                  "through the softmax.")),
+    ("06.4", _ds64(use_weights=False), "mistake", "scores for weights",
+     hint("06.4", "you used the scores s where the softmax's derivative needs the weights a = softmax(s).")),
+    ("06.4", _ds64(scale=1.0), "mistake", "unscaled scores",
+     hint("06.4", "your weights come from q · k without the division by √d_k = √2: s = q Kᵀ/√2, and a = "
+                  "softmax(s).")),
+    ("06.4", _ds64(scale=0.5), "mistake", "scores divided by 2",
+     hint("06.4", "you divided q · k by d_k = 2; the scores divide by its square root, √2.")),
+    ("06.4", RIGHT064 / np.sqrt(2), "mistake", "through the scale",
+     hint("06.4", "you multiplied by 1/√2 once more: that is the gradient with respect to the unscaled "
+                  "products q · k. The question asks for dL/ds, the scores after the division.")),
+    ("06.4", A64 * (1 - A64) * G64, "mistake", "diagonal only",
+     hint("06.4", "a * (1 - a) * dL/da is only the diagonal of the softmax's Jacobian (∂a_j/∂s_j = a_j (1 - "
+                  "a_j)); the weights of a row also move with each other's scores (∂a_k/∂s_j = -a_k a_j). "
+                  "Together: dL/ds = a ⊙ (dL/da − a · dL/da).")),
+    ("06.4", G64 - A64 @ G64, "mistake", "leading a left off",
+     hint("06.4", "your dL/ds is missing the factor a in front. Both parts of the softmax's derivative carry "
+                  "the weight a_j of the score s_j (∂a_j/∂s_j = a_j (1 - a_j), ∂a_k/∂s_j = -a_k a_j), so it "
+                  "multiplies the whole bracket: dL/ds = a ⊙ (dL/da − a · dL/da).")),
+    ("06.4", -RIGHT064, "mistake", "sign flipped",
+     hint("06.4", "your signs are flipped: dL/ds = a ⊙ (dL/da − a · dL/da), each weight's own gradient minus "
+                  "the weighted mean.")),
+    ("06.4", A64, "mistake", "the weights",
+     hint("06.4", "these are the weights a = softmax(s), the forward pass; now go back: dL/da = V g, then "
+                  "through the softmax.")),
+    ("06.4", RIGHT064 @ np.array([[1.0, 1.0], [0.0, 2.0], [2.0, 0.0]]) / np.sqrt(2), "mistake", "dL/dq",
+     hint("06.4", "that is dL/dq, two numbers (dQ = dS K/√d_k); the question stops one step earlier: dL/ds, "
+                  "one number per key.")),
+    ("06.4", np.zeros(3), "wrong", None,
+     "Exercise 06.4: your answer is a list of 3 numbers, as asked, but "
+     f"{differ(np.zeros(3), RIGHT064, 5e-3)}. {GENERIC_WORDS}"),
+    ("06.4", [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "wrong", None,
+     "Exercise 06.4: expected dL/ds, three numbers (one per score); got a 2 × 3 array."),
+    ("06.4", [0.1, np.nan, 0.0], "wrong", None,
+     "Exercise 06.4: your answer contains NaN or inf (the first at index [1]). Did a softmax overflow? "
+     "Subtract the maximum score first."),
+]
+
+
+ALL_FRESH_CASES = (FRESH_CASES + FRESH_CASES_04 + FRESH_CASES_05 + FRESH_CASES_01 + FRESH_CASES_03
+                   + FRESH_CASES_06)
 
 
 @pytest.mark.parametrize("key, answer, status, mistake, message", ALL_FRESH_CASES,
@@ -2338,3 +3386,105 @@ def test_07_3s_forward_pass_is_two_residual_layers_by_hand():
     A1, A2 = np.array([[1.0, 0.0], [1.0, 0.0]]), np.array([[0.5, 0.5], [0.0, 1.0]])
     H2 = stream_forward(np.eye(2), A1, A2, 2 * np.eye(2), 3 * np.eye(2))
     assert np.array_equal(H2, [[10.5, 1.5], [8.0, 4.0]])
+
+def test_a_fresh_build_of_lessons_01_03_06_asks_its_questions():
+    """Each exercise's question and kind, as its repr (and a teacher's listing) shows them."""
+    asked = {e.key: (e.kind, e.question) for lesson in (lesson01, lesson03, lesson06) for e in lesson()}
+    assert asked == {
+        "01.1": ("compute", "Without any W matrices, compute the scores s₃ⱼ and the weights w₃ⱼ of token 3 "
+                            "('small'), as two rows: the scores first, then the weights."),
+        "01.2": ("predict", "Double every entry of W_q. What happens to chase's weights?"),
+        "01.3": ("design", "Design W_q so that 'small' listens most to 'mice'."),
+        "01.4": ("debug", "Fix weights_of: one line is wrong."),
+        "01.5": ("compute", "Column-convention text: recover the smudged value v_3 from the printed y_1 (no "
+                            "scaling)."),
+        "03.1": ("predict", "Same W_q, W_k, W_v, W_O; 4 heads instead of 2. What changes?"),
+        "03.2": ("design", "Design W_q so that head 1 looks two tokens back; head 2 keeps its job."),
+        "03.3": ("debug", "Fix split(M, h): one line is wrong."),
+        "03.4": ("compute", "Fresh tokens: 2 heads, W_k = W_v = I, the given W_q and W_O; compute each "
+                            "head's "
+                            "contribution to the output, head_i W_O^(i), stacked: shape (2, 3, 4)."),
+        "06.1": ("predict", "Task 'copy' (target i = token i), attention removed: held-out accuracy?"),
+        "06.2": ("design", "Design position scores that rotate a sequence left by one place."),
+        "06.3": ("debug", "Fix causal_attention_grads: one line is wrong."),
+        "06.4": ("compute", "One query q = (2, 1), keys (1, 1), (0, 2), (2, 0), values (1, 0), (0, 1), (1, "
+                            "1), "
+                            "d_k = 2, dL/dy = (1, -1): compute dL/ds for the scores s = q Kᵀ/√2."),
+    }
+
+
+def test_a_fresh_build_lists_the_wrong_designs_a_teacher_reads():
+    """01.3's, 03.2's and 06.2's keys and listed wrong answers (answer_keys, on a build made now), typed
+    here. The judges of 01.3 and 03.2 name an answer by what it does, so a changed entry would only show a
+    teacher another example; 06.2's judge also looks its listed answers up (within 0.05 of their weights), so
+    a changed one would move which scores get its name."""
+    R1, R2 = rotation(T03), rotation(2 * T03)
+    designs = {
+        "01.3": {"transposed": small_row(2, 0, 0, 2).T, "lesson's W_q": EX01.W_q,
+                 "noun only": small_row(2, 0, 0, 0),
+                 "small not asked": small_row(0, 0, 2, 0), "small only": small_row(0, 0, 0, 2),
+                 "noun cancelled": small_row(2, 0, -2, 2), "noun penalised": small_row(-2, 0, 2, 2),
+                 "empty row": np.diag([1.0, 1.0, 1.0, 0.0]), "too weak": small_row(0.4, 0, 0, 0.4),
+                 "more features": 3 * np.ones((4, 4)), "more features, too weak": 0.1 * np.ones((4, 4)),
+                 "asks animal": small_row(2, 0, 2, 2), "asks animal, too weak": small_row(0.1, 0, 0.1, 0.1)},
+        "03.2": {"previous": CAT.W_q, "still previous": head1(16 * R1), "next": CAT.W_q.T,
+                 "two forward": head1(8 * R2.T), "itself": head1(8 * I2), "three back": head1(8 * R2 @ R1),
+                 "tie": head1(8 * (R1 + R2)), "no rotation": head1(8 * R2 * np.array([[1, -1], [-1, -1]])),
+                 "block empty": np.block([[np.zeros((2, 4))], [8 * R2, 8 * I2]]), "too weak": head1(R2),
+                 "head 2 changed": np.block([[8 * R2, np.zeros((2, 2))], [np.zeros((2, 4))]]),
+                 "both": np.block([[np.zeros((2, 2)), 8 * R2], [np.zeros((2, 4))]])},
+        "06.2": {"rotate right": place_scores(PLACES - 1), "reversal": place_scores(7 - PLACES),
+                 "too weak": place_scores(PLACES + 1, big=3.0),
+                 "no wrap": place_scores(PLACES + 1) * (PLACES < 7)[:, None],
+                 "weights for scores": place_scores(PLACES + 1, big=1.0)},
+    }
+    keys = {"01.3": small_row(2, 0, 0, 2), "03.2": head1(8 * R2), "06.2": place_scores(PLACES + 1)}
+    for key, listed in designs.items():
+        exercise = built(key)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setitem(al.EXERCISES, key, exercise)
+            wrong = {name: np.asarray(answer(), dtype=float)
+                     for name, (answer, _hint) in mistakes_of(key).items()}
+            assert np.allclose(answer_key(key), keys[key], rtol=0, atol=1e-12), key
+        assert wrong.keys() == listed.keys(), key
+        for name, answer in listed.items():
+            assert np.allclose(wrong[name], answer, rtol=0, atol=1e-12), (key, name, wrong[name])
+
+
+def test_a_fresh_03_3_gives_the_inputs_its_hints_promise():
+    """03.3's messages speak of a (5, 6) array with h = 3 and a (3, 12) array with h = 4 (and its fixed-width
+    hint of 4 heads of width 3): a fix that notes its inputs is given exactly those, with a (4, 4) array and
+    h = 2 between them, each h a plain int, M drawn from seed 33 (the first one checked here)."""
+    seen = []
+
+    def split(M, h):
+        seen.append((M.shape, h, type(h)))
+        return split_right(M, h)
+    assert built("03.3").evaluate(split).status == "correct"
+    assert seen == [((5, 6), 3, int), ((4, 4), 2, int), ((3, 12), 4, int)]
+
+    def split_first(M, h):
+        assert M.shape != (5, 6) or np.array_equal(M, M33)
+        return split_right(M, h)
+    assert built("03.3").evaluate(split_first).status == "correct"
+
+
+def test_a_fresh_03_3_lists_a_split_of_fixed_width_2():
+    """What a teacher reads as 03.3's "fixed width" slip (answer_keys.mistakes_of, on a build made now): a
+    split that is right for heads of width 2 (M33 with h = 3) and fails on 4 heads of width 3, the check's
+    (3, 12) array."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(al.EXERCISES, "03.3", built("03.3"))
+        split = mistakes_of("03.3")["fixed width"][0]()
+    assert np.array_equal(split(M33, 3), split_right(M33, 3))
+    with pytest.raises(ValueError):
+        split(np.zeros((3, 12)), 4)
+
+
+def test_a_fresh_06_2_tells_a_search_which_scores_may_pass():
+    """06.2's accepts_each (a search over many candidates asks it): the rotation at 8 and at 6 against 0
+    passes (0.998 and 0.983 of the weight, by hand: e^8 / (e^8 + 7), e^6 / (e^6 + 7)), at 4 and 3 (0.886,
+    0.742) it does not."""
+    assert np.exp(6) / (np.exp(6) + 7) > 0.9 > np.exp(4) / (np.exp(4) + 7)
+    candidates = np.stack([place_scores(PLACES + 1, big=big) for big in (8.0, 6.0, 4.0, 3.0)])
+    assert built("06.2").accepts_each(candidates).tolist() == [True, True, False, False]

@@ -71,6 +71,9 @@ TARGETS = {
     "run_memo": ["attention_lab.run_memo.*"],
     # lesson 07's exercises (built in the tests afresh)
     "exercises_07": ["attention_lab.exercises_07.*"],
+    # lessons 01 and 03's exercises (built in the tests afresh, as lessons 00, 02, 04, 05 and 10's)
+    "exercises_01": ["attention_lab.exercises_01.*"],
+    "exercises_03": ["attention_lab.exercises_03.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
