@@ -2641,6 +2641,22 @@ def allowed_mean(A, dA):
     return (dA * allowed).sum(axis=1, keepdims=True) / allowed.sum(axis=1, keepdims=True)
 
 
+LOW_PRECISION_063 = hint("06.3", "your gradients are right, but only to float32's 7 digits (or "
+                         "float16's 3), or rounded to a few decimals: the check compares to float64's last "
+                         "digits. Keep the computation and the result in float64, unrounded: no "
+                         ".astype(np.float32), no dtype=np.float32, no np.round.")
+FINITE_DIFFERENCES_063 = hint("06.3", "these are close to the gradients, but not exact, as finite "
+                                      "differences are (the check compares to the last digits, on scores "
+                                      "where the softmax is steep). Finite differences check a backward "
+                                      "pass; they are not one: fix the line of the formula instead. (If you "
+                                      "wrote no finite differences, look for a step in float32 or float16.)")
+
+
+def grads_rounded(k):
+    """06.3: the right backward pass, its numbers rounded to k decimals."""
+    return lambda Q, K, V, dY: tuple(np.round(g, k) for g in grads_of()(Q, K, V, dY))
+
+
 FRESH_CASES_06 = [    # (key, answer, status, mistake, what the student reads)
     # 06.1: 'copy' without attention
     ("06.1", " a ", "correct", None, "Exercise 06.1: ✓ correct."),
@@ -2821,12 +2837,11 @@ FRESH_CASES_06 = [    # (key, answer, status, mistake, what the student reads)
      "unweighted mean of the allowed keys",
      hint("06.3", "a plain mean of dA over a query's allowed keys still gives each of them the same share, "
                   f"1/(i + 1) for query i (from 0), {MEAN_063} (and are 0 on the masked keys).")),
-    *[("06.3", fn, "mistake", "low precision",
-       hint("06.3", "your gradients are right, but only to float32's 7 digits (or float16's 3), or rounded "
-                    "to a few decimals: the check compares to float64's last digits. Keep the computation "
-                    "and the result in float64, unrounded: no .astype(np.float32), no dtype=np.float32, no "
-                    "np.round."))
+    *[("06.3", fn, "mistake", "low precision", LOW_PRECISION_063)
       for fn in (lambda Q, K, V, dY: tuple(g.astype(np.float32) for g in grads_of()(Q, K, V, dY)),
+                 # float16: on the steep input some gradients lie below its normal numbers (6.1e-5), kept
+                 # to within 3e-8, not 1e-8 + 1e-2 of them: within the check's 1e-3 of the largest
+                 lambda Q, K, V, dY: tuple(g.astype(np.float16) for g in grads_of()(Q, K, V, dY)),
                  lambda Q, K, V, dY: tuple(np.round(g, 6) for g in grads_of()(Q, K, V, dY)))],
     ("06.3", backward06(cast=lambda x: np.asarray(x, dtype=np.float32)), "mistake", "float32 inside",
      hint("06.3", "your gradients are right to about float32's 7 digits, not to float64's last ones: "
@@ -2834,16 +2849,30 @@ FRESH_CASES_06 = [    # (key, answer, status, mistake, what the student reads)
                   "even though the result is float64. On the check's input with tiny V and dY (1e-30), dA "
                   "underflows to 0 in float32, and so do your dQ and dK. Keep every step in float64: no "
                   ".astype(np.float32), no dtype=np.float32.")),
-    ("06.3", grads_by_differences, "mistake", "finite differences",
-     hint("06.3", "these are close to the gradients, but not exact, as finite differences are (the check "
-                  "compares to the last digits, on scores where the softmax is steep). Finite differences "
-                  "check a backward pass; they are not one: fix the line of the formula instead. (If you "
-                  "wrote no finite differences, look for a step in float32 or float16.)")),
+    ("06.3", grads_by_differences, "mistake", "finite differences", FINITE_DIFFERENCES_063),
     ("06.3", lambda Q, K, V, dY: np.zeros((3, len(Q), 3)), "wrong", None,
      "Exercise 06.3: on fresh inputs your function returns the right shape (3, 4, 3), but "
      f"{differ(np.zeros((3, 4, 3)), grads_of()(*IN063), atol=1e-9)}: {EXPECTED_063}"),
     ("06.3", lambda Q, K, V, dY: grads_of()(Q, K, V, dY)[:2], "wrong", None,
      f"Exercise 06.3: on fresh inputs your function returns shape (2, 4, 3), not (3, 4, 3): {EXPECTED_063}"),
+    # the edges of the 'low precision' and 'finite differences' tests: rounded to 1 and 3 decimals (within
+    # half a last place, 0.05 and 5e-4), to 0 decimals (off by up to 0.5: not a rounding the check names);
+    # 1.5 times the right numbers, rounded to 3 decimals, and the right numbers plus 1e-3 (neither near);
+    # a float32 (dQ, dK) (the wrong shape, said before any test of precision); differences at a step of
+    # 1e-2 (off by ~1e-5, within 1e-4); the right numbers times 1e300 (float32 cannot hold them: no warning)
+    *[("06.3", grads_rounded(k), "mistake", "low precision", LOW_PRECISION_063) for k in (1, 3)],
+    *[("06.3", fn, "wrong", None,
+       "Exercise 06.3: on fresh inputs your function returns the right shape (3, 4, 3), but "
+       f"{differ(np.array(fn(*IN063)), grads_of()(*IN063), atol=1e-9)}: {EXPECTED_063}")
+      for fn in (grads_rounded(0),
+                 lambda Q, K, V, dY: tuple(np.round(1.5 * g, 3) for g in grads_of()(Q, K, V, dY)),
+                 lambda Q, K, V, dY: tuple(g + 1e-3 for g in grads_of()(Q, K, V, dY)),
+                 lambda Q, K, V, dY: tuple(1e300 * g for g in grads_of()(Q, K, V, dY)))],
+    ("06.3", lambda Q, K, V, dY: tuple(g.astype(np.float32) for g in grads_of()(Q, K, V, dY)[:2]), "wrong",
+     None,
+     f"Exercise 06.3: on fresh inputs your function returns shape (2, 4, 3), not (3, 4, 3): {EXPECTED_063}"),
+    ("06.3", lambda Q, K, V, dY: grads_by_differences(Q, K, V, dY, eps=1e-2), "mistake", "finite differences",
+     FINITE_DIFFERENCES_063),
     # 06.4: dL/ds for one query
     *[("06.4", answer, "correct", None, "Exercise 06.4: ✓ correct.")
       for answer in (RIGHT064, RIGHT064[None, :], RIGHT064[:, None], np.round(RIGHT064, 3))],
@@ -3488,3 +3517,9 @@ def test_a_fresh_06_2_tells_a_search_which_scores_may_pass():
     assert np.exp(6) / (np.exp(6) + 7) > 0.9 > np.exp(4) / (np.exp(4) + 7)
     candidates = np.stack([place_scores(PLACES + 1, big=big) for big in (8.0, 6.0, 4.0, 3.0)])
     assert built("06.2").accepts_each(candidates).tolist() == [True, True, False, False]
+    # the edge: a margin m gives the right key e^m / (e^m + 7); 0.9 + 5e-10 of the weight passes, 0.9 - 5e-10
+    # does not (m = ln(7w / (1 - w)), by hand)
+    edge = [np.log(7 * w / (1 - w)) for w in (0.9 + 5e-10, 0.9 - 5e-10)]
+    assert [np.exp(m) / (np.exp(m) + 7) > 0.9 for m in edge] == [True, False]
+    candidates = np.stack([place_scores(PLACES + 1, big=m) for m in edge])
+    assert built("06.2").accepts_each(candidates).tolist() == [True, False]

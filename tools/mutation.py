@@ -74,6 +74,7 @@ TARGETS = {
     # lessons 01 and 03's exercises (built in the tests afresh, as lessons 00, 02, 04, 05 and 10's)
     "exercises_01": ["attention_lab.exercises_01.*"],
     "exercises_03": ["attention_lab.exercises_03.*"],
+    "exercises_06": ["attention_lab.exercises_06.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
