@@ -31,7 +31,12 @@ if "ATTENTION_LAB_PROGRESS" not in os.environ:
     os.environ["ATTENTION_LAB_PROGRESS"] = os.path.join(_records, "progress.json")
 # Expensive results (training runs, the real model's forward passes) are computed once per run and shared by
 # its workers and kernels (attention_lab/run_memo.py): a fresh folder for each run, never an old one.
-if "PYTEST_XDIST_WORKER" not in os.environ:
+# A test that runs a lesson under a pytest of its own, inside this run, hands it this run's folder by setting
+# ATTENTION_LAB_RUN_MEMO_OF_RUN to it (tests/test_model_faults.py); any other run starts a fresh one.
+if "PYTEST_XDIST_WORKER" not in os.environ and not os.path.isdir(     # not handed over: a fresh folder
+        (os.environ.get("ATTENTION_LAB_RUN_MEMO") or "")
+        if os.environ.pop("ATTENTION_LAB_RUN_MEMO_OF_RUN", "") == os.environ.get("ATTENTION_LAB_RUN_MEMO")
+        else ""):
     _memo = tempfile.mkdtemp(prefix="attention-lab-run-memo-")
     atexit.register(shutil.rmtree, _memo, True)
     os.environ["ATTENTION_LAB_RUN_MEMO"] = _memo

@@ -520,7 +520,9 @@ def test_lesson_08_runs_with_a_fresh_home_and_no_network(tmp_path):
     script = f"import sys, pytest; sys.exit(pytest.main(['-q', '--nbval', {str(lesson)!r}]))"
     read_only = f"mount --bind {folder} {folder}; mount -o remount,bind,ro {folder}; cd {ROOT}"
     env = {"HOME": str(home), "MPLCONFIGDIR": str(fonts),
-           "ATTENTION_LAB_CACHE": "" if in_image else str(folder)}      # in the image: binder/start's
+           "ATTENTION_LAB_CACHE": "" if in_image else str(folder),      # in the image: binder/start's
+           # the lesson's kernel shares this run's model results (run_memo.py): the load is its own
+           "ATTENTION_LAB_RUN_MEMO_OF_RUN": os.environ.get("ATTENTION_LAB_RUN_MEMO", "")}
     run = isolated(script, read_only, env, start=str(ROOT / "binder" / "start") if in_image else "")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert " passed" in run.stdout and "skipped" not in run.stdout

@@ -267,6 +267,20 @@ def test_rms_norm_and_swiglu_by_hand():
     np.testing.assert_allclose(rm.swiglu(X, eye, eye, eye), [silu * [1.0, -1.0]])
 
 
+def test_the_output_head_in_slices_is_the_whole_product():
+    """unembed multiplies 2-159 rows by slices of 128 token rows: every slice, the last short one too, lands
+    in its own columns, for rows of any leading shape; checked against the product in float64, dot by dot."""
+    rng = np.random.default_rng(5)
+    E = rng.standard_normal((300, 8)).astype(np.float32)      # 2 whole slices and one of 44 rows
+    for shape in [(1, 8), (2, 8), (12, 8), (159, 8), (160, 8), (3, 4, 8), (8,)]:
+        X = rng.standard_normal(shape).astype(np.float32)
+        got = rm.unembed(X, E)
+        want = np.array([[float(np.dot(x.astype(np.float64), e.astype(np.float64))) for e in E]
+                         for x in X.reshape(-1, 8)]).reshape(*shape[:-1], 300)
+        assert got.shape == (*shape[:-1], 300) and got.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
 def test_bad_shapes_are_refused_with_the_shapes_named():
     with pytest.raises(ValueError, match=r"gain \(3,\): expected X"):
         rm.rms_norm(np.ones((2, 4)), np.ones(3))

@@ -128,6 +128,8 @@ def hub_config(tmp: Path, port: int, token: str, cache: str, timeout: int = 300)
     homes.mkdir()
     env = {"ATTENTION_LAB_CACHE": cache, "PYTHONHASHSEED": "0", "OPENBLAS_NUM_THREADS": "1",
            "JUPYTER_CONFIG_DIR": str(tmp / "jupyter-config")}
+    if os.environ.get("ATTENTION_LAB_RUN_MEMO"):   # in the test suite: the students' kernels share the run's
+        env["ATTENTION_LAB_RUN_MEMO"] = os.environ["ATTENTION_LAB_RUN_MEMO"]   # model results (run_memo.py)
     text = f"""
 c = get_config()  # noqa
 c.JupyterHub.ip = "127.0.0.1"

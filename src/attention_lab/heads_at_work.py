@@ -50,6 +50,7 @@ from .real_model import (
     swiglu,
     token_losses,
     token_strings,
+    unembed,
 )
 from .run_memo import once
 
@@ -256,28 +257,41 @@ def clean_run(model: RealModel, ids: np.ndarray, keep_weights: bool) -> tuple[li
     return streams, weights
 
 
-def knocked_blocks(model: RealModel, ids: np.ndarray, tables: list[dict[int, list[int]]], ablation: str,
-                   keep_weights: bool, clean: tuple[list[np.ndarray], list] | None = None
-                   ) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
-    """Checked inputs -> for each knockout table {block: heads}: (the final stream (n, d), the weights of
-    every block if kept). One clean run gives the stream up to the first knocked block of each table
-    (those blocks are the clean run's); from there the tables' streams go through each block together,
-    stacked into one (tables * n, d) array, so that each weight matrix is read once per block. Every row is
-    computed as forward_unchecked computes it: the results are the same to the last bit."""
+def knocked_losses(model: RealModel, ids: np.ndarray, tables: list[dict[int, list[int]]], ablation: str,
+                   keep_weights: bool, clean: tuple[list[np.ndarray], list] | None, start: int
+                   ) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+    """Checked inputs -> knockout_runs' result: the losses of predicting tokens start + 1 on, for each
+    knockout table {block: heads} (tables, n - 1 - start), and the weights of every block if kept."""
     key = shared_key(model)
     if key is None:
-        return knocked_blocks_computed(model, ids, tables, ablation, keep_weights, clean)
+        return knocked_losses_computed(model, ids, tables, ablation, keep_weights, clean, start)
     tables_key = [sorted((int(k), sorted(int(h) for h in v)) for k, v in table.items()) for table in tables]
-    return once("knocked_blocks", (key, np.asarray(ids, np.int64).tobytes(), tables_key, ablation,
-                                   bool(keep_weights), clean is None),         # once per test run
-                lambda: knocked_blocks_computed(model, ids, tables, ablation, keep_weights, clean))
+    return once("knocked_losses", (key, np.asarray(ids, np.int64).tobytes(), tables_key, ablation,
+                                   bool(keep_weights), clean is None, start),        # once per test run
+                lambda: knocked_losses_computed(model, ids, tables, ablation, keep_weights, clean, start))
+
+
+def knocked_losses_computed(model: RealModel, ids: np.ndarray, tables: list[dict[int, list[int]]],
+                            ablation: str, keep_weights: bool,
+                            clean: tuple[list[np.ndarray], list] | None, start: int
+                            ) -> tuple[np.ndarray, list[list[np.ndarray]]]:
+    """knocked_losses, computed in this process (its caller holds the weight pages: knockout_runs)."""
+    final, weights = knocked_blocks_computed(model, ids, tables, ablation, keep_weights, clean)
+    losses = np.stack([token_losses(unembed(rms_norm(X[start:], model.final_norm, model.eps),
+                                            model.embedding), ids[start:])
+                       for X in final])                                  # (tables, n - 1 - start)
+    return losses, weights
 
 
 def knocked_blocks_computed(model: RealModel, ids: np.ndarray, tables: list[dict[int, list[int]]],
                             ablation: str, keep_weights: bool,
                             clean: tuple[list[np.ndarray], list] | None = None
                             ) -> tuple[list[np.ndarray], list[list[np.ndarray]]]:
-    """knocked_blocks, computed in this process (its caller holds the weight pages: knockout_runs)."""
+    """Checked inputs -> for each knockout table {block: heads}: (the final stream (n, d), the weights of
+    every block if kept). One clean run gives the stream up to the first knocked block of each table
+    (those blocks are the clean run's); from there the tables' streams go through each block together,
+    stacked into one (tables * n, d) array, so that each weight matrix is read once per block. Every row is
+    computed as forward_unchecked computes it: the results are the same to the last bit."""
     n, L, h, d_k = len(ids), model.n_layers, model.n_heads, model.head_width
     streams, clean_w = clean if clean is not None else clean_run(model, ids, keep_weights)
     before = [model.embedding[ids], *streams]                            # before[i]: the stream into block i
@@ -335,9 +349,7 @@ def knockout_runs(model: RealModel, ids: Sequence[int], sets: Sequence[Iterable[
     if start > len(ids) - 2:
         raise ValueError(f"start is {start} with {len(ids)} tokens: expected 0..{len(ids) - 2}")
     with one_blas_thread(), PagesHeld(model):                           # one run, the unembedding too
-        final, weights = knocked_blocks(model, ids, tables, ablation, bool(keep_weights), clean)
-        losses = np.stack([token_losses(rms_norm(X[start:], model.final_norm, model.eps) @ model.embedding.T,
-                                        ids[start:]) for X in final])   # (sets, n - 1 - start)
+        losses, weights = knocked_losses(model, ids, tables, ablation, bool(keep_weights), clean, start)
     return losses, [np.stack(w) for w in weights] if keep_weights else []
 
 
@@ -569,7 +581,7 @@ def logit_lens(model: RealModel, ids: Sequence[int], last_only: bool = False) ->
         X = np.stack(streams)                                            # (n_layers, n, d)
         if last_only:
             X = X[:, -1]                                                 # (n_layers, d)
-        return rms_norm(X, model.final_norm, model.eps) @ model.embedding.T   # (n_layers, [n,] vocab)
+        return unembed(rms_norm(X, model.final_norm, model.eps), model.embedding)   # (n_layers, [n,] vocab)
 
 
 def lens_rank(lens: ArrayLike, token: int) -> tuple[np.ndarray, np.ndarray]:

@@ -736,7 +736,26 @@ def forward_computed(model: RealModel, ids: np.ndarray, cache: list[Cache] | Non
             weights.append(w.astype(np.float32))
         if streams is not None:
             streams.append(X)                                            # (n, d) after block i
-    return rms_norm(X, model.final_norm, model.eps) @ model.embedding.T, weights     # (n, vocab)
+    return unembed(rms_norm(X, model.final_norm, model.eps), model.embedding), weights     # (n, vocab)
+
+
+SLICE_ROWS = 128                          # vocabulary rows per product in unembed
+
+
+def unembed(X: np.ndarray, embedding: np.ndarray) -> np.ndarray:
+    """X @ embeddingᵀ: the logits (..., vocab) of normed streams X (..., d), through the tied output head.
+    A few rows against SmolLM2's 49,152 token rows: OpenBLAS streams the whole head for every few rows at a
+    fraction of the memory's speed, so 2-159 rows are multiplied by slices of 128 token rows (12 rows: 13 ms
+    in place of 29, one thread; tools/benchmark_real_model.py). The same sums, each in its own order: the
+    logits agree to float32's rounding (a few 1e-6)."""
+    rows = X.reshape(-1, X.shape[-1])                                    # (m, d)
+    if not 2 <= len(rows) < 160:
+        return X @ embedding.T
+    out = np.empty((len(rows), len(embedding)), np.result_type(X, embedding))   # (m, vocab)
+    columns = np.ascontiguousarray(rows.T)                               # (d, m)
+    for i in range(0, len(embedding), SLICE_ROWS):
+        out[:, i:i + SLICE_ROWS] = (embedding[i:i + SLICE_ROWS] @ columns).T
+    return out.reshape(*X.shape[:-1], len(embedding))
 
 
 def attention_weights(model: RealModel, ids: Sequence[int]) -> np.ndarray:
@@ -747,10 +766,20 @@ def attention_weights(model: RealModel, ids: Sequence[int]) -> np.ndarray:
 def generate(model: RealModel, ids: Sequence[int], n_new: int, use_cache: bool = True) -> list[int]:
     """Greedy decoding: the prompt, then up to n_new tokens (stops after the end-of-turn token)."""
     ids = [int(i) for i in model_ids(ids, len(model.embedding))]
+    key = shared_key(model)
+    if key is None:                       # a model of its own: computed here
+        return generated(model, ids, int(n_new), bool(use_cache))
+    return list(once("generate", (key, tuple(ids), int(n_new), bool(use_cache)),      # once per test run
+                     lambda: generated(model, ids, int(n_new), bool(use_cache))))    # (run_memo.py)
+
+
+def generated(model: RealModel, ids: list[int], n_new: int, use_cache: bool) -> list[int]:
+    """generate on checked ids, computed in this process."""
+    ids = list(ids)
     cache = new_cache(model) if use_cache else None
     with one_blas_thread(), PagesHeld(model):                           # one run: the pages kept throughout
         logits, _ = forward_unchecked(model, np.array(ids), cache, release=False)
-        for _ in range(int(n_new)):
+        for _ in range(n_new):
             nxt = int(np.argmax(logits[-1]))
             ids.append(nxt)
             if nxt == model.eos_id:
