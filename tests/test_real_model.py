@@ -760,6 +760,18 @@ def test_token_losses_by_hand():
         rm.token_losses(flat, [0, 1])
 
 
+def test_token_losses_are_the_full_log_softmax_to_the_last_bit():
+    """token_losses works out the log-probabilities of the targets only, in slices of 64 rows; each is the
+    entry of the whole log softmax (matrix.py) of the float64 logits, bit for bit, also for logits far from
+    zero (the largest entry subtracted first)."""
+    from attention_lab.matrix import log_softmax_unchecked
+    rng = np.random.default_rng(8)
+    logits = (rng.standard_normal((151, 1000)) * 4 + 800).astype(np.float32)   # 3 slices; exp(800) overflows
+    ids = rng.integers(0, 1000, size=151)
+    want = -log_softmax_unchecked(logits.astype(np.float64))[np.arange(150), ids[1:]]
+    np.testing.assert_array_equal(rm.token_losses(logits, ids), want)
+
+
 # ---------------------------------------------------------------------------- the tokenizer vs Hugging Face's
 def reference_tokenizer(tokens, merges, token_types):
     """Hugging Face `tokenizers` set up as SmolLM's tokenizer: digits one by one, then GPT-2's byte level."""
