@@ -761,9 +761,9 @@ def test_token_losses_by_hand():
 
 
 def test_token_losses_are_the_full_log_softmax_to_the_last_bit():
-    """token_losses works out the log-probabilities of the targets only, in slices of 64 rows; each is the
-    entry of the whole log softmax (matrix.py) of the float64 logits, bit for bit, also for logits far from
-    zero (the largest entry subtracted first)."""
+    """token_losses asks log_softmax_unchecked for the targets' entries only, in slices of 64 rows; each is
+    the entry of the whole log softmax of the float64 logits, bit for bit, also for logits far from zero (the
+    largest entry subtracted first)."""
     from attention_lab.matrix import log_softmax_unchecked
     rng = np.random.default_rng(8)
     logits = (rng.standard_normal((151, 1000)) * 4 + 800).astype(np.float32)   # 3 slices; exp(800) overflows

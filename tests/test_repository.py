@@ -390,3 +390,10 @@ def test_the_one_log_softmax_gives_the_bits_of_the_formula_the_lessons_were_stor
             by_hand = (z - top) - np.log(np.exp(z - top).sum(axis=-1, keepdims=True))
             got = log_softmax_unchecked(z)
             assert got.dtype == dtype and np.array_equal(got, by_hand)
+            # one entry a row (token_losses): the same numbers, the input untouched
+            rows, picks = z.reshape(15, 17), rng.integers(0, 17, size=15)
+            before = rows.copy()
+            picked = log_softmax_unchecked(rows, picks)
+            assert picked.shape == (15,) and picked.dtype == dtype
+            assert np.array_equal(picked, by_hand.reshape(15, 17)[np.arange(15), picks])
+            assert np.array_equal(rows, before)

@@ -67,10 +67,15 @@ def softmax_unchecked(s: np.ndarray, axis: int = -1) -> np.ndarray:
     return e
 
 
-def log_softmax_unchecked(z: np.ndarray) -> np.ndarray:
-    """log softmax(z) along the last axis, computed as z - max - log(sum exp(z - max)): never overflows."""
-    z = z - z.max(axis=-1, keepdims=True)                # the largest entry becomes 0
-    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+def log_softmax_unchecked(z: np.ndarray, picks: np.ndarray | None = None) -> np.ndarray:
+    """log softmax(z) along the last axis, computed as z - max - log(sum exp(z - max)): never overflows.
+    With `picks` (one column per row of a 2-D z): only those entries (m,), the same numbers to the last bit,
+    without a second array the size of z (a cross-entropy over 49,152 tokens needs one entry a row)."""
+    z = z - z.max(axis=-1, keepdims=True)                # the largest entry becomes 0 (a new array)
+    kept = z if picks is None else z[np.arange(len(z)), picks][:, None]      # (..., n) or (m, 1)
+    e = np.exp(z) if picks is None else np.exp(z, out=z)                     # picks: z is no longer needed
+    out = kept - np.log(e.sum(axis=-1, keepdims=True))
+    return out if picks is None else out[:, 0]
 
 
 def attention_scores(Q, K, scale):

@@ -31,7 +31,7 @@ from ._validate import as_array, as_count, weights_in_0_1, whole_ids, wrong_reco
 from .blas import one_blas_thread
 from .explorer_kit import Control, Explorer, Panel
 from .masks import causal_mask
-from .matrix import attention_unchecked, scaled_dot_product_attention
+from .matrix import attention_unchecked, log_softmax_unchecked, scaled_dot_product_attention
 from .model_file import (  # noqa: F401  (lesson 08 and its tests reach them as rm.*)
     MODEL_FILE,
     WHEEL,
@@ -874,12 +874,8 @@ def token_losses(logits: ArrayLike, ids: Sequence[int]) -> np.ndarray:
     targets = np.asarray(ids)[1:]
     out = np.empty(len(ids) - 1)
     for start in range(0, len(out), 64):       # 64 rows at a time: a long text's float64 copy stays small
-        z = logits[start:start + 64][: len(out) - start].astype(np.float64)      # (m, vocab)
-        # log_softmax_unchecked's steps, the same operations on the same numbers, for the targets only:
-        z -= z.max(axis=-1, keepdims=True)                                       # the largest entry 0
-        picked = z[np.arange(len(z)), targets[start:start + len(z)]]             # (m,)
-        np.exp(z, out=z)                                                         # in place: no second copy
-        out[start:start + len(z)] = -(picked - np.log(z.sum(axis=-1)))
+        rows = logits[start:start + 64][: len(out) - start].astype(np.float64)   # (m, vocab)
+        out[start:start + len(rows)] = -log_softmax_unchecked(rows, targets[start:start + len(rows)])
     return out
 
 

@@ -3,10 +3,11 @@
 The test suite (conftest.py) makes a fresh, empty folder for each run, names it in the environment variable
 ATTENTION_LAB_RUN_MEMO, and deletes it when the run ends. Its workers, and the kernels that nbval and the
 browser test start, inherit the name; so do the students' kernels of the class test's hub (tools/class_load.py
-hands it to them) and a pytest that a test starts inside the run (given ATTENTION_LAB_RUN_MEMO_OF_RUN). Then an expensive, deterministic result (a training run, a forward pass
-of the real model) is computed by the first process that asks for it, under a lock, and read back by every
-later one: lesson 09's forward passes run once per test run, not once in nbval's kernel, once in the
-browser's and once more in each test file. Results never outlive the run, so a stale one cannot pass a test.
+hands it to them) and a pytest that a test starts inside the run (given ATTENTION_LAB_RUN_MEMO_OF_RUN).
+Then an expensive, deterministic result (a training run, a forward pass of the real model) is computed by
+the first process that asks for it, under a lock, and read back by every later one: lesson 09's forward
+passes run once per test run, not once in nbval's kernel, once in the browser's and once more in each test
+file. Results never outlive the run, so a stale one cannot pass a test.
 
 Without the variable (a student's kernel, a hub) `once` just computes. It also computes, and keeps nothing,
 when any function of the package has been swapped in this process (a test's monkeypatch, an injected bug):
