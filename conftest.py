@@ -88,24 +88,28 @@ def process_tree_cpu() -> float:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item):
-    """The CPU seconds a test costs, from the start of its set-up to the end of its tear-down, go into the
-    JUnit report as its property `cpu_s` (tools/suite_time.py adds them up per file): worker seconds
-    count the waits for a busy core too, CPU seconds what the test itself asked of the machine. Its start
-    (`start_s`, seconds since the epoch) and worker go in too: tools/suite_time.py shows what ran last."""
-    item.stash[CPU_AT_START] = process_tree_cpu()
+    """The CPU seconds a test file costs, from the set-up of its first test to the tear-down of its last, go
+    into the JUnit report as the property `cpu_s` of its last test (tools/suite_time.py adds them up per
+    file): worker seconds count the waits for a busy core too, CPU seconds what the file itself asked of the
+    machine. (Read at the file's ends only: reading the process tree for every test cost a few CPU
+    milliseconds each, 10-20 CPU seconds a run.) Each test's start (`start_s`, seconds since the epoch) and
+    worker go in too: tools/suite_time.py shows what ran last."""
+    if FILE_CPU.get("path") != item.path:               # the first test of a file (a stretch of one)
+        FILE_CPU.update(path=item.path, start=process_tree_cpu())
     item.user_properties.append(("start_s", round(time.time(), 2)))   # when it began: the run's timeline
     item.user_properties.append(("worker", os.environ.get("PYTEST_XDIST_WORKER", "main")))
     yield
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_teardown(item):
+def pytest_runtest_teardown(item, nextitem):
     yield
-    if CPU_AT_START in item.stash:
-        item.user_properties.append(("cpu_s", round(process_tree_cpu() - item.stash[CPU_AT_START], 3)))
+    if FILE_CPU.get("path") == item.path and (nextitem is None or nextitem.path != item.path):
+        item.user_properties.append(("cpu_s", round(process_tree_cpu() - FILE_CPU["start"], 3)))
+        FILE_CPU.clear()                                # the file's last test: its CPU seconds, once
 
 
-CPU_AT_START = pytest.StashKey[float]()
+FILE_CPU: dict = {}          # the file whose tests this process runs now, and the CPU seconds at its start
 
 
 LESSON_08 = "08-inside-a-real-language-model.ipynb"
