@@ -96,7 +96,7 @@ def show(rows, wall: float | None) -> None:
     total = sum(r[1] for r in rows)
     cpu = sum(r[2] or 0.0 for r in rows)
     tests = sum(r[3] for r in rows)
-    counted = f"; {cpu:.0f} CPU seconds counted per test" if any(r[2] is not None for r in rows) else ""
+    counted = f"; {cpu:.0f} CPU seconds counted per test file" if any(r[2] is not None for r in rows) else ""
     if wall is not None:
         verdict = "within" if wall <= BUDGET else "OVER"
         print(f"wall time {wall:.0f} s ({verdict} the {BUDGET} s budget); {tests} tests; "
