@@ -17,6 +17,7 @@ from lesson_helpers import grads_by_differences
 from test_exercises_across_lessons import attention_slips
 
 import attention_lab as al
+from attention_lab import scaled_dot_product_attention
 from attention_lab.answer_keys import answer_key, mistakes_of
 from attention_lab.checks import Choice, in_words
 from attention_lab.exercises_00 import lesson00
@@ -3662,6 +3663,33 @@ def gqa_with_weights(Q, K, V):                 # returns (output, weights), as t
     return A @ np.repeat(V, r, axis=0), A
 
 
+def gqa_with_weights_on(heads):
+    """(output, weights) on inputs with `heads` query heads, the output alone on the others."""
+    def gqa(Q, K, V):
+        return gqa_with_weights(Q, K, V) if len(Q) == heads else GQA_083(Q, K, V)
+    return gqa
+
+
+def gqa_with_weights_raising_on(heads):
+    """(output, weights), but an error on inputs with `heads` query heads."""
+    def gqa(Q, K, V):
+        if len(Q) == heads:
+            raise ValueError("only nine heads")
+        return gqa_with_weights(Q, K, V)
+    return gqa
+
+
+def gqa_with_weights_and_a_warning(Q, K, V):   # a log of 0 on the way: NumPy warns, the check stays quiet
+    np.log(np.zeros(1))
+    return gqa_with_weights(Q, K, V)
+
+
+def gqa_by_the_kernel_imported(Q, K, V):       # the kernel imported by its name: (output, weights)
+    r = len(Q) // len(K)
+    return scaled_dot_product_attention(Q, np.repeat(K, r, axis=0), np.repeat(V, r, axis=0),
+                                        al.causal_mask(Q.shape[1]))
+
+
 def gqa_by_the_package(Q, K, V):               # one call of a kernel: switched off while the judge runs
     r = len(Q) // len(K)
     return al.scaled_dot_product_attention(Q, np.repeat(K, r, axis=0), np.repeat(V, r, axis=0),
@@ -3730,6 +3758,9 @@ FRESH_CASES_08 = [    # (key, answer, status, mistake, what the student reads)
     ("08.2", turned(np.pi + 0.5), "wrong", None, weights_082(turned(np.pi + 0.5))),    # read as -π + 0.5
     ("08.2", turned(np.pi - 0.5), "mistake", "other angle", None),
     ("08.2", turned(2 * np.pi + 1.0), "correct", None, "Exercise 08.2: ✓ correct."),
+    # the angles read in (-π, π]: the key's head start is 0.2 (q at 3, k at 3.2 read as 3.2 - 2π), or -1
+    ("08.2", turned(0.2, start=3.0), "mistake", "same direction", None),
+    ("08.2", turned(-1.0, start=-2.8), "mistake", "wrong sign", None),
     ("08.2", turned(1.0) / 4, "mistake", "too weak", hint08(
         "08.2", "distance 1 wins, but with less than 0.8: make the vectors longer, so the scores differ by "
                 "more.")),
@@ -3739,6 +3770,9 @@ FRESH_CASES_08 = [    # (key, answer, status, mistake, what the student reads)
                     "pair 0, which turns a full radian per position.")),
     ("08.2", np.array([[0, 0, 5.0, 0], [0, 0, 5.0, 0.5]]), "mistake", "slow pair", None),
     ("08.2", np.array([[1e-5, 0, 5.0, 0], [1e-5, 0, 5.0, 0.5]]), "mistake", "slow pair", None),   # 1e-10
+    ("08.2", np.array([[0, 0, 0.5, 0], [0, 0, 0.5, 0.05]]), "mistake", "slow pair", None),    # pair 1: 0.25
+    ("08.2", np.array([[0, 0, 5.0, 0], [0, 0, 5.0, 0]]), "mistake", "slow pair", None),       # key along x
+    ("08.2", np.array([[0, 0, 5.0, 0], [1.0, 0, 5.0, 0.5]]), "mistake", "slow pair", None),   # no query in 0
     ("08.2", np.array([[1e-4, 0, 5.0, 0], [1e-4, 0, 5.0, 0.5]]), "mistake", "too weak", None),    # 1e-8
     ("08.2", np.array([[0, 0, 5.0, 0], [1.0, 0, 0, 0]]), "mistake", "no direction", None),  # nothing turns
     ("08.2", np.array([[4.0, 0, 0, 0], [0, 0, 0, 0]]), "mistake", "no direction", hint08(
@@ -3815,6 +3849,14 @@ FRESH_CASES_08 = [    # (key, answer, status, mistake, what the student reads)
         "08.3", "your function returns a tuple, as the package's kernels return (output, weights); gqa "
                 "returns the output alone, one array of shape (h, n, d_k).")),
     ("08.3", lambda Q, K, V: (GQA_083(Q, K, V), None), "mistake", "a tuple", None),
+    ("08.3", gqa_with_weights_and_a_warning, "mistake", "a tuple", None),
+    ("08.3", lambda Q, K, V: tuple(GQA_083(Q, K, V)), "correct", None,         # a tuple of h arrays: numbers
+     "Exercise 08.3: ✓ correct."),
+    ("08.3", gqa_with_weights_on(9), "mistake", "a tuple", None),        # (output, weights) on 9 heads only
+    ("08.3", gqa_with_weights_raising_on(6), "mistake", "a tuple", None),
+    ("08.3", gqa_by_the_kernel_imported, "wrong", None,
+     "Exercise 08.3: al.scaled_dot_product_attention is switched off in this exercise: do this step yourself "
+     "(the check switches it off while it runs your function)."),
     ("08.3", lambda Q, K, V: GQA_083(Q, K, V)[:, :, :2], "wrong", None,
      f"Exercise 08.3: {ON_9_AND_3}, your function returns shape (9, 5, 2), not (9, 5, 4) (h, n, d_k)."),
     ("08.3", lambda Q, K, V: GQA_083(Q, K, V)[..., 0], "wrong", None,
@@ -4543,3 +4585,56 @@ def test_a_fresh_09_7_judges_every_design_of_its_grid():
                 want = "no first token" if keep == 0 else "window too short"
                 assert result.mistake == want, (window, keep, result.message)
     assert {exercise.evaluate((128, keep)).mistake for keep in range(9)} == {"over the budget"}
+
+
+def test_a_fresh_08_2_lists_the_designs_a_teacher_reads():
+    """08.2's key and its listed wrong designs (answer_keys, on a build made now), typed here: length 4 in
+    pair 0, the key 1 radian ahead; the same length turned 0 or -1 radian, or 2 ahead; a quarter of the key;
+    pair 1 turned 0.1; a zero key."""
+    c, s = np.cos(1.0), np.sin(1.0)
+    listed = {"same direction": [[4, 0, 0, 0], [4, 0, 0, 0]],
+              "wrong sign": [[4, 0, 0, 0], [4 * c, -4 * s, 0, 0]],
+              "too weak": [[1, 0, 0, 0], [c, s, 0, 0]],
+              "slow pair": [[0, 0, 4, 0], [0, 0, 4 * np.cos(0.1), 4 * np.sin(0.1)]],
+              "no direction": [[4, 0, 0, 0], [0, 0, 0, 0]],
+              "other angle": [[4, 0, 0, 0], [4 * np.cos(2.0), 4 * np.sin(2.0), 0, 0]]}
+    exercise = built("08.2")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(al.EXERCISES, "08.2", exercise)
+        wrong = {name: np.asarray(answer(), dtype=float)
+                 for name, (answer, _hint) in mistakes_of("08.2").items()}
+        assert np.allclose(answer_key("08.2"), [[4, 0, 0, 0], [4 * c, 4 * s, 0, 0]], rtol=0, atol=1e-12)
+    assert wrong.keys() == listed.keys()
+    for name, answer in listed.items():
+        assert np.allclose(wrong[name], answer, rtol=0, atol=1e-12), name
+
+
+def test_a_fresh_lesson_09_lists_what_a_teacher_reads():
+    """09.5's listed "numbers" are the toy's ranks worked out by hand above (2, 5, 1), 09.7's key and listed
+    designs the ones its hints speak of (answer_keys, on a build made now), typed here."""
+    listed = {"09.5": {"numbers": TOY_RANKS_095},
+              "09.7": {"over the budget": (128, 1), "no first token": (112, 0), "one number": 3.5159,
+                       "swapped": (1, 112), "window too short": (64, 8)}}
+    for key, wanted in listed.items():
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setitem(al.EXERCISES, key, built(key))
+            wrong = {name: answer() for name, (answer, _hint) in mistakes_of(key).items()}
+            if key == "09.7":
+                assert answer_key(key) == (112, 4)
+        assert {name: wrong[name] for name in wanted} == wanted, key
+
+
+def test_a_fresh_08_4_lists_the_counts_a_teacher_reads():
+    """08.4's key and its listed "close" and unit answers (answer_keys, on a build made now), multiplied out
+    here: the bytes rounded to 100,000, and in MB, kB and GB (decimal)."""
+    exercise = built("08.4")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(al.EXERCISES, "08.4", exercise)
+        wrong = {name: np.asarray(answer(), dtype=float)
+                 for name, (answer, _hint) in mistakes_of("08.4").items()}
+        assert np.array_equal(answer_key("08.4"), BYTES_084)
+    listed = {"close": [11_800_000, 35_400_000], "megabytes": [11.79648, 35.38944],
+              "kilobytes": [11_796.48, 35_389.44], "gigabytes": [0.01179648, 0.03538944],
+              "as wide as W_q": [35_389_440, 35_389_440]}
+    for name, answer in listed.items():
+        assert wrong[name].shape == (2,) and np.allclose(wrong[name], answer, rtol=1e-12, atol=0), name
