@@ -17,6 +17,8 @@ from attention_lab.exercises_04 import lesson04
 from attention_lab.exercises_05 import lesson05
 from attention_lab.exercises_06 import lesson06
 from attention_lab.exercises_07 import lesson07
+from attention_lab.exercises_08 import lesson08
+from attention_lab.exercises_09 import lesson09
 from attention_lab.exercises_10 import lesson10
 
 # Right answers, computed from scratch by the teachers' worked solutions (solutions/answers.py).
@@ -216,10 +218,10 @@ def test_each_lesson_keeps_its_exercises_in_its_own_module():
 
 
 @pytest.mark.parametrize("lesson", [lesson00, lesson01, lesson02, lesson03, lesson04, lesson05, lesson06,
-                                    lesson07, lesson10])
+                                    lesson07, lesson08, lesson09, lesson10])
 def test_a_fresh_build_ticks_its_key_and_names_each_listed_mistake(lesson, monkeypatch):
     """As test_each_mistake_gets_its_own_hint, on a build made in the test (`al.EXERCISES` is built at import,
-    before a mutant of lesson00() to 07() or 10() is switched on): what a teacher reads in
+    before a mutant of lesson00() to 10() is switched on): what a teacher reads in
     answer_keys, the key, gets ✓, and each listed wrong answer its own verdict."""
     for exercise in lesson():
         monkeypatch.setitem(al.EXERCISES, exercise.key, exercise)

@@ -4,8 +4,8 @@ Every wrong answer here is typed by hand or computed in plain NumPy, the way a s
 none calls an exercise's own mistake functions. Each must get its hint (the mistake's name and a key
 phrase of the hint). A fallback never contradicts itself, and no exercise passes with a shortcut:
 `3 * np.ones((4, 4))` for 01.3, `al.decode_with_cache` for 05.3, finite differences for 06.3 (one call
-of any package function: tests/test_one_call.py). Lessons 00, 02, 04, 05, 07 and 10 are built afresh in the
-test (their mistake tables and judges are then the ones a mutant changed) and every message compared in full.
+of any package function: tests/test_one_call.py). Lessons 00 to 10 are built afresh in the test (their
+mistake tables and judges are then the ones a mutant changed) and every message compared in full.
 """
 
 import re
@@ -17,6 +17,7 @@ from lesson_helpers import grads_by_differences
 from test_exercises_across_lessons import attention_slips
 
 import attention_lab as al
+from attention_lab import scaled_dot_product_attention
 from attention_lab.answer_keys import answer_key, mistakes_of
 from attention_lab.checks import Choice, in_words
 from attention_lab.exercises_00 import lesson00
@@ -27,6 +28,8 @@ from attention_lab.exercises_04 import lesson04
 from attention_lab.exercises_05 import lesson05
 from attention_lab.exercises_06 import lesson06
 from attention_lab.exercises_07 import lesson07, sequences_72, stream_forward
+from attention_lab.exercises_08 import lesson08
+from attention_lab.exercises_09 import lesson09
 from attention_lab.exercises_10 import lesson10
 
 I2, I3, I4 = np.eye(2), np.eye(3), np.eye(4)
@@ -3523,3 +3526,1115 @@ def test_a_fresh_06_2_tells_a_search_which_scores_may_pass():
     assert [np.exp(m) / (np.exp(m) + 7) > 0.9 for m in edge] == [True, False]
     candidates = np.stack([place_scores(PLACES + 1, big=m) for m in edge])
     assert built("06.2").accepts_each(candidates).tolist() == [True, False]
+
+
+# ---------- lessons 08 and 09 built afresh: what a student reads, word for word (issue 46) ----------
+# As lessons 00 to 07 and 10 above: each case builds its lesson now, so that a mutant of lesson08(),
+# _design_08(), _debug_08(), lesson09(), 09.5's or 09.7's judge is the one judged. No judge of these two
+# lessons needs the model (09.7 looks its losses up in a table measured once). Hints typed here; right
+# answers worked out by hand or computed here in plain NumPy, in another way than the package's.
+FRESH |= {"08": lesson08, "09": lesson09}
+
+
+def rope_distance_weights(pair):
+    """08.2 by hand: RoPE turns pair 0 by 1 radian per position and pair 1 by 0.1 (base 100, d = 4). As
+    complex numbers z = x + iy, a query at p and a key at p - t score Re(z_q conj(z_k) e^(i t ω)) in each
+    pair, whatever p is; scaled by 1/√4 and a softmax over t = 0..5."""
+    q, k = np.asarray(pair, dtype=float)
+    t = np.arange(6)
+    s = sum(np.real(complex(q[2 * i], q[2 * i + 1]) * np.conj(complex(k[2 * i], k[2 * i + 1]))
+                    * np.exp(1j * t * w)) for i, w in enumerate((1.0, 0.1)))
+    return sm(s / 2)
+
+
+def turned(angle, length=4.0, start=0.0):
+    """08.2: a query of `length` at angle `start` in pair 0, the key `angle` radians further round."""
+    return np.array([[length * np.cos(start), length * np.sin(start), 0, 0],
+                     [length * np.cos(start + angle), length * np.sin(start + angle), 0, 0]])
+
+
+def pulled(angle):
+    """08.2: `angle` ahead in pair 0 at length 2, and pair 1 (length 10, the key 0.5 radian ahead) pulling
+    the largest score to distance 2."""
+    pair = turned(angle, 2.0)
+    pair[:, 2:] = [[10.0, 0.0], [10 * np.cos(0.5), 10 * np.sin(0.5)]]
+    return pair
+
+
+def weights_082(pair):
+    w = np.round(rope_distance_weights(pair), 2).tolist()
+    return (f"Exercise 08.2: not yet: with your pair the weights over distances 0..5 are {w}: distance 1 "
+            f"(the "
+            "previous token) needs at least 0.8.")
+
+
+def length_where_the_previous_token_gets(target):
+    """The length of the right design (the key 1 radian ahead in pair 0) where distance 1 gets `target` of
+    the weight, by halving."""
+    low, high = 0.5, 10.0
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (mid, high) if rope_distance_weights(turned(1.0, mid))[1] < target else (low, mid)
+    return high
+
+
+def gqa_reading(keys_of, values_of=None, divide="sqrt", mask="causal", over=-1, group=None):
+    """An 08.3 fix written with indices: query head i reads key head keys_of(i, h, g) and value head
+    values_of(i, h, g) (the same by default); `group` fixes h // g (a number written in)."""
+    def gqa(Q, K, V):
+        h, g, n, d = *Q.shape[:1], len(K), *Q.shape[1:]
+        r = group or h // g
+        ki = np.array([keys_of(i, r, g) for i in range(h)])
+        vi = np.array([(values_of or keys_of)(i, r, g) for i in range(h)])
+        if ki.max() >= g or vi.max() >= g:
+            raise IndexError(f"key head {max(ki.max(), vi.max())} of {g}")
+        S = np.einsum("hqd,hkd->hqk", Q, K[ki]) / {"sqrt": np.sqrt(d), "d": d, "none": 1}[divide]
+        keep = np.arange(n)[:, None] >= np.arange(n)[None, :]
+        if mask != "none":
+            S = np.where(keep if mask == "causal" else keep.T, S, -np.inf)
+        return sm(S, axis=over) @ V[vi]
+    return gqa
+
+
+def in_blocks(i, r, g):            # neighbouring query heads share a key/value head: i // (h // g)
+    return i // r
+
+
+def in_turn(i, r, g):              # the planted layout: 0, 1, 2, 0, 1, 2, ...
+    return i % g
+
+
+def g_each(i, r, g):               # each key head g times, as np.repeat(K, g) lays them out
+    return i // g
+
+
+GQA_083 = gqa_reading(in_blocks)
+
+
+def gqa_planted_with_a_print(Q, K, V):       # 08.3 as handed out, a print added
+    h, g, n = len(Q), len(K), Q.shape[1]
+    K = np.tile(K, (h // g, 1, 1))
+    V = np.tile(V, (h // g, 1, 1))
+    S = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])
+    print(S.shape)
+    S = np.where(al.causal_mask(n), S, -np.inf)
+    return al.softmax(S) @ V
+
+
+def inputs_083():
+    """08.3's inputs as its hints describe them: seed 83, Q, K, V of 9 query and 3 key/value heads (5 tokens
+    of width 4), then 6 and 2 (4 tokens of width 3), then 8 and 2."""
+    rng = np.random.default_rng(83)
+    return [tuple(rng.standard_normal(s) for s in ((9, 5, 4), (3, 5, 4), (3, 5, 4))),
+            tuple(rng.standard_normal(s) for s in ((6, 4, 3), (2, 4, 3), (2, 4, 3))),
+            tuple(rng.standard_normal(s) for s in ((8, 4, 3), (2, 4, 3), (2, 4, 3)))]
+
+
+ON_9_AND_3 = "on 9 query heads and 3 key/value heads (Q of shape (9, 5, 4), K and V of shape (3, 5, 4))"
+ON_6_AND_2 = "on 6 query heads and 2 key/value heads (Q of shape (6, 4, 3), K and V of shape (2, 4, 3))"
+ON_8_AND_2 = "on 8 query heads and 2 key/value heads (Q of shape (8, 4, 3), K and V of shape (2, 4, 3))"
+
+
+def gqa_off_on(heads, by=1.0, where=None):
+    """The right fix, but off by `by` on inputs with `heads` query heads (everywhere, or at `where`)."""
+    def gqa(Q, K, V):
+        out = GQA_083(Q, K, V)
+        if len(Q) == heads:
+            if where is None:
+                out = out + by
+            else:
+                out[where] += by
+        return out
+    return gqa
+
+
+def gqa_raising_on(heads):
+    def gqa(Q, K, V):
+        if len(Q) == heads:
+            raise ValueError("only nine heads")
+        return GQA_083(Q, K, V)
+    return gqa
+
+
+def gqa_with_weights(Q, K, V):                 # returns (output, weights), as the package's kernels do
+    r = len(Q) // len(K)
+    S = Q @ np.swapaxes(np.repeat(K, r, axis=0), -1, -2) / np.sqrt(Q.shape[-1])
+    A = causal_sm(S)
+    return A @ np.repeat(V, r, axis=0), A
+
+
+def gqa_with_weights_on(heads):
+    """(output, weights) on inputs with `heads` query heads, the output alone on the others."""
+    def gqa(Q, K, V):
+        return gqa_with_weights(Q, K, V) if len(Q) == heads else GQA_083(Q, K, V)
+    return gqa
+
+
+def gqa_with_weights_raising_on(heads):
+    """(output, weights), but an error on inputs with `heads` query heads."""
+    def gqa(Q, K, V):
+        if len(Q) == heads:
+            raise ValueError("only nine heads")
+        return gqa_with_weights(Q, K, V)
+    return gqa
+
+
+def gqa_with_weights_and_a_warning(Q, K, V):   # a log of 0 on the way: NumPy warns, the check stays quiet
+    np.log(np.zeros(1))
+    return gqa_with_weights(Q, K, V)
+
+
+def gqa_by_the_kernel_imported(Q, K, V):       # the kernel imported by its name: (output, weights)
+    r = len(Q) // len(K)
+    return scaled_dot_product_attention(Q, np.repeat(K, r, axis=0), np.repeat(V, r, axis=0),
+                                        al.causal_mask(Q.shape[1]))
+
+
+def gqa_by_the_package(Q, K, V):               # one call of a kernel: switched off while the judge runs
+    r = len(Q) // len(K)
+    return al.scaled_dot_product_attention(Q, np.repeat(K, r, axis=0), np.repeat(V, r, axis=0),
+                                           al.causal_mask(Q.shape[1]))[0]
+
+
+BYTES_084 = [11_796_480, 35_389_440]
+# 08.4 by hand: keys and values (2) × 30 blocks × 3 key/value heads × 64 numbers × 256 tokens × 4 bytes =
+# 11,796,480; with 9 heads, 3 times that: 35,389,440.
+
+
+def bytes_084(per_slot=2, blocks=30, width=64, tokens=256, per_number=4):
+    """08.4's two counts with one number changed, multiplied out here."""
+    one = per_slot * blocks * width * tokens * per_number
+    return [3 * one, 9 * one]
+
+
+def hint08(key, text):
+    return hint(key, text)
+
+
+PLANTED_083 = ("still the planted bug: the key and value heads are shared with the wrong query heads. Number "
+               "the key heads (K = np.arange(2.0).reshape(2, 1, 1), g = 2) and lay them out for h = 6 query "
+               "heads as the function does: which key head does each query head read, and which should it "
+               "read?")
+GENERIC_084 = "Not right yet: go through the steps of the lesson again, one at a time."
+UNIT_084 = "the question asks for bytes (whole numbers; a float32 number takes 4 bytes)."
+
+FRESH_CASES_08 = [    # (key, answer, status, mistake, what the student reads)
+    # 08.1: three query heads sharing one key/value head
+    ("08.1", "a", "correct", None, "Exercise 08.1: ✓ correct."),
+    ("08.1", "(A)", "correct", None, "Exercise 08.1: ✓ correct."),
+    ("08.1", "b", "mistake", "b", reason("08.1", "b", "they read the same keys, but the weights come from "
+                                                      "q · "
+                                         "k, and each head has its own W_q: three different questions to "
+                                         "the same keys.")),
+    ("08.1", "c", "mistake", "c", reason("08.1", "c", "each row of weights sums to 1 in every head, so a "
+                                         "constant factor between two heads could only be 1, which would "
+                                         "make them identical; and they are not.")),
+    ("08.1", "d", "mistake", "d", reason("08.1", "d", "the three heads have one key head between them; what "
+                                         "differs is their queries.")),
+    ("08.1", "e", "wrong", None, "Exercise 08.1: answer with one letter: a, b, c, d."),
+    # 08.2: a RoPE previous-token head (distance 1 gets 0.95 of the weight at length 4, by hand: scores
+    # 8 cos(t - 1) for t = 0..5)
+    ("08.2", turned(1.0), "correct", None, "Exercise 08.2: ✓ correct."),
+    ("08.2", turned(1.0, 5.0, start=0.4) + np.array([[0, 0, 0, 0], [0, 0, 0.3, -0.2]]), "correct", None,
+     "Exercise 08.2: ✓ correct."),
+    ("08.2", turned(1.0, 4.0, start=-2.5), "correct", None, "Exercise 08.2: ✓ correct."),
+    ("08.2", turned(0.0), "mistake", "same direction", hint08(
+        "08.2", "query and key point the same way, so the score is largest at distance 0: the token itself. "
+                "Turn the key ahead by the angle one position adds (1 radian in pair 0), so that one step of "
+                "rotation brings them together.")),
+    ("08.2", np.array([[2.0, 1.0, 0, 0], [4.0, 2.0, 0, 0]]), "mistake", "same direction", None),
+    ("08.2", turned(0.29), "mistake", "same direction", None),
+    ("08.2", turned(-0.29), "mistake", "same direction", None),
+    ("08.2", turned(0.31), "mistake", "other angle", None),
+    ("08.2", turned(-1.0), "mistake", "wrong sign", hint08(
+        "08.2", "the key starts 1 radian behind the query instead of ahead of it, so the two line up one "
+                "token in the future, never seen. A key one position back has been turned 1 radian less "
+                "than the query: start the key 1 radian ahead of the query.")),
+    ("08.2", turned(-1.0, start=1.0), "mistake", "wrong sign", None),       # the query turned, not the key
+    ("08.2", turned(-1.29), "mistake", "wrong sign", None),
+    ("08.2", turned(-0.71), "mistake", "wrong sign", None),
+    ("08.2", turned(-1.31), "wrong", None, weights_082(turned(-1.31))),
+    ("08.2", turned(-2.0), "wrong", None, weights_082(turned(-2.0))),
+    ("08.2", turned(np.pi + 0.5), "wrong", None, weights_082(turned(np.pi + 0.5))),    # read as -π + 0.5
+    ("08.2", turned(np.pi - 0.5), "mistake", "other angle", None),
+    ("08.2", turned(2 * np.pi + 1.0), "correct", None, "Exercise 08.2: ✓ correct."),
+    # the angles read in (-π, π]: the key's head start is 0.2 (q at 3, k at 3.2 read as 3.2 - 2π), or -1
+    ("08.2", turned(0.2, start=3.0), "mistake", "same direction", None),
+    ("08.2", turned(-1.0, start=-2.8), "mistake", "wrong sign", None),
+    ("08.2", turned(1.0) / 4, "mistake", "too weak", hint08(
+        "08.2", "distance 1 wins, but with less than 0.8: make the vectors longer, so the scores differ by "
+                "more.")),
+    ("08.2", turned(1.0, 1.5), "mistake", "too weak", None),
+    ("08.2", np.array([[0, 0, 4.0, 0], [0, 0, 4 * np.cos(0.1), 4 * np.sin(0.1)]]), "mistake", "slow pair",
+     hint08("08.2", "pair 1 turns by only 0.1 radian per position: distances 0 to 5 look almost alike. Use "
+                    "pair 0, which turns a full radian per position.")),
+    ("08.2", np.array([[0, 0, 5.0, 0], [0, 0, 5.0, 0.5]]), "mistake", "slow pair", None),
+    ("08.2", np.array([[1e-5, 0, 5.0, 0], [1e-5, 0, 5.0, 0.5]]), "mistake", "slow pair", None),   # 1e-10
+    ("08.2", np.array([[0, 0, 0.5, 0], [0, 0, 0.5, 0.05]]), "mistake", "slow pair", None),    # pair 1: 0.25
+    ("08.2", np.array([[0, 0, 5.0, 0], [0, 0, 5.0, 0]]), "mistake", "slow pair", None),       # key along x
+    ("08.2", np.array([[0, 0, 5.0, 0], [1.0, 0, 5.0, 0.5]]), "mistake", "slow pair", None),   # no query in 0
+    ("08.2", np.array([[1e-4, 0, 5.0, 0], [1e-4, 0, 5.0, 0.5]]), "mistake", "too weak", None),    # 1e-8
+    ("08.2", np.array([[0, 0, 5.0, 0], [1.0, 0, 0, 0]]), "mistake", "no direction", None),  # nothing turns
+    ("08.2", np.array([[4.0, 0, 0, 0], [0, 0, 0, 0]]), "mistake", "no direction", hint08(
+        "08.2", "all six scores are equal (0 with your pair), so every distance gets 1/6 of the weight. RoPE "
+                "turns the key's pair 0 against the query's pair 0, and pair 1 against pair 1: a query or "
+                "key that is zero in a pair has no direction there to turn. Put both in pair 0, the key "
+                "turned 1 radian ahead.")),
+    ("08.2", np.array([[0, 0, 0, 0], [3.0, 1.0, 0, 0]]), "mistake", "no direction", None),
+    ("08.2", np.array([[4.0, 0, 0, 0], [0, 0, 2.0, 1.0]]), "mistake", "no direction", None),
+    ("08.2", turned(2.0), "mistake", "other angle", hint08(
+        "08.2", "the key starts ahead of the query, but not by 1 radian, so the two line up at another "
+                "distance: the one whose turning makes up the head start (2 radians ahead: distance 2; half "
+                "a radian: between distances 0 and 1). A key one position back has been turned 1 radian "
+                "less than the query in pair 0: start the key exactly 1 radian ahead.")),
+    ("08.2", turned(np.pi / 2, start=np.pi / 2), "mistake", "other angle", None),
+    ("08.2", turned(0.5), "mistake", "other angle", None),
+    # pair 1 pulling the winner to distance 2 (scores 100 cos(0.1 t - 0.5)): pair 0's head start judged alone
+    ("08.2", pulled(1.31), "mistake", "other angle", None),
+    ("08.2", pulled(0.69), "mistake", "other angle", None),
+    ("08.2", pulled(1.29), "wrong", None, weights_082(pulled(1.29))),     # within 0.3 of 1 radian
+    ("08.2", pulled(0.71), "wrong", None, weights_082(pulled(0.71))),
+    ("08.2", np.ones(4), "wrong", None, "Exercise 08.2: expected pair (row 0 the query, row 1 the key) of "
+                                        "shape (2, 4), got a list of 4 numbers."),
+    ("08.2", "x", "wrong", None, "Exercise 08.2: expected pair (row 0 the query, row 1 the key) of shape (2, "
+                                 "4), got text, 'x': give numbers, without quotes."),
+    # 08.3: grouped-query attention, query head i reading key/value head i // (h // g)
+    ("08.3", GQA_083, "correct", None, "Exercise 08.3: ✓ correct."),
+    ("08.3", HANDED_OUT["08.3"], "unanswered", "planted", hint08("08.3", PLANTED_083)),
+    ("08.3", gqa_planted_with_a_print, "mistake", "planted", hint08("08.3", PLANTED_083)),
+    ("08.3", gqa_reading(in_turn), "mistake", "planted numbers", hint08(
+        "08.3", "you changed the function, but it still gives the planted numbers: with 9 query heads and 3 "
+                "key/value heads, query heads 0, 1, 2, 3, ... still read key heads 0, 1, 2, 0, ... (head i "
+                "% g): the planted layout, the whole stack of g heads again and again. So query head 1 reads "
+                "key head 1. In grouped-query attention neighbouring query heads share a key/value head. "
+                "Number the key heads (K = np.arange(2.0).reshape(2, 1, 1), g = 2) and lay them out for h = "
+                "6 query heads as your function does: which key head does each query head read, and which "
+                "should it read?")),
+    ("08.3", gqa_reading(in_blocks, in_turn), "mistake", "values still tiled", hint08(
+        "08.3", "the keys are right now, but the values are still laid out 0, 1, 2, 0, 1, 2, ... (as np.tile "
+                "lays them out): a query head must read the values of the same key/value head as its keys.")),
+    ("08.3", gqa_reading(in_turn, in_blocks), "mistake", "keys still tiled", hint08(
+        "08.3", "the values are right now, but the keys are still laid out 0, 1, 2, 0, 1, 2, ... (as np.tile "
+                "lays them out): a query head must read the keys of the same key/value head as its values. "
+                "Repeat each key head in place too (0, 0, 0, 1, 1, 1, ...).")),
+    ("08.3", gqa_reading(g_each), "mistake", "g, not h // g", hint08(
+        "08.3", "your function is right on 9 query heads and 3 key/value heads, but raises an error on 6 "
+                "query "
+                "heads and 2 key/value heads. With 9 and 3, h // g and g are both 3; with 6 and 2, h // g is "
+                "3 and g is 2. Each key/value head serves h // g query heads: h // g copies, not g "
+                "(np.repeat(K, h // g, axis=0)), and query head i reads key/value head i // (h // g).")),
+    ("08.3", gqa_raising_on(6), "mistake", "g, not h // g", None),
+    ("08.3", gqa_reading(in_blocks, group=3), "mistake", "a fixed group size", hint08(
+        "08.3", "your function is right on 9 query heads and 3 key/value heads, and on 6 and 2, but raises "
+                "an "
+                "error on 8 query heads and 2 key/value heads: there each key/value head serves h // g = 4 "
+                "query heads, not 3. Compute the group size from the shapes, r = len(Q) // len(K), rather "
+                "than writing SmolLM2's 3.")),
+    ("08.3", gqa_raising_on(8), "mistake", "a fixed group size", None),
+    ("08.3", gqa_reading(in_blocks, mask="none"), "mistake", "no mask", hint08(
+        "08.3", "the grouping is right, but the causal mask is gone: token t may not look at later tokens.")),
+    ("08.3", gqa_reading(in_blocks, divide="none"), "mistake", "no scaling", hint08(
+        "08.3", "the grouping is right, but the scores lost their division by √d_k.")),
+    ("08.3", gqa_reading(in_blocks, mask="transposed"), "mistake", "mask transposed", hint08(
+        "08.3", "the grouping is right, but the mask is transposed: each token reads itself and the tokens "
+                "after it. The causal mask keeps key j for query i when j ≤ i, the lower triangle "
+                "(al.causal_mask(n) as it is, not its .T).")),
+    ("08.3", gqa_reading(in_blocks, divide="d"), "mistake", "divided by d_k", hint08(
+        "08.3", "the grouping is right, but the scores are divided by d_k: scaled dot-product attention "
+                "divides them by √d_k (np.sqrt(d_k)).")),
+    ("08.3", gqa_reading(in_blocks, over=-2), "mistake", "softmax over the queries", hint08(
+        "08.3", "the grouping is right, but the softmax runs down each column, over the queries: each "
+                "query's row of weights must sum to 1, so take the softmax over the keys, the last axis.")),
+    ("08.3", gqa_with_weights, "mistake", "a tuple", hint08(
+        "08.3", "your function returns a tuple, as the package's kernels return (output, weights); gqa "
+                "returns the output alone, one array of shape (h, n, d_k).")),
+    ("08.3", lambda Q, K, V: (GQA_083(Q, K, V), None), "mistake", "a tuple", None),
+    ("08.3", gqa_with_weights_and_a_warning, "mistake", "a tuple", None),
+    ("08.3", lambda Q, K, V: tuple(GQA_083(Q, K, V)), "correct", None,         # a tuple of h arrays: numbers
+     "Exercise 08.3: ✓ correct."),
+    ("08.3", gqa_with_weights_on(9), "mistake", "a tuple", None),        # (output, weights) on 9 heads only
+    ("08.3", gqa_with_weights_raising_on(6), "mistake", "a tuple", None),
+    ("08.3", gqa_by_the_kernel_imported, "wrong", None,
+     "Exercise 08.3: al.scaled_dot_product_attention is switched off in this exercise: do this step yourself "
+     "(the check switches it off while it runs your function)."),
+    ("08.3", lambda Q, K, V: GQA_083(Q, K, V)[:, :, :2], "wrong", None,
+     f"Exercise 08.3: {ON_9_AND_3}, your function returns shape (9, 5, 2), not (9, 5, 4) (h, n, d_k)."),
+    ("08.3", lambda Q, K, V: GQA_083(Q, K, V)[..., 0], "wrong", None,
+     f"Exercise 08.3: {ON_9_AND_3}, your function returns shape (9, 5), not (9, 5, 4) (h, n, d_k)."),
+    ("08.3", gqa_off_on(9, where=(2, 3, 1)), "wrong", None,
+     f"Exercise 08.3: {ON_9_AND_3}, your function returns the right shape (9, 5, 4), but 1 of its 180 "
+     f"numbers "
+     "differs, the largest by 1 at index [2, 3, 1]."),
+    ("08.3", gqa_off_on(6, by=2.0, where=(5, 3, 2)), "wrong", None,
+     f"Exercise 08.3: {ON_6_AND_2}, your function returns the right shape (6, 4, 3), but 1 of its 72 numbers "
+     "differs, the largest by 2 at index [5, 3, 2]."),
+    ("08.3", gqa_off_on(6, by=np.arange(72.0).reshape(6, 4, 3) / 8), "wrong", None,
+     f"Exercise 08.3: {ON_6_AND_2}, your function returns the right shape (6, 4, 3), but 71 of its 72 "
+     f"numbers "
+     "differ, the largest by 8.88 at index [5, 3, 2]."),
+    ("08.3", gqa_off_on(8, by=-0.5, where=(7, 3, 2)), "wrong", None,
+     f"Exercise 08.3: {ON_8_AND_2}, your function returns the right shape (8, 4, 3), but 1 of its 96 numbers "
+     "differs, the largest by 0.5 at index [7, 3, 2]."),
+    ("08.3", lambda Q, K, V: np.repeat(K, 3, axis=1) @ Q, "wrong", None,
+     f"Exercise 08.3: {ON_9_AND_3}, your function raised ValueError: matmul: Input operand 1 has a mismatch "
+     "in its core dimension 0, with gufunc signature (n?,k),(k,m?)->(n?,m?) (size 5 is different from 4)"),
+    ("08.3", lambda Q, K, V: None, "wrong", None,
+     "Exercise 08.3: your function returns None: does it end with `return`?"),
+    ("08.3", gqa_by_the_package, "wrong", None,
+     "Exercise 08.3: al.scaled_dot_product_attention is switched off in this exercise: do this step yourself "
+     "(the check switches it off while it runs your function)."),
+    ("08.3", np.zeros((9, 5, 4)), "wrong", None,
+     "Exercise 08.3: expected your fixed function itself (no brackets), got ndarray."),
+    # 08.4: the cache's bytes
+    ("08.4", BYTES_084, "correct", None, "Exercise 08.4: ✓ correct."),
+    ("08.4", np.array(BYTES_084, dtype=np.float32), "correct", None, "Exercise 08.4: ✓ correct."),
+    ("08.4", bytes_084(per_slot=1), "mistake", "half", hint08(
+        "08.4", "half the answer: did you count the keys only (the cache holds keys and values, two "
+                "numbers per "
+                "slot), or 2 bytes per number (float32 takes 4)?")),
+    ("08.4", bytes_084(per_number=2), "mistake", "half", None),
+    ("08.4", bytes_084(per_number=8), "mistake", "twice", hint08(
+        "08.4", "twice the answer: did you count 8 bytes per number (float32 takes 4), or the room the "
+                "lesson's Cache reserves (512 slots) instead of the 256 tokens?")),
+    ("08.4", bytes_084(tokens=512), "mistake", "twice", None),
+    ("08.4", bytes_084(per_number=1), "mistake", "one byte", hint08(
+        "08.4", "that counts numbers, not bytes: a float32 number takes 4 bytes.")),
+    ("08.4", bytes_084(per_number=32), "mistake", "bits", hint08(
+        "08.4", "that counts bits: a float32 number is 32 bits, 4 bytes.")),
+    ("08.4", bytes_084(blocks=1), "mistake", "one block", hint08(
+        "08.4", "every one of the 30 blocks keeps its own cache.")),
+    ("08.4", BYTES_084[::-1], "mistake", "swapped", hint08(
+        "08.4", "the first number is the model as it is (3 key/value heads): the smaller one.")),
+    ("08.4", bytes_084(per_slot=3), "mistake", "queries too", hint08(
+        "08.4", "one and a half times the answer: did you count queries too? A step computes the new token's "
+                "query and uses it once; the cache keeps only keys and values.")),
+    ("08.4", [35_389_440, 35_389_440], "mistake", "as wide as W_q", hint08(
+        "08.4", "your first number is the second: with its 3 shared key/value heads, a block caches 192 "
+                "numbers of K per token (3 heads of 64, W_k's width), not 576 (W_q's width, 9 heads of "
+                "64); V "
+                "the same.")),
+    ("08.4", [11_796_480, 106_168_320], "mistake", "nine times", hint08(
+        "08.4", "your second number is 9 times the first: with a key/value head of its own for each of the 9 "
+                "query heads, the cache holds 9 heads instead of 3: 3 times as many numbers, not 9.")),
+    ("08.4", bytes_084(width=192), "mistake", "width 192", hint08(
+        "08.4", "three times the answer: did you take 192 as the width of one key/value head? W_k's 192 "
+                "columns hold all 3 key/value heads of a block, 64 numbers each.")),
+    ("08.4", bytes_084(tokens=255), "mistake", "255 tokens", hint08(
+        "08.4", "that counts 255 tokens: the cache keeps a key and a value for each of the 256.")),
+    ("08.4", bytes_084(tokens=257), "mistake", "257 tokens", hint08(
+        "08.4", "that counts 257 tokens: the cache keeps a key and a value for each of the 256.")),
+    ("08.4", bytes_084(blocks=29), "mistake", "29 blocks", hint08(
+        "08.4", "that counts 29 blocks: every one of the 30 blocks keeps its own cache.")),
+    ("08.4", bytes_084(tokens=1), "mistake", "per token", hint08(
+        "08.4", "that is the keys and values of one token: the question asks for 256 tokens, and the cache "
+                "keeps a key and a value for each.")),
+    ("08.4", [11_800_000, 35_400_000], "mistake", "close", hint08(
+        "08.4", "the method is right, and your numbers are within 1 % of the answer: give the exact count of "
+                "bytes (whole numbers), not a rounded one.")),
+    ("08.4", [11_796_480, 35_389_441], "mistake", "close", None),
+    ("08.4", [11_910_000, 35_389_440], "mistake", "close", None),        # 0.96 % over
+    ("08.4", [11_920_000, 35_389_440], "wrong", None,                    # 1.05 % over
+     "Exercise 08.4: your answer is a list of 2 numbers, as asked, but 1 of its 2 numbers differs, the "
+     "largest "
+     f"by 1.24e+05 at index [0]. {GENERIC_084}"),
+    ("08.4", [11.8, 35.4], "mistake", "megabytes", hint08("08.4", f"that is the size in megabytes: "
+                                                                  f"{UNIT_084}")),
+    ("08.4", [12, 35], "mistake", "megabytes", None),                    # 1.7 % and 1.1 % off
+    ("08.4", [11.25, 33.75], "mistake", "megabytes", None),              # in MiB, 2^20 bytes
+    ("08.4", [11.8, 36.2], "wrong", None,                                # 36.2 MB: 2.3 % over
+     "Exercise 08.4: your answer is a list of 2 numbers, as asked, but 2 of its 2 numbers differ, the "
+     "largest "
+     f"by 3.54e+07 at index [1]. {GENERIC_084}"),
+    ("08.4", [11796.48, 35389.44], "mistake", "kilobytes", hint08("08.4", f"that is the size in kilobytes: "
+                                                                           f"{UNIT_084}")),
+    ("08.4", [11520, 34560], "mistake", "kilobytes", None),              # KiB, 2^10 bytes
+    ("08.4", [0.0118, 0.0354], "mistake", "gigabytes", hint08("08.4", f"that is the size in gigabytes: "
+                                                                       f"{UNIT_084}")),
+    ("08.4", [0.011, 0.033], "mistake", "gigabytes", None),              # GiB, 2^30 bytes
+    ("08.4", [1e308, 1e308], "wrong", None,                              # times 1e9 overflows: no unit
+     "Exercise 08.4: your answer is a list of 2 numbers, as asked, but 2 of its 2 numbers differ, the "
+     "largest "
+     f"by 1e+308 at index [0]. {GENERIC_084}"),
+    ("08.4", [0, 0], "wrong", None,
+     "Exercise 08.4: your answer is a list of 2 numbers, as asked, but 2 of its 2 numbers differ, the "
+     "largest "
+     f"by 3.54e+07 at index [1]. {GENERIC_084}"),
+    ("08.4", [np.inf, 1], "wrong", None, "Exercise 08.4: your answer contains NaN or inf (the first at index "
+                                         "[0]). Give finite numbers."),
+    ("08.4", [1, 2, 3], "wrong", None, "Exercise 08.4: expected two numbers of bytes, [with 3 key/value "
+                                       "heads, "
+                                       "with 9]; got a list of 3 numbers."),
+    ("08.4", [11.8, 35.4, 1.0], "wrong", None, "Exercise 08.4: expected two numbers of bytes, [with 3 "
+                                               "key/value heads, with 9]; got a list of 3 numbers."),
+    ("08.4", "abc", "wrong", None, "Exercise 08.4: expected two numbers of bytes, [with 3 key/value heads, "
+                                   "with 9]; got text, 'abc': give numbers, without quotes."),
+]
+
+
+@pytest.mark.parametrize("key, answer, status, mistake, message", FRESH_CASES_08,
+                         ids=[f"{c[0]}-{c[3] or c[2]}-{i}" for i, c in enumerate(FRESH_CASES_08)])
+def test_a_fresh_lesson_08_says_word_for_word(key, answer, status, mistake, message):
+    """Lesson 08 built afresh (as mutmut's mutants are): status, mistake, and every word (where typed)."""
+    result = built(key).evaluate(answer)
+    assert (result.status, result.mistake) == (status, mistake), result.message
+    if message is not None:
+        assert result.message == message
+    elif mistake is not None:
+        assert result.message.startswith(f"Exercise {key}: not yet. Hint: "), result.message
+
+
+def test_a_fresh_08_2_ticks_from_0_8_on_the_previous_token():
+    """08.2's ✓ needs at least 0.8 of the weight on distance 1 (the weights worked out by hand, as complex
+    numbers): the length where it reaches 0.8 splits ✓ from 'too weak'. `accepts_each` (a search's quick
+    test) agrees on a stack: the right designs anywhere in it, 0.8 + 5e-10 too."""
+    edge = length_where_the_previous_token_gets(0.8)
+    assert 2.5 < edge < 3.5
+    exercise = built("08.2")
+    assert exercise.evaluate(turned(1.0, edge * 1.001)).status == "correct"
+    assert exercise.evaluate(turned(1.0, edge * 0.999)).mistake == "too weak"
+    just = turned(1.0, length_where_the_previous_token_gets(0.8 + 5e-10))
+    assert exercise.evaluate(just).status == "correct"
+    stack = np.array([turned(0.0)] * 8)
+    right = {0: turned(1.0), 3: just, 5: turned(1.0, 5.0, start=2.0), 7: turned(1.0, edge * 1.001)}
+    for i, pair in right.items():
+        stack[i] = pair
+    stack[1], stack[2] = turned(1.0, edge * 0.999), turned(-1.0)
+    stack[4] = np.array([[0, 0, 4.0, 0], [0, 0, 4 * np.cos(0.1), 4 * np.sin(0.1)]])
+    assert exercise.accepts_each(stack).nonzero()[0].tolist() == sorted(right)
+
+
+def test_a_fresh_08_3_runs_on_the_inputs_its_hints_promise():
+    """08.3's fix is run on 9 query and 3 key/value heads, then 6 and 2, then 8 and 2, drawn from seed 83 in
+    the order Q, K, V; each call gets copies (a fix that writes into its inputs changes nothing for the
+    next)."""
+    seen = []
+
+    def gqa(Q, K, V):
+        seen.append(tuple(np.array(a) for a in (Q, K, V)))
+        out = GQA_083(Q, K, V)
+        Q[...], K[...], V[...] = 0.0, 0.0, 0.0
+        return out
+    assert built("08.3").evaluate(gqa).status == "correct"
+    drawn = inputs_083()
+    assert len(seen) >= 3
+    for got, want in zip(seen[:3], drawn, strict=True):
+        for a, b in zip(got, want, strict=True):
+            assert a.shape == b.shape and np.array_equal(a, b)
+
+
+def test_a_fresh_lesson_08_asks_its_questions():
+    """Each exercise's question and kind, as its repr (and a teacher's listing) shows them."""
+    assert {e.key: (e.kind, e.question) for e in lesson08()} == {
+        "08.1": ("predict", "Query heads 0, 1 and 2 of a block share one key/value head. On one sentence, "
+                            "are "
+                            "their attention weights the same?"),
+        "08.2": ("design", "Design a query and a key (rows of a 2 × 4 array) whose RoPE score picks the "
+                           "previous token."),
+        "08.3": ("debug", "Fix gqa: the key and value heads are shared with the wrong query heads."),
+        "08.4": ("compute", "Bytes of the keys and values of 256 tokens in SmolLM2's KV cache (float32): "
+                            "[with "
+                            "its 3 shared key/value heads, if each of the 9 query heads had its own]."),
+    }
+
+
+# 09.3's arrays, typed from lesson 09's cell: three heads' outputs (3 tokens × 2 each) and W_O (6 × 2)
+O_093 = np.array([[[1.0, 0.0], [0.0, 1.0], [2.0, 1.0]],
+                  [[3.0, 1.0], [0.0, 2.0], [3.0, 0.0]],
+                  [[1.0, 1.0], [2.0, 0.0], [0.0, 2.0]]])
+WO_093 = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [2.0, 0.0], [0.0, 2.0], [1.0, -1.0]])
+RIGHT_093 = [[6.0, 3.0], [4.0, 7.0], [8.0, 1.0]]
+# 09.3 by hand: head 1's mean over its tokens is (2, 1), and (2, 1) @ [[1, 1], [2, 0]] = (4, 2) at every
+# token.
+# Heads 0 and 2 add h0 @ I and h2 @ [[0, 2], [1, -1]]: token 0 (1, 0) + (1, 1), token 1 (0, 1) + (0, 4),
+# token 2 (2, 1) + (2, -2). Sum: (6, 3), (4, 7), (8, 1).
+
+
+def heads_through_wo(outs):
+    """The block's output as the sum of each head's part: head i's rows times its 2 rows of W_O."""
+    return sum(np.asarray(outs[i]) @ WO_093[2 * i:2 * i + 2] for i in range(3))
+
+
+def with_head(i, rows):
+    outs = O_093.copy()
+    outs[i] = rows
+    return outs
+
+
+def hint09(key, text):
+    return hint(key, text)
+
+
+FALLBACK_093 = ("Not right yet. The block's output is the heads' outputs side by side, token by token "
+                "(head 0's 2 "
+                "numbers, then head 1's, then head 2's), times W_O (lesson 03); with head 1 mean-ablated, "
+                "only "
+                "head 1's 2 columns change: each of its rows becomes the mean of its 3 rows.")
+
+
+def lens_logits_by_rows(X, g, E, gain=True, centred=False, over_blocks=False):
+    """09.5's lens, one row (one block's stream) at a time: the row over its root mean square (or, wrongly,
+    centred first, or over the column's root mean square), times g, then a logit per token of E."""
+    X, E = np.asarray(X, dtype=float), np.asarray(E, dtype=float)
+    Z = X - X.mean(axis=1, keepdims=True) if centred else X
+    down_the_columns = np.sqrt(np.mean(Z ** 2, axis=0))
+    rows = []
+    for z in Z:
+        z = z / (down_the_columns if over_blocks else np.sqrt(np.mean(z ** 2)))
+        rows.append([np.dot(z * g if gain else z, e) for e in E])
+    return np.array(rows)
+
+
+def lens_ranks_by(count="above", **how):
+    """An 09.5 answer: the token's rank in each row of lens logits, counted `count` (above: 1 + how many
+    logits are larger, the right count), the lens made `how`."""
+    def lens_ranks(X, g, E, token):
+        L = lens_logits_by_rows(X, g, E, **how)
+        mine = L[:, token]
+        return np.array([{"above": 1 + sum(v > m for v in row), "from 0": sum(v > m for v in row),
+                          "below": 1 + sum(v < m for v in row), "itself": 1 + sum(v >= m for v in row),
+                          "argsort": list(np.argsort(-row, kind="stable")).index(token) + 1}[count]
+                         for row, m in zip(L, mine)])
+    return lens_ranks
+
+
+LENS_RANKS_095 = lens_ranks_by()
+
+
+def lens_ranks_argsort_read_at_the_token(X, g, E, token):
+    L = lens_logits_by_rows(X, g, E)
+    return np.argsort(-L, axis=1, kind="stable")[:, token] + 1
+
+
+def lens_ranks_of_paris(X, g, E, token):
+    return LENS_RANKS_095(X, g, E, 1)
+
+
+def lens_probabilities(X, g, E, token):
+    return sm(lens_logits_by_rows(X, g, E))[:, token]
+
+
+def inputs_095():
+    """09.5's inputs as its question promises: the toy (Paris, token 1), then two made up from seed 95."""
+    X = np.array([[2.0, -1.0, 0.0, 1.0], [0.0, 1.0, -2.0, 1.0], [0.0, -1.0, -2.0, -1.0]])
+    g = np.array([1.0, 2.0, 1.0, 0.5])
+    E = np.array([[1.0, 0.0, 0.0, 1.0], [0.0, -1.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 2.0],
+                  [-1.0, 0.0, 0.0, 1.0]])
+    rng = np.random.default_rng(95)
+    first = (rng.standard_normal((4, 6)), rng.uniform(0.3, 2.0, 6), rng.standard_normal((7, 6)), 3)
+    second = (rng.standard_normal((5, 3)) + 1.0, rng.uniform(0.3, 2.0, 3), rng.standard_normal((6, 3)), 0)
+    return [(X, g, E, 1), first, second]
+
+
+TOY_RANKS_095 = [2, 5, 1]
+# 09.5's toy by hand: after RMSNorm (each row over √(6/4), √(6/4), √(6/4)) times g, the rows are
+# (2, -2, 0, 0.5), (0, 2, -2, 0.5), (0, -2, -2, -0.5), all over √1.5. Logits (times √1.5) of Rome, Paris,
+# the, city, sea: (2.5, 2, 0, 1, -1.5), (0.5, -4, 2, -1, 0.5), (-0.5, 0, -2, -3, -0.5): Paris is second,
+# last of five, and first.
+REMARK_095 = ("(A rank cannot show whether each row was divided by its root mean square: dividing a row by "
+              "one "
+              "positive number never changes which logits are larger, so no rank moves; the gain g, one "
+              "factor "
+              "per coordinate, is what can move one. The lens's probabilities, a softmax of each row, do "
+              "need "
+              "that division.)")
+EXPECTED_095 = "one whole number per row of X, the rank (1 = top) of the token after that block"
+
+
+def hint095(text):
+    return hint("09.5", text)
+
+
+FORM_097 = ("Exercise 09.7: answer with two whole numbers, (window, keep): a window of 16, 32, ..., 112 "
+            "tokens "
+            "and 0 to 8 first tokens kept, e.g. (48, 2)")
+
+
+def near_097(window, keep, loss, above):
+    return (f"Exercise 09.7: not yet: ({window}, {keep}) gives {loss} nats, {above} above full attention's "
+            "3.4380: just over the goal. Designs this close to the line fall on either side of it by a few "
+            "thousandths; try another number of first tokens, or a longer window.")
+
+
+def hint097(text):
+    return hint("09.7", text)
+
+
+FRESH_CASES_09 = [    # (key, answer, status, mistake, what the student reads)
+    # 09.1: three knockouts ordered
+    ("09.1", "a", "correct", None, "Exercise 09.1: ✓ correct."),
+    ("09.1", "b", "mistake", "b", reason(
+        "09.1", "b", "(18, 6) has the clearest induction pattern, but it does not do most of the copying "
+                     "alone: "
+                     "the six other candidates, knocked out together while (18, 6) keeps working, cost more. "
+                     "One head, even the one with the clearest pattern, does not carry the copying alone: "
+                     "here "
+                     "the work is shared.")),
+    ("09.1", "c", "mistake", "c", reason(
+        "09.1", "c", "a sink head parks its weight on the first token, and what it writes there is not what "
+                     "the copying needs: knocked out, (18, 8) leaves the second-copy loss almost where it "
+                     "was. "
+                     "It costs least of the three, not most.")),
+    ("09.1", "d", "mistake", "d", reason(
+        "09.1", "d", "the six weaker candidates are not spare copies of (18, 6): together they cost more "
+                     "than "
+                     "(18, 6) alone. And the sink head (18, 8) costs least: without it the second-copy loss "
+                     "hardly moves.")),
+    ("09.1", "e", "wrong", None, "Exercise 09.1: answer with one letter: a, b, c, d."),
+    # 09.2: layer 16's other heads
+    ("09.2", "a", "correct", None, "Exercise 09.2: ✓ correct."),
+    ("09.2", "b", "mistake", "b", reason(
+        "09.2", "b", "the eight other heads of layer 16 do not share (16, 0)'s job: knocked out together, "
+                     "they "
+                     "cost less than half of what (16, 0) alone costs. The previous-token head is one "
+                     "head, not "
+                     "a layer.")),
+    ("09.2", "c", "mistake", "c", reason(
+        "09.2", "c", "which heads you knock out matters more than how many: eight heads of layer 16 cost "
+                     "less "
+                     "than half of what the one previous-token head costs. What the induction heads need is "
+                     "written by (16, 0).")),
+    ("09.2", "d", "mistake", "d", reason(
+        "09.2", "d", "(16, 1) and (16, 2) do read the same keys and values as (16, 0) (grouped-query "
+                     "attention, lesson 08), but a knockout removes a head's output, not its keys; each head "
+                     "asks its own query and writes its own output (exercise 08.1). And (16, 3) to (16, 8) "
+                     "share nothing with it. Knocked out, the eight cost less than half of what (16, 0) "
+                     "costs.")),
+    ("09.2", "e", "wrong", None, "Exercise 09.2: answer with one letter: a, b, c, d."),
+    # 09.3: head 1 mean-ablated
+    ("09.3", RIGHT_093, "correct", None, "Exercise 09.3: ✓ correct."),
+    ("09.3", [[6.004, 3.0], [4.0, 6.996], [8.0, 1.0]], "correct", None, "Exercise 09.3: ✓ correct."),
+    ("09.3", heads_through_wo(with_head(1, 0.0)), "mistake", "zero-ablation", hint09(
+        "09.3", "that is zero-ablation: head 1's output set to 0. Mean-ablation keeps the head's average "
+                "contribution: replace each of its rows by the mean of its 3 rows (outs[1].mean(axis=0)).")),
+    ("09.3", heads_through_wo(O_093), "mistake", "nothing knocked out", hint09(
+        "09.3", "that is the block's output with every head working: replace head 1's output by its mean "
+                "over "
+                "the tokens first.")),
+    ("09.3", heads_through_wo(with_head(1, (O_093[0] + O_093[1] + O_093[2]) / 3)), "mistake",
+     "mean over the heads", hint09(
+        "09.3", "you averaged over the heads, token by token: mean-ablation averages head 1's own output "
+                "over "
+                "the tokens (axis 0 of outs[1]), so every token gets the same row.")),
+    ("09.3", heads_through_wo(with_head(1, 1.5)), "mistake", "one number", hint09(      # (3+1+0+2+3+0)/6
+        "09.3", "you replaced head 1's output by one number, the mean of all its entries: average each of "
+                "its "
+                "2 columns over the tokens, keeping a row of 2 numbers.")),
+    ("09.3", heads_through_wo(with_head(1, [[2.0, 2.0], [1.0, 1.0], [1.5, 1.5]])), "mistake",
+     "mean over the width", hint09(
+        "09.3", "you averaged each token's row of head 1 (over its 2 numbers): average over the tokens "
+                "instead, "
+                "column by column.")),
+    ("09.3", heads_through_wo(with_head(0, [1.0, 2 / 3])), "mistake", "head 0", hint09(
+        "09.3", "you mean-ablated the first head in the list: heads are numbered from 0, so head 1 is the "
+                "second one.")),
+    ("09.3", heads_through_wo(with_head(2, [1.0, 1.0])), "mistake", "head 2", hint09(
+        "09.3", "you mean-ablated the last head: heads are numbered from 0, so head 1 is the second one, the "
+                "middle of the three.")),
+    ("09.3", heads_through_wo([[[1.0, 2 / 3]] * 3, [[2.0, 1.0]] * 3, [[1.0, 1.0]] * 3]), "mistake",
+     "every head mean-ablated", hint09(
+        "09.3", "you replaced every head's output by its mean over the tokens (the same numbers as the "
+                "block's "
+                "whole output averaged over the tokens): only head 1 is knocked out; heads 0 and 2 keep "
+                "their "
+                "own rows, token by token.")),
+    ("09.3", [[4.0, 2.0]] * 3, "mistake", "head 1's part alone", hint09(
+        "09.3", "that is only head 1's part of the output (its mean row times its 2 rows of W_O): the "
+                "block's "
+                "output adds the parts of heads 0 and 2, which keep working.")),
+    ("09.3", heads_through_wo(with_head(1, [6.0, 3.0])), "mistake", "sum, not mean", hint09(
+        "09.3", "you replaced head 1's output by the sum of its 3 rows: mean-ablation uses their mean, the "
+                "sum "
+                "divided by the 3 tokens (outs[1].mean(axis=0)).")),
+    ("09.3", heads_through_wo(with_head(1, [[1.0, 0.0], [-2.0, 1.0], [1.0, -1.0]])), "mistake",
+     "mean subtracted", hint09(
+        "09.3", "you subtracted head 1's mean from its rows, which keeps what depends on the tokens and "
+                "removes the average: mean-ablation does the opposite, every row of head 1 becomes the mean "
+                "itself.")),
+    ("09.3", heads_through_wo([[[1.0, 0.0], [2 / 3, 1.0], [2.0, 1.0]],
+                               [[3.0, 1.0], [2 / 3, 1.0], [3.0, 0.0]],
+                               [[1.0, 1.0], [2 / 3, 1.0], [0.0, 2.0]]]), "mistake", "token 1, not head 1",
+     hint09("09.3", "you replaced token 1's row in every head (outs[:, 1]) by its mean over the heads: "
+                    "head 1 "
+                    "is outs[1], its 3 rows are the tokens, and each becomes their mean over the tokens.")),
+    ("09.3", [[1, 0, 2, 1, 1, 1], [0, 1, 2, 1, 2, 0], [2, 1, 2, 1, 0, 2]], "mistake", "no W_O", hint09(
+        "09.3", "those are the heads' outputs side by side, (3, 6), with head 1 mean-ablated: the block's "
+                "output "
+                "is that times W_O, (3, 6) @ (6, 2), one row of 2 per token.")),
+    ("09.3", with_head(1, [2.0, 1.0]), "mistake", "heads not combined", hint09(
+        "09.3", "that is outs with head 1 mean-ablated, (3 heads, 3 tokens, 2): put each token's rows from "
+                "heads 0, 1 and 2 side by side (a 3 × 6 array) and multiply by W_O, for the block's output "
+                "(3 "
+                "× 2).")),
+    # reshaped: row 0 holds head 0's three tokens (1, 0, 0, 1, 2, 1), row 1 head 1's (2, 1, 2, 1, 2, 1), row 2
+    # head 2's (1, 1, 2, 0, 0, 2); times W_O: (4, 3), (7, 6), (5, 1)
+    ("09.3", [[4.0, 3.0], [7.0, 6.0], [5.0, 1.0]], "mistake", "reshaped, not concatenated", hint09(
+        "09.3", "you reshaped the (3, 3, 2) array to (3, 6) directly, which lays head 0's three tokens in "
+                "the "
+                "first row: concatenate the heads token by token instead, each token's row holding its 2 "
+                "numbers from head 0, then head 1, then head 2 (lesson 03).")),
+    ("09.3", [[6.0, 3.0], [4.0, 7.0], [8.0, 2.0]], "wrong", None,
+     "Exercise 09.3: your answer is a 3 × 2 array, as asked, but 1 of its 6 numbers differs, the largest "
+     "by 1 "
+     f"at index [2, 1]. {FALLBACK_093}"),
+    ("09.3", np.zeros((3, 2)), "wrong", None,
+     "Exercise 09.3: your answer is a 3 × 2 array, as asked, but 6 of its 6 numbers differ, the largest by 8 "
+     f"at index [2, 0]. {FALLBACK_093}"),
+    ("09.3", [1, 2, 3, 4], "wrong", None, "Exercise 09.3: expected a 3 × 2 array, the block's attention "
+                                          "output, "
+                                          "one row per token; got a list of 4 numbers."),
+    # 09.4: two sliding-window caches
+    ("09.4", "b", "correct", None, "Exercise 09.4: ✓ correct."),
+    ("09.4", "a", "mistake", "a", reason(
+        "09.4", "a", "four times as much recent text does not make up for the lost first token: from token "
+                     "128 "
+                     "on, every head that parked its weight on token 0 must spread it over the window "
+                     "instead. "
+                     "With token 0 kept, 32 recent tokens do better than 128 without it.")),
+    ("09.4", "c", "mistake", "c", reason(
+        "09.4", "c", "the first token is one token, but not one like the others: it is where many heads park "
+                     "their weight (the sink, lesson 08). Losing it costs more than 96 recent tokens are "
+                     "worth: "
+                     "the two caches are more than 0.1 nats apart, and the one with the first token is "
+                     "ahead.")),
+    ("09.4", "d", "wrong", None, "Exercise 09.4: answer with one letter: a, b, c."),
+    # 09.5: the logit lens by hand, as a function
+    ("09.5", LENS_RANKS_095, "correct", None, f"Exercise 09.5: ✓ correct. {REMARK_095}"),
+    ("09.5", lens_ranks_by(over_blocks=False, gain=True), "correct", None,
+     f"Exercise 09.5: ✓ correct. {REMARK_095}"),
+    ("09.5", TOY_RANKS_095, "mistake", "numbers", hint095(
+        "hand in your function itself, lens_ranks without brackets: the check runs it on the toy model and "
+        "on "
+        "two fresh ones it makes up (with the package's norm and lens switched off), so a list of ranks, "
+        "however it was computed, is not the answer.")),
+    ("09.5", np.array(TOY_RANKS_095), "mistake", "numbers", None),
+    ("09.5", int, "mistake", "numbers", None),
+    ("09.5", lens_ranks_by(gain=False), "mistake", "no gain", hint095(
+        "you left out the final RMSNorm's gain g: the lens applies the whole final norm, each row over its "
+        "root "
+        "mean square and then times g, number by number, before E's transpose. Leaving out the division "
+        "alone "
+        "would not change a rank (it scales a row by one positive number); leaving out g does.")),
+    ("09.5", lens_ranks_by(centred=True), "mistake", "LayerNorm", hint095(
+        "you subtracted each row's mean first, as a LayerNorm does: SmolLM2's final norm is an RMSNorm, "
+        "which "
+        "only divides by the root mean square (lesson 08).")),
+    ("09.5", lens_ranks_by(centred=True, gain=False), "mistake", "LayerNorm, no gain", hint095(
+        "you subtracted each row's mean (a LayerNorm) and left out the gain g: SmolLM2's final norm is an "
+        "RMSNorm, each row over its root mean square only, and then times g, number by number.")),
+    ("09.5", lens_ranks_by("from 0"), "mistake", "counted from 0", hint095(
+        "you counted the tokens above the token: its rank is one more (1 = top).")),
+    ("09.5", lens_ranks_by("below"), "mistake", "from the bottom", hint095(
+        "you ranked from the lowest logit up: rank 1 is the token with the largest logit, the lens's top "
+        "guess.")),
+    ("09.5", lens_ranks_by("itself"), "mistake", "counted itself", hint095(
+        "you counted the logits at or above the token's, which counts the token itself: its rank is 1 + the "
+        "number of logits strictly larger than its own (> rather than >=), so the top guess has rank 1.")),
+    ("09.5", lens_ranks_argsort_read_at_the_token, "mistake", "argsort read at the token", hint095(
+        "you read np.argsort's result at the token's index: argsort lists token ids, largest logit first, so "
+        "its entry `token` is the id of the token in that place, not the token's place. The rank is where "
+        "the "
+        "token's id sits in that list, plus 1 (or count the logits above it).")),
+    ("09.5", lens_ranks_by(over_blocks=True), "mistake", "norm over the blocks", hint095(
+        "you took the root mean square down each column of X, over the blocks: the final norm works on one "
+        "stream at a time, so each row (one block's stream, d numbers) is divided by its own root mean "
+        "square "
+        "(axis=1, keepdims=True).")),
+    ("09.5", lens_ranks_of_paris, "mistake", "Paris only", hint095(
+        "your function gives the rank of token 1 (Paris in the toy) whatever token it is asked for: the "
+        "check "
+        "asks for other tokens of other vocabularies too. Read the logit of `token`, the argument.")),
+    ("09.5", lens_probabilities, "mistake", "probabilities", hint095(
+        "your function returns the token's probabilities after each block: the question asks for its rank, "
+        "1 + "
+        "the number of tokens whose logit is larger.")),
+    ("09.5", lambda X, g, E, token: np.zeros(len(X)), "wrong", None,
+     "Exercise 09.5: on fresh inputs your function returns the right shape (3,), but 3 of its 3 numbers "
+     f"differ, the largest by 5 at index [1]: {EXPECTED_095}"),
+    ("09.5", lambda X, g, E, token: LENS_RANKS_095(X, g, E, token) + 0.004, "wrong", None,
+     "Exercise 09.5: on fresh inputs your function returns the right shape (3,), and all 3 of its numbers "
+     "are "
+     "within 0.004 of the right ones, but not all equal to them: does your function round, or compute in low "
+     f"precision (float16)? Return the numbers unrounded: {EXPECTED_095}"),
+    ("09.5", lambda X, g, E, token: LENS_RANKS_095(X, g, E, token)[:, None], "wrong", None,
+     f"Exercise 09.5: on fresh inputs your function returns shape (3, 1), not (3,): {EXPECTED_095}"),
+    ("09.5", lambda X, g, E, token: LENS_RANKS_095(X, g, E, token) + (len(X) == 5), "wrong", None,
+     "Exercise 09.5: on fresh inputs your function returns the right shape (5,), but 5 of its 5 numbers "
+     f"differ, the largest by 1 at index [0]: {EXPECTED_095}"),
+    ("09.5", lambda X, g, E, token: al.layer_norm(X), "wrong", None,
+     "Exercise 09.5: al.layer_norm is switched off in this exercise: do this step yourself (the check "
+     "switches "
+     "it off while it runs your function)."),
+    ("09.5", lambda X, g, E, token: None, "wrong", None,
+     "Exercise 09.5: your function returns None: does it end with `return`?"),
+    # 09.6: a lower temperature
+    ("09.6", "a", "correct", None, "Exercise 09.6: ✓ correct."),
+    ("09.6", "b", "mistake", "b", reason(
+        "09.6", "b", "a lower τ does lead to greedy in the end, but on the way it first takes probability "
+                     "from "
+                     "the thousands of tokens far below the top two. ' Canberra' is almost level with ' "
+                     "Sydney', "
+                     "so at τ = 0.5 it gets a share of what they lose. Only much closer to 0 does ' "
+                     "Sydney' take "
+                     "everything. Check it at τ = 0.5.")),
+    ("09.6", "c", "mistake", "c", reason(
+        "09.6", "c", "only τ = 0 itself is greedy. At τ = 0.5 the softmax of the logits divided by 0.5 still "
+                     "gives every token some probability, and ' Canberra', almost level with ' Sydney', "
+                     "keeps a "
+                     "large share. Check it at τ = 0.5.")),
+    ("09.6", "d", "mistake", "d", reason(
+        "09.6", "d", "τ divides every logit by the same number, but the softmax depends on the differences "
+                     "between logits, and dividing by 0.5 doubles them: the tokens far below lose, and the "
+                     "two "
+                     "almost level at the top share what they lose. Check it at τ = 0.5.")),
+    ("09.6", "e", "wrong", None, "Exercise 09.6: answer with one letter: a, b, c, d."),
+    # 09.7: a cache within a budget of 120 entries, full attention's loss 3.4380 (the table's losses typed)
+    ("09.7", (112, 4), "correct", None, "Exercise 09.7: ✓ correct."),
+    ("09.7", [112, 1], "correct", None, "Exercise 09.7: ✓ correct."),                  # 3.5159: 0.0779 above
+    ("09.7", np.array([112, 8]), "correct", None, "Exercise 09.7: ✓ correct."),        # 3.5047
+    ("09.7", (np.int64(80), np.int64(7)), "correct", None, "Exercise 09.7: ✓ correct."),   # 3.5349: 0.0969
+    ("09.7", (96, 4), "correct", None, "Exercise 09.7: ✓ correct."),                   # 3.5358: 0.0978
+    ("09.7", (96, 3), "wrong", None, near_097(96, 3, "3.5383", "0.1003")),
+    ("09.7", (80, 3), "wrong", None, near_097(80, 3, "3.5471", "0.1091")),
+    ("09.7", (96, 2), "wrong", None, near_097(96, 2, "3.5443", "0.1063")),
+    ("09.7", (80, 2), "mistake", "window too short", hint097(                           # 3.5608: 0.1228
+        "you kept the first tokens, but the window is too short: each query still loses the text between the "
+        "first tokens and its window, and the loss stays more than 0.1 nats above full attention. Spend more "
+        "of the 120 entries on the window.")),
+    ("09.7", (64, 8), "mistake", "window too short", None),
+    ("09.7", (16, 8), "mistake", "window too short", None),
+    ("09.7", (128, 1), "mistake", "over the budget", hint097(
+        "that cache holds more than 120 entries (the window plus the first tokens kept), and the budget is "
+        "the "
+        "point: choose a window of at most 112 and few enough first tokens that the two fit in 120.")),
+    ("09.7", (112, 9), "mistake", "over the budget", None),
+    ("09.7", (200, 9), "mistake", "over the budget", None),
+    ("09.7", (112, 0), "mistake", "no first token", hint097(
+        "without the first token, no window within the budget comes within 0.5 nats of full attention: every "
+        "head that parks its weight on token 0 must put it elsewhere once the window leaves it behind "
+        "(section "
+        "2). Keep at least one first token.")),
+    ("09.7", (16, 0), "mistake", "no first token", None),
+    ("09.7", 3.5159, "mistake", "one number", hint097(
+        "you handed in one number: the answer is the design itself, two whole numbers (window, keep), e.g. "
+        "(48, "
+        "2), not the loss it gives (the check looks the loss up) nor the window alone.")),
+    ("09.7", 112, "mistake", "one number", None),
+    ("09.7", np.float64(3.5), "mistake", "one number", None),
+    ("09.7", (1, 112), "mistake", "swapped", hint097(
+        "your pair reads as (keep, window): the window comes first, then the number of first tokens kept, "
+        "e.g. "
+        "(112, 1) for a window of 112 tokens and the first token.")),
+    ("09.7", (8, 16), "mistake", "swapped", None),
+    ("09.7", (100, 2), "wrong", None, f"{FORM_097}; (100, 2) is not one of them"),
+    ("09.7", (16, 9), "wrong", None, f"{FORM_097}; (16, 9) is not one of them"),
+    ("09.7", (112, 8), "correct", None, "Exercise 09.7: ✓ correct."),
+    ("09.7", (104, 16), "wrong", None, f"{FORM_097}; (104, 16) is not one of them"),     # 120 entries
+    ("09.7", (105, 16), "mistake", "over the budget", None),                            # 121
+    ("09.7", (112.0, 1.0), "wrong", None, FORM_097),
+    ("09.7", (True, 1), "wrong", None, FORM_097),
+    ("09.7", (112, np.True_), "wrong", None, FORM_097),
+    ("09.7", True, "wrong", None, FORM_097),
+    ("09.7", (1, 2, 3), "wrong", None, FORM_097),
+    ("09.7", [112], "wrong", None, FORM_097),
+    ("09.7", "112, 4", "wrong", None, FORM_097),
+    ("09.7", np.array([112.0, 1.0]), "wrong", None, FORM_097),
+    ("09.7", np.array([[112, 1]]), "wrong", None, FORM_097),
+]
+
+
+@pytest.mark.parametrize("key, answer, status, mistake, message", FRESH_CASES_09,
+                         ids=[f"{c[0]}-{c[3] or c[2]}-{i}" for i, c in enumerate(FRESH_CASES_09)])
+def test_a_fresh_lesson_09_says_word_for_word(key, answer, status, mistake, message):
+    """Lesson 09 built afresh (as mutmut's mutants are): status, mistake, and every word (where typed)."""
+    result = built(key).evaluate(answer)
+    assert (result.status, result.mistake) == (status, mistake), result.message
+    if message is not None:
+        assert result.message == message
+    elif mistake is not None:
+        assert result.message.startswith(f"Exercise {key}: not yet. Hint: "), result.message
+
+
+def test_a_fresh_09_5_runs_on_the_inputs_its_question_promises():
+    """09.5's function is run on the toy model (Paris, token 1), then on two made up from seed 95 (X of 4 × 6
+    with 7 tokens, token 3; X of 5 × 3 with 6 tokens, token 0), token an int; each call gets copies."""
+    seen = []
+
+    def lens_ranks(X, g, E, token):
+        seen.append((np.array(X), np.array(g), np.array(E), token, type(token)))
+        ranks = LENS_RANKS_095(X, g, E, token)
+        X[...] = 0.0
+        return ranks
+    assert built("09.5").evaluate(lens_ranks).status == "correct"
+    assert len(seen) >= 3
+    for (X, g, E, token, kind), want in zip(seen[:3], inputs_095(), strict=True):
+        assert kind is int and token == want[3]
+        for a, b in zip((X, g, E), want[:3], strict=True):
+            assert a.shape == b.shape and np.array_equal(a, b)
+    assert LENS_RANKS_095(*inputs_095()[0]).tolist() == TOY_RANKS_095
+
+
+def test_a_fresh_lesson_09_asks_its_questions():
+    """Each exercise's question and kind, as its repr (and a teacher's listing) shows them."""
+    assert {e.key: (e.kind, e.question) for e in lesson09()} == {
+        "09.1": ("predict", "Order three knockouts by the second-copy loss, the largest first: (A) the "
+                            "strongest "
+                            "candidate (18, 6) alone; (B) the other six candidates; (C) the sink head (18, "
+                            "8)."),
+        "09.2": ("predict", "Knock out the eight heads of layer 16 other than (16, 0): compared with (16, 0) "
+                            "alone, the second-copy loss is (a) less than half as high; (b) about as high; "
+                            "(c) "
+                            "higher, eight heads being more than one; (d) higher, because they share (16, "
+                            "0)'s "
+                            "keys."),
+        "09.3": ("compute", "Three heads' outputs (3 tokens × 2 each) and W_O (6 × 2) given: the block's "
+                            "attention output (3 × 2) with head 1 mean-ablated (its output replaced, at "
+                            "every "
+                            "token, by its mean over the 3 tokens)."),
+        "09.4": ("predict", "Which cache gives the lower mean loss on the paragraph: (A) a window of 128 "
+                            "without "
+                            "the first token, or (B) a window of 32 with the first token (33 entries)? (a) "
+                            "A; "
+                            "(b) B; (c) within 0.1 nats of each other."),
+        "09.5": ("compute", "The logit lens by hand, as a function: lens_ranks(X, g, E, token) gives the "
+                            "rank (1 "
+                            "= top) of `token` after each block, from the last token's stream after each "
+                            "block "
+                            "X, the final RMSNorm's gain g and the tied embedding E (eps = 0); judged on "
+                            "the toy "
+                            "model (Paris, token 1) and on fresh ones."),
+        "09.6": ("predict", "For 'The capital of Australia is', greedy says ' Sydney' and a draw at τ = 1 "
+                            "gives "
+                            "' Canberra' with probability 0.34. At τ = 0.5, a draw gives ' Canberra' (a) "
+                            "more "
+                            "often; (b) less often, τ below 1 moving towards greedy; (c) never, any τ "
+                            "below 1 "
+                            "being greedy; (d) exactly as often, τ dividing every logit alike."),
+        "09.7": ("design", "Design a cache of at most 120 entries (a window of 16, 32, ..., 112 tokens and "
+                           "0 to 8 "
+                           "first tokens) whose mean loss on the paragraph is at most 0.1 nats above full "
+                           "attention's: answer (window, keep)."),
+    }
+
+
+SWITCHED_OFF = ("is switched off in this exercise: do this step yourself (the check switches it off while it "
+                "runs your function).")
+LOCKED_083 = [("real_model", "grouped_attention", "al.real_model.grouped_attention"),
+              ("matrix", "scaled_dot_product_attention", "al.scaled_dot_product_attention"),
+              ("matrix", "self_attention", "al.self_attention"),
+              ("heads", "multi_head_attention", "al.multi_head_attention"),
+              ("decoding", "decode_with_cache", "al.decode_with_cache"),
+              ("real_model", "forward", "al.real_model.forward"),
+              ("real_model", "attention_weights", "al.real_model.attention_weights"),
+              ("matrix", "attention_unchecked", "al.matrix.attention_unchecked"),
+              ("heads", "multi_head_unchecked", "al.heads.multi_head_unchecked"),
+              ("heads", "multi_head_parts", "al.heads.multi_head_parts"),
+              ("masks", "cross_attention", "al.cross_attention"),
+              ("real_model", "grouped_attention_unchecked", "al.real_model.grouped_attention_unchecked")]
+LOCKED_095 = [("real_model", "rms_norm", "al.real_model.rms_norm"),
+              ("heads_at_work", "lens_rank", "al.heads_at_work.lens_rank"),
+              ("heads_at_work", "logit_lens", "al.heads_at_work.logit_lens"),
+              ("decoding", "layer_norm", "al.layer_norm"),
+              ("matrix", "scaled_dot_product_attention", "al.scaled_dot_product_attention")]
+
+
+def calling(module, name):
+    """A student's function that hands its work to the package's `module.name` (looked up when it runs)."""
+    import importlib
+    home = importlib.import_module(f"attention_lab.{module}")
+
+    def student(*args):
+        return getattr(home, name)(*args)
+    return student
+
+
+@pytest.mark.parametrize("module, name, shown", LOCKED_083, ids=[c[1] for c in LOCKED_083])
+def test_a_fresh_08_3_switches_off_each_shortcut(module, name, shown):
+    """08.3's judge switches off every package function that would do grouped-query attention in one call
+    (each named in the message as the student reaches it)."""
+    assert built("08.3").evaluate(calling(module, name)).message == f"Exercise 08.3: {shown} {SWITCHED_OFF}"
+
+
+@pytest.mark.parametrize("module, name, shown", LOCKED_095, ids=[c[1] for c in LOCKED_095])
+def test_a_fresh_09_5_switches_off_the_norm_and_the_lens(module, name, shown):
+    """09.5's judge switches off the final norm, the lens and its ranks (and the debug exercises'
+    shortcuts)."""
+    assert built("09.5").evaluate(calling(module, name)).message == f"Exercise 09.5: {shown} {SWITCHED_OFF}"
+
+
+PASSING_097 = {(80, 7), (80, 8), (96, 4), (96, 6), (96, 7), (96, 8), *((112, k) for k in range(1, 9))}
+NEAR_097 = {(80, 3): ("3.5471", "0.1091"), (80, 4): ("3.5439", "0.1059"), (80, 5): ("3.5452", "0.1072"),
+            (80, 6): ("3.5427", "0.1047"), (96, 2): ("3.5443", "0.1063"), (96, 3): ("3.5383", "0.1003"),
+            (96, 5): ("3.5398", "0.1018")}
+# 09.7's designs as tests/lessons/test_09_window.py measures them on the model: within 0.1 nats of full
+# attention (3.4380) the ones that pass; within 0.11 the ones told their numbers (the table's losses, typed)
+
+
+def test_a_fresh_09_7_judges_every_design_of_its_grid():
+    """Every (window, keep) of 09.7's grid, 16 to 112 by 16 and 0 to 8: ✓ for the designs measured within the
+    goal, the numbers for those just over it, 'no first token' for keep 0, 'window too short' for the rest;
+    one entry further, a window of 128, is over the budget whatever is kept."""
+    exercise = built("09.7")
+    for window in range(16, 113, 16):
+        for keep in range(9):
+            result = exercise.evaluate((window, keep))
+            if (window, keep) in PASSING_097:
+                assert result.status == "correct", (window, keep)
+            elif (window, keep) in NEAR_097:
+                assert result.message == near_097(window, keep, *NEAR_097[window, keep]), (window, keep)
+            else:
+                want = "no first token" if keep == 0 else "window too short"
+                assert result.mistake == want, (window, keep, result.message)
+    assert {exercise.evaluate((128, keep)).mistake for keep in range(9)} == {"over the budget"}
+
+
+def test_a_fresh_08_2_lists_the_designs_a_teacher_reads():
+    """08.2's key and its listed wrong designs (answer_keys, on a build made now), typed here: length 4 in
+    pair 0, the key 1 radian ahead; the same length turned 0 or -1 radian, or 2 ahead; a quarter of the key;
+    pair 1 turned 0.1; a zero key."""
+    c, s = np.cos(1.0), np.sin(1.0)
+    listed = {"same direction": [[4, 0, 0, 0], [4, 0, 0, 0]],
+              "wrong sign": [[4, 0, 0, 0], [4 * c, -4 * s, 0, 0]],
+              "too weak": [[1, 0, 0, 0], [c, s, 0, 0]],
+              "slow pair": [[0, 0, 4, 0], [0, 0, 4 * np.cos(0.1), 4 * np.sin(0.1)]],
+              "no direction": [[4, 0, 0, 0], [0, 0, 0, 0]],
+              "other angle": [[4, 0, 0, 0], [4 * np.cos(2.0), 4 * np.sin(2.0), 0, 0]]}
+    exercise = built("08.2")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(al.EXERCISES, "08.2", exercise)
+        wrong = {name: np.asarray(answer(), dtype=float)
+                 for name, (answer, _hint) in mistakes_of("08.2").items()}
+        assert np.allclose(answer_key("08.2"), [[4, 0, 0, 0], [4 * c, 4 * s, 0, 0]], rtol=0, atol=1e-12)
+    assert wrong.keys() == listed.keys()
+    for name, answer in listed.items():
+        assert np.allclose(wrong[name], answer, rtol=0, atol=1e-12), name
+
+
+def test_a_fresh_lesson_09_lists_what_a_teacher_reads():
+    """09.5's listed "numbers" are the toy's ranks worked out by hand above (2, 5, 1), 09.7's key and listed
+    designs the ones its hints speak of (answer_keys, on a build made now), typed here."""
+    listed = {"09.5": {"numbers": TOY_RANKS_095},
+              "09.7": {"over the budget": (128, 1), "no first token": (112, 0), "one number": 3.5159,
+                       "swapped": (1, 112), "window too short": (64, 8)}}
+    for key, wanted in listed.items():
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setitem(al.EXERCISES, key, built(key))
+            wrong = {name: answer() for name, (answer, _hint) in mistakes_of(key).items()}
+            if key == "09.7":
+                assert answer_key(key) == (112, 4)
+        assert {name: wrong[name] for name in wanted} == wanted, key
+
+
+def test_a_fresh_08_4_lists_the_counts_a_teacher_reads():
+    """08.4's key and its listed "close" and unit answers (answer_keys, on a build made now), multiplied out
+    here: the bytes rounded to 100,000, and in MB, kB and GB (decimal)."""
+    exercise = built("08.4")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(al.EXERCISES, "08.4", exercise)
+        wrong = {name: np.asarray(answer(), dtype=float)
+                 for name, (answer, _hint) in mistakes_of("08.4").items()}
+        assert np.array_equal(answer_key("08.4"), BYTES_084)
+    listed = {"close": [11_800_000, 35_400_000], "megabytes": [11.79648, 35.38944],
+              "kilobytes": [11_796.48, 35_389.44], "gigabytes": [0.01179648, 0.03538944],
+              "as wide as W_q": [35_389_440, 35_389_440]}
+    for name, answer in listed.items():
+        assert wrong[name].shape == (2,) and np.allclose(wrong[name], answer, rtol=1e-12, atol=0), name
