@@ -75,6 +75,8 @@ TARGETS = {
     "exercises_01": ["attention_lab.exercises_01.*"],
     "exercises_03": ["attention_lab.exercises_03.*"],
     "exercises_06": ["attention_lab.exercises_06.*"],
+    # lesson 07's model: its forward and backward pass, its training, its head scores and its explorer
+    "induction": ["attention_lab.induction.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
