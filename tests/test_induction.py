@@ -791,3 +791,18 @@ def test_the_explorer_prints_and_draws_each_step_as_worked_out_by_hand():
     assert (first.get_text(), first.get_size()) == ("1.0", 8) and len(ex.figure.axes) == 3   # no colour bar
     assert [c.options for c in ex.controls] == [(0, 3)] and ex.controls[0].label == "training step"
     assert tuple(ex.figure.get_size_inches()) == (15.0, 5.0)
+
+
+def test_the_explorer_on_a_short_probe_that_repeats_every_second_token():
+    """The probe A B A B A B (6 tokens, shorter than the model's 10), started at step 3. Layer 1's places:
+    1 to min(10 - 3 - 1, 6 - 1) = 5 (mean of 1/2..1/6 = 0.29 spread evenly). Repeated pairs, query and the
+    key after the earlier copy: (2, 1), (3, 2), (4, 1), (4, 3); the hand-made layer 2 gives them 1/2 (keys 0
+    and 1 both follow an A), 1, 1/3 and 1/3 (keys 0, 1 and 3): mean 0.54, spread evenly 0.25."""
+    ex = al.induction_explorer(hand_run(), [0, 1, 0, 1, 0, 1], start=3)
+    nbsp = "\N{NO-BREAK SPACE}"
+    text = ex.summary()
+    assert ex.values == {"step": 3}
+    assert text.startswith("step 3\nprobe      A B A B A B\npredicted  _ A A A A B\n")
+    assert "  places 1-5 (where the keys of an induction head can lie): 1.00   (spread evenly: 0.29)" in text
+    assert "  places 2-4 (whose next token came after that copy too):   0.54   (spread evenly: 0.25)" in text
+    assert text.endswith(f"0{nbsp}2{nbsp}0{nbsp}0   (after the earlier copy: 1{nbsp}2{nbsp}1{nbsp}3)")
