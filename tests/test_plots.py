@@ -386,6 +386,7 @@ def test_the_shapes_are_blocks_of_one_square_per_number_each_with_its_colour_bar
     signs = [ax for ax in first.axes + second.axes if ax.texts and not ax.images]
     assert [t.get_text() for ax in signs for t in ax.texts] == ["@", "=", "@", "="]
     assert all(t.get_size() == 22 and not ax.axison for ax in signs for t in ax.texts)
+    assert all((t.get_ha(), t.get_va()) == ("center", "center") for ax in signs for t in ax.texts)
     assert near([t.get_position() for ax in signs for t in ax.texts], [(0.5, 0.5)] * 4)
     assert first.axes[0].get_subplotspec().get_gridspec().get_width_ratios() == [3, 0.8, 4, 0.8, 4]
     assert second.axes[0].get_subplotspec().get_gridspec().get_width_ratios() == [4, 0.8, 1, 0.8, 1]
@@ -424,11 +425,14 @@ def test_the_heads_picture_cuts_q_k_v_into_heads_one_softmax_each_then_w_o():
         assert same_colour(ax.lines[0].get_color(), "black") and ax.lines[0].get_linewidth() == 3
     assert top._suptitle.get_text() == "split: head i (h1, h2, …) takes its own d_k = 2 columns"
     assert [ax.get_title() for ax in middle.axes] == ["head 1", "head 2"]
+    assert [ax.get_subplotspec().get_geometry()[:2] for ax in middle.axes] == [(1, 2)] * 2   # side by side
+    assert type(fig.get_layout_engine()).__name__ == "ConstrainedLayoutEngine"
     for i, (ax, (A, _)) in enumerate(zip(middle.axes, heads)):
         assert np.allclose(mesh(ax), A)
         assert [t.get_text() for t in ax.get_yticklabels()] == (["the", "cat", "sat"] if i == 0 else [""] * 3)
         assert [t.get_text() for t in ax.get_xticklabels()] == ["the", "cat", "sat"]
         assert all(t.get_rotation() == 90 for t in ax.get_xticklabels())
+        assert all(t.get_rotation() == 0 for t in ax.get_yticklabels())
         assert [t.get_text() for t in ax.texts] == [f"{w:.2f}" for w in A.ravel()]
         assert all(t.get_size() == 11 for t in ax.texts) and (ax.get_xlabel(), ax.get_ylabel()) == ("", "")
     assert middle._suptitle.get_text() == "attend: one softmax per head, on its own columns"

@@ -77,6 +77,8 @@ TARGETS = {
     "exercises_06": ["attention_lab.exercises_06.*"],
     # lesson 07's model: its forward and backward pass, its training, its head scores and its explorer
     "induction": ["attention_lab.induction.*"],
+    # lessons 02-05's pictures: the cost and scaling charts, the flow, the shapes, the heads, the block
+    "plots": ["attention_lab.plots.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
