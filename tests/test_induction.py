@@ -542,3 +542,267 @@ def test_hardest_keys_by_hand_and_its_bad_inputs():
     for rows in ([3], [-1], [0.5], [[0, 1]]):
         with pytest.raises(ValueError, match="whole numbers from 0 to 2"):
             al.hardest_keys(A, rows)
+
+
+# ------------------------------------------------ issue 46: what mutation testing found untested
+def test_the_lessons_sizes_and_the_order_of_the_weights():
+    """Lesson 07's model as its text gives it: 24 tokens, 16 places, width 32, one head, two layers, a segment
+    of 5 at a random distance; the weights listed E, P, each layer's W_q, W_k, W_v, W_O, then W_u; 1/√32."""
+    cfg = al.InductionConfig()
+    assert (cfg.vocab_size, cfg.n, cfg.d, cfg.n_heads, cfg.n_layers, cfg.segment, cfg.fixed_offset) == \
+        (24, 16, 32, 1, 2, 5, False)
+    assert cfg.names() == ("E", "P", "W_q1", "W_k1", "W_v1", "W_O1", "W_q2", "W_k2", "W_v2", "W_O2", "W_u")
+    assert np.isclose(cfg.scale, 1 / np.sqrt(32))
+    assert np.isclose(al.InductionConfig(d=12, n_heads=3).scale, 0.5)              # d_k = 12 / 3 = 4
+
+
+def test_init_draws_each_weight_in_order_from_the_seed():
+    """init_induction: E and P N(0, 1), then every layer matrix N(0, 1/d) in the order of names(), W_u zero;
+    redrawn here from default_rng(seed) one array at a time."""
+    cfg = al.InductionConfig(vocab_size=5, n=6, d=4, n_heads=2, segment=2)
+    p = al.init_induction(cfg, seed=7)
+    rng = np.random.default_rng(7)
+    assert np.array_equal(p["E"], rng.standard_normal((5, 4)))
+    assert np.array_equal(p["P"], rng.standard_normal((6, 4)))
+    for name in ("W_q1", "W_k1", "W_v1", "W_O1", "W_q2", "W_k2", "W_v2", "W_O2"):
+        assert np.allclose(p[name], rng.standard_normal((4, 4)) / 2), name               # √4 = 2
+    assert np.array_equal(p["W_u"], np.zeros((4, 5)))
+    assert list(p) == list(cfg.names())
+    default = np.random.default_rng(0).standard_normal((5, 4))       # the default seed: 0
+    assert np.array_equal(al.init_induction(cfg)["E"], default)
+
+
+def test_repeated_batch_draws_every_token_and_starts_the_first_copy_anywhere_it_fits():
+    """The tokens come from the whole vocabulary (0..23, each one seen in 300 sequences of 16); the first
+    copy starts at every place from 0 to n - 2 segment = 6, with a random distance or the fixed one."""
+    for fixed in (False, True):
+        cfg = al.InductionConfig(fixed_offset=fixed)
+        ids, first, _ = al.repeated_batch(np.random.default_rng(21), 300, cfg)
+        assert set(ids.ravel().tolist()) == set(range(24))
+        assert {int(np.flatnonzero(f)[0]) for f in first} == set(range(7))
+
+
+def test_places_text_joins_a_run_with_a_dash():
+    from attention_lab.induction import places_text
+    assert places_text([11, 8, 10, 9]) == "8-11"
+    assert places_text(np.array([3, 9, 8, 9])) == "3, 8, 9"
+    assert places_text([5]) == "5" and places_text([5, 5]) == "5"
+    assert places_text([4, 5]) == "4-5"
+
+
+def test_phase_change_with_a_window_of_five_by_hand():
+    """A second-copy loss of 3.0 up to step 30, then 0.07 lower each step down to 1.0. With a window of 5 the
+    smoothed value at k (steps k..k+4, centred on k + 2) is 3 - 0.07 (k - 28) on the slope; it falls below
+    2.6 (80 % of the way) first at k = 34, below 1.4 (20 %) first at k = 51; the steps named are k + 2."""
+    steps = np.arange(100)
+    curve = np.maximum(np.where(steps < 30, 3.0, 3.0 - 0.07 * (steps - 30)), 1.0)
+    run = al.InductionRun(al.InductionConfig(), {}, curve * 0, curve, curve * 0)
+    first, last = al.phase_change(run, window=5)
+    assert (first, last) == (36, 53) and type(first) is int and type(last) is int
+
+    # the default window, 20, on a drop: 3.0 up to step 99, 2.0 at 100, 1.0 after. The window from k holds
+    # c = k - 80 steps from 100 on and its mean is 3 - (2c - 1) / 20: below 2.6 from c = 5, below 1.4 from
+    # c = 17; the steps named are k + 10
+    drop = np.concatenate([np.full(100, 3.0), [2.0], np.ones(99)])
+    assert al.phase_change(al.InductionRun(al.InductionConfig(), {}, drop, drop, drop)) == (95, 107)
+
+
+def softmax_by_position(a, n):
+    """Causal attention whose score of key j is a·j for every query, by hand: row i is exp(a j) over j <= i,
+    normalised (n, n)."""
+    A = np.zeros((n, n))
+    for i in range(n):
+        w = np.exp(a * np.arange(i + 1))
+        A[i, :i + 1] = w / w.sum()
+    return A
+
+
+def test_head_scores_of_four_positional_heads_and_their_copying():
+    """Two layers of two heads whose scores depend on the key's place only (a·j, a different a per head):
+    every head's previous-token and prefix-matching scores are then the same on any sequence, worked out
+    here from the softmax by hand. Each head's values carry a token to a token (layer 1 head 1: all six;
+    layer 1 head 2: a shuffle that keeps tokens 2 and 3; layer 2 head 1: tokens 0-2; layer 2 head 2: none,
+    so every row of its circuit is 0 and its largest entry is token 0's): copying 1, 2/6, 3/6 and 1/6."""
+    cfg = al.InductionConfig(vocab_size=6, n=8, d=16, n_heads=2, segment=2)      # d_k = 8
+    slopes = {(1, 0): 0.5, (1, 1): -0.3, (2, 0): 0.8, (2, 1): 0.0}
+    shuffle = [1, 0, 2, 3, 5, 4]
+    p = {k: np.zeros_like(w) for k, w in al.init_induction(cfg, 0).items()}
+    p["P"][:, :8] = np.eye(8)                                        # place i: feature i
+    p["E"][:, 8:14] = np.eye(6)                                      # token t: feature 8 + t
+    p["W_u"][8:14] = np.eye(6)
+    for (layer, head), a in slopes.items():
+        p[f"W_q{layer}"][:8, 8 * head] = 1.0                         # the same query at every place
+        p[f"W_k{layer}"][:8, 8 * head] = a * np.arange(8) * np.sqrt(8)   # key j: a·j after the scale 1/√8
+        p[f"W_O{layer}"][8 * head:8 * head + 6, 8:14] = np.eye(6)     # back to the token's features
+    for t in range(6):
+        p["W_v1"][8 + t, t] = p["W_v1"][8 + t, 8 + shuffle[t]] = 1.0
+    for t in range(3):
+        p["W_v2"][8 + t, t] = 1.0
+    scores = al.head_scores(p, cfg)
+    assert list(scores) == ["previous-token", "prefix-matching", "copying"]
+    for (layer, head), a in slopes.items():
+        A = softmax_by_position(a, 8)
+        previous = np.mean([A[i, i - 1] for i in range(1, 8)])
+        prefix = np.mean([A[j, j - 3] for j in range(4, 8)])          # half = 4: after the first copy of j
+        assert np.isclose(scores["previous-token"][layer - 1, head], previous), (layer, head)
+        assert np.isclose(scores["prefix-matching"][layer - 1, head], prefix), (layer, head)
+    assert np.allclose(scores["copying"], [[1, 2 / 6], [3 / 6, 1 / 6]])
+    assert all(s.shape == (2, 2) for s in scores.values())
+
+
+def hand_induction(n=10, vocab=6):
+    """Weights of a two-layer induction circuit, written by hand, and its config (one head, segment 3).
+    Features: places 0..n-1, then the token, then the previous token (layer 1 writes it), then the output.
+    Layer 1 looks exactly one place back (scores 1000 apart: every other weight is exactly 0) and copies that
+    token; layer 2's query is the token, its key the previous token there, its value the key's own token,
+    which W_u reads out. Where no key matches, layer 2 spreads evenly."""
+    tok, prev, out = n, n + vocab, n + 2 * vocab
+    cfg = al.InductionConfig(vocab_size=vocab, n=n, d=n + 3 * vocab, n_heads=1, segment=3)
+    root = np.sqrt(cfg.d)
+    p = {k: np.zeros_like(w) for k, w in al.init_induction(cfg, 0).items()}
+    p["P"][:, :n] = np.eye(n)
+    p["E"][:, tok:tok + vocab] = np.eye(vocab)
+    p["W_q1"][:n, :n] = 1000 * root * np.eye(n)                      # place i asks for feature i ...
+    p["W_k1"][:n - 1, 1:n] = np.eye(n - 1)                           # ... which place i - 1 holds
+    p["W_v1"][tok:tok + vocab, prev:prev + vocab] = np.eye(vocab)
+    p["W_O1"][prev:prev + vocab, prev:prev + vocab] = np.eye(vocab)
+    p["W_q2"][tok:tok + vocab, :vocab] = 1000 * root * np.eye(vocab)
+    p["W_k2"][prev:prev + vocab, :vocab] = np.eye(vocab)
+    p["W_v2"][tok:tok + vocab, :vocab] = np.eye(vocab)
+    p["W_O2"][:vocab, out:out + vocab] = np.eye(vocab)
+    p["W_u"][out:out + vocab] = np.eye(vocab)
+    return cfg, p
+
+
+def test_head_scores_of_a_hand_made_induction_circuit():
+    """Layer 1 looks one place back: previous-token 1, prefix-matching 0. Layer 2 on a repeated half of 4
+    distinct tokens: from places 5, 6 and 7 only the key after the earlier copy matches (weight 1); from
+    place 4 (the first token again) key 1 and key 0, whose layer 1 looked at itself, both match (0.5 each):
+    (0.5 + 1 + 1 + 1) / 4 = 0.875 on every draw."""
+    cfg, p = hand_induction(n=8)
+    cfg = al.InductionConfig(**{**cfg.__dict__, "segment": 2})
+    scores = al.head_scores(p, cfg, seed=5)
+    assert np.isclose(scores["previous-token"][0, 0], 1.0)
+    assert np.isclose(scores["prefix-matching"][0, 0], 0.0)
+    assert np.isclose(scores["prefix-matching"][1, 0], 0.875)
+    # copying: layer 1's values go to the previous-token features, which W_u does not read (every logit 0,
+    # token 0 the largest: 1 of 6); layer 2's go, token to same token, to the features W_u reads (6 of 6)
+    assert np.allclose(scores["copying"], [[1 / 6], [1.0]])
+    # layer 2's previous-token score depends on the tokens: on the docstring's sequences (the first draw of
+    # the child stream of SeedSequence(5), 200 sequences of 8 tokens 0..5), place i looks at the keys j <= i
+    # whose previous token (place 0: its own) is token i, all alike, or at every key alike if none is
+    def looking_back(seed):
+        rand = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0]).integers(0, 6, size=(200, 8))
+        weights = []
+        for seq in rand:
+            before = [seq[0], *seq[:-1]]
+            for i in range(1, 8):
+                matches = [j for j in range(i + 1) if before[j] == seq[i]]
+                weights.append((i - 1 in matches) / len(matches) if matches else 1 / (i + 1))
+        return np.mean(weights)
+
+    assert np.isclose(scores["previous-token"][1, 0], looking_back(5))
+    assert np.isclose(al.head_scores(p, cfg)["previous-token"][1, 0], looking_back(0))   # seed 0 by default
+    assert not np.isclose(looking_back(0), looking_back(5))
+    with pytest.raises(ValueError, match="seed is -1: expected a whole number >= 0"):
+        al.head_scores(p, cfg, seed=-1)
+
+
+def test_training_records_each_batchs_losses_before_its_step():
+    """train_induction's curves at steps 0 and 1: the loss of each step's batch (drawn from default_rng(seed
+    + 1)) under the weights before that step, its mean over every place, over the second copy and over the
+    first; one value per step."""
+    cfg = al.InductionConfig(vocab_size=6, n=8, d=4, segment=2)
+    run = al.train_induction(cfg, steps=2, batch=4, lr=0.05, seed=3, snapshots=[0, 1, 2])
+    data = np.random.default_rng(4)
+    assert len(run.losses) == len(run.second_losses) == len(run.first_losses) == 2
+    for t in range(2):
+        ids, first, second = al.repeated_batch(data, 4, cfg)
+        L = al.induction_loss(run.snapshot_params[t], ids, cfg)
+        assert np.isclose(run.losses[t], L.mean()) and np.isclose(run.second_losses[t], L[second].mean())
+        assert np.isclose(run.first_losses[t], L[first].mean())
+    assert np.isclose(run.losses[0], np.log(6))                       # W_u zero: every token 1/6
+    start = np.random.default_rng(3)                                  # the weights: default_rng(seed)
+    assert np.array_equal(run.snapshot_params[0]["E"], start.standard_normal((6, 4)))
+    assert np.array_equal(run.snapshot_params[0]["P"], start.standard_normal((8, 4)))
+    assert run.snapshot_steps == [0, 1, 2] and run.cfg == cfg
+
+
+def hand_run():
+    """A made-up run: at step 0 no query or key weights (every head spreads evenly, W_u zero), at step 3 the
+    hand-made induction circuit; the second-copy loss 3.0, 2.5, 2.0, 1.5, 1.0."""
+    cfg, p = hand_induction()
+    even = {k: np.zeros_like(w) for k, w in p.items()}
+    second = np.array([3.0, 2.5, 2.0, 1.5, 1.0])
+    return al.InductionRun(cfg, p, second + 1, second, second + 2, [0, 3], [even, p])
+
+
+def test_the_explorer_prints_and_draws_each_step_as_worked_out_by_hand():
+    """The readout at both steps, every line written here. Places 5-7 had their token at 1-3 before, and
+    their next token after it too; a first copy ends by place 10 - 3 - 1 = 6. Spread evenly, place p gives
+    1 / (p + 1): mean of 1/2..1/7 = 0.27 (layer 1), of 1/6, 1/7, 1/8 = 0.14 (layer 2). At step 3 layer 2
+    predicts, at places 5-8, the token after the earlier copy (C D E B); elsewhere it spreads over the
+    tokens so far and the first of the most frequent wins (A).
+    Each step's panels: layer 1's and layer 2's weights on the probe A B C D E B C D E F (at step 3 exactly
+    one place back, and the key after the earlier copy from places 5-8), and the second-copy loss of the
+    steps before it. One explorer, built in the test (mutmut maps a test to what its own call reaches)."""
+    ex = al.induction_explorer(hand_run(), [0, 1, 2, 3, 4, 1, 2, 3, 4, 5])
+    nbsp = "\N{NO-BREAK SPACE}"
+    label1 = "  places 1-6 (where the keys of an induction head can lie):"
+    label2 = "  places 5-7 (whose next token came after that copy too):"
+    width = len(label1) + 1
+    label3 = "  the places they look at hardest:".ljust(width)
+
+    def text(step, predicted, one, two, hardest):
+        return (f"step {step}\nprobe      A B C D E B C D E F\npredicted  _ {predicted}\n"
+                f"layer 1, mean weight on the previous token,\n"
+                f"{label1.ljust(width)}{one}   (spread evenly: 0.27)\n"
+                f"layer 2, mean weight on the token after the earlier copy of the query's token,\n"
+                f"{label2.ljust(width)}{two}   (spread evenly: 0.14)\n"
+                f"{label3}{nbsp.join(hardest)}   (after the earlier copy: 2{nbsp}3{nbsp}4)")
+
+    assert ex.values == {"step": 0}                                  # the first kept step
+    assert ex.summary() == text(0, "A A A A A A A A A  (a tie: every token equally likely)", "0.27", "0.14",
+                                "000")
+    later = ex.describe({"step": 3}, ex.compute({"step": 3}))
+    assert later == text(3, "A A A A A C D E B", "1.00", "1.00", "234")
+    frame = ex.compute({"step": 3})
+    assert np.array_equal(frame["layer1"][1:], np.eye(10, k=-1)[1:]) and frame["layer1"][0, 0] == 1
+    for q, k in ((5, 2), (6, 3), (7, 4), (8, 5)):
+        assert frame["layer2"][q, k] == 1
+    assert np.allclose(frame["layer2"][9, :], 0.1)                    # F was never seen: spread evenly
+    assert np.array_equal(frame["loss"], [3.0, 2.5, 2.0, np.nan, np.nan], equal_nan=True)
+    assert np.isnan(ex.compute({"step": 0})["loss"]).all()
+    assert np.allclose(ex.compute({"step": 0})["layer1"], softmax_by_position(0.0, 10))
+    panels = {p.key: p for p in ex.panels}
+    assert [panels[k].title for k in ("layer1", "layer2", "loss")] == \
+        ["layer 1 (previous token?)", "layer 2 (induction?)", "loss on the second copy"]
+    assert panels["layer1"].row_labels == panels["layer2"].col_labels == list("ABCDEBCDEF")
+    assert (panels["loss"].col_labels, panels["loss"].vmin) == ([0, 1, 2, 3, 4], 0.0)
+    assert np.isclose(panels["loss"].vmax, 3.15)
+    assert (panels["loss"].xlabel, panels["loss"].ylabel) == ("step", "loss")
+    for key in ("layer1", "layer2"):                                  # weights 0 to 1, one decimal, small
+        panel = panels[key]
+        assert (panel.xlabel, panel.ylabel, panel.kind) == ("key token", "query token", "weights")
+        assert (panel.vmin, panel.vmax, panel.fmt) == (0.0, 1.0, ".1f")
+        assert (panel.annot_size, panel.cbar) == (8, False)
+    assert panels["loss"].width == 12.0 and panels["loss"].kind == "curve"
+    first = ex.axes["layer1"].texts[0]                                # step 0: place 0 sees itself only
+    assert (first.get_text(), first.get_size()) == ("1.0", 8) and len(ex.figure.axes) == 3   # no colour bar
+    assert [c.options for c in ex.controls] == [(0, 3)] and ex.controls[0].label == "training step"
+    assert tuple(ex.figure.get_size_inches()) == (15.0, 5.0)
+
+
+def test_the_explorer_on_a_short_probe_that_repeats_every_second_token():
+    """The probe A B A B A B (6 tokens, shorter than the model's 10), started at step 3. Layer 1's places:
+    1 to min(10 - 3 - 1, 6 - 1) = 5 (mean of 1/2..1/6 = 0.29 spread evenly). Repeated pairs, query and the
+    key after the earlier copy: (2, 1), (3, 2), (4, 1), (4, 3); the hand-made layer 2 gives them 1/2 (keys 0
+    and 1 both follow an A), 1, 1/3 and 1/3 (keys 0, 1 and 3): mean 0.54, spread evenly 0.25."""
+    ex = al.induction_explorer(hand_run(), [0, 1, 0, 1, 0, 1], start=3)
+    nbsp = "\N{NO-BREAK SPACE}"
+    text = ex.summary()
+    assert ex.values == {"step": 3}
+    assert text.startswith("step 3\nprobe      A B A B A B\npredicted  _ A A A A B\n")
+    assert "  places 1-5 (where the keys of an induction head can lie): 1.00   (spread evenly: 0.29)" in text
+    assert "  places 2-4 (whose next token came after that copy too):   0.54   (spread evenly: 0.25)" in text
+    assert text.endswith(f"0{nbsp}2{nbsp}0{nbsp}0   (after the earlier copy: 1{nbsp}2{nbsp}1{nbsp}3)")

@@ -78,6 +78,10 @@ TARGETS = {
     # lessons 08 and 09's exercises (built in the tests afresh; their judges need no model)
     "exercises_08": ["attention_lab.exercises_08.*"],
     "exercises_09": ["attention_lab.exercises_09.*"],
+    # lesson 07's model: its forward and backward pass, its training, its head scores and its explorer
+    "induction": ["attention_lab.induction.*"],
+    # lessons 02-05's pictures: the cost and scaling charts, the flow, the shapes, the heads, the block
+    "plots": ["attention_lab.plots.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them

@@ -54,6 +54,7 @@ from .training import (
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def as_induction_config(cfg) -> InductionConfig:
     """An InductionConfig whose sizes are whole numbers and whose d splits into n_heads."""
     if not isinstance(cfg, InductionConfig):
@@ -110,6 +111,8 @@ def repeats_a_token(seen: list, words: list[str]) -> None:
         raise ValueError(f"the probe {' '.join(words)} repeats no two neighbouring tokens: expected a "
                          "sequence with a repeated segment, e.g. repeated_batch(rng, 1, cfg)[0][0]")
 
+# pragma: no mutate end
+
 
 def places_text(places) -> str:
     """'8-11' for a run of places, '3, 8, 9' otherwise (ascending)."""
@@ -144,8 +147,10 @@ class InductionConfig:
 
 def _config(cfg) -> InductionConfig:
     """The InductionConfig `cfg`, checked at this module's door (`as_induction_config`)."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     cfg = as_induction_config(cfg)
     segment_fits(cfg.segment, cfg.n, "InductionConfig")
+    # pragma: no mutate end
     return cfg
 
 
@@ -252,10 +257,12 @@ def backward_unchecked(p, c, dlogits, cfg):
 
 def _inputs(cfg, p, ids):
     """Check the config, the weights and the token ids once, at the door."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     cfg = _config(cfg)
     special = {"E": (cfg.vocab_size, cfg.d), "P": (cfg.n, cfg.d), "W_u": (cfg.d, cfg.vocab_size)}
     p = weight_dict(p, {k: special.get(k, (cfg.d, cfg.d)) for k in cfg.names()}, cfg)
     return cfg, p, batch_ids(ids, "ids", cfg.vocab_size, cfg.n, shortest=2)
+    # pragma: no mutate end
 
 
 def induction_loss_and_grads(p: dict, ids: ArrayLike, cfg: InductionConfig) -> tuple[float, dict]:
@@ -291,6 +298,7 @@ def hardest_keys(A: ArrayLike, rows: ArrayLike) -> tuple[np.ndarray, np.ndarray]
     key place given the largest weight, and that weight (two arrays of len(rows)). Before lesson 07's phase
     change, layer 2 stares at one or two fixed places from every query; where such a place happens to be
     the key a lookup would pick, the slider's number rises with no lookup at all."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     A = np.asarray(A, dtype=float)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"A has shape {A.shape}: expected one attention pattern (n, n), queries as rows")
@@ -299,6 +307,7 @@ def hardest_keys(A: ArrayLike, rows: ArrayLike) -> tuple[np.ndarray, np.ndarray]
                                                                               rows.max() < len(A))):
         raise ValueError(f"rows = {rows.tolist()}: expected a list of query places, whole numbers from 0 to "
                          f"{len(A) - 1}")
+    # pragma: no mutate end
     return A[rows].argmax(axis=1), A[rows].max(axis=1)
 
 
@@ -315,8 +324,10 @@ def repeated_batch(rng: np.random.Generator, batch: int,
     random distance after the first (fixed at `segment` places if cfg.fixed_offset); and two boolean
     masks (B, n-1) of the places whose next token lies inside the first copy and inside the second
     copy (its first token excluded: nothing announces it)."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     rng = as_rng(rng)
     cfg, batch = _config(cfg), as_count(batch, "batch")
+    # pragma: no mutate end
     n, s = cfg.n, cfg.segment
     ids = rng.integers(0, cfg.vocab_size, size=(batch, n))
     starts = np.array([(a, b) for a in range(n - 2 * s + 1) for b in range(a + s, n - s + 1)])
@@ -362,10 +373,12 @@ def train_induction_seeds(cfg: InductionConfig, seeds: Sequence[int], steps: int
     all seeds (each seed on its own batches, from its own data stream). Each run is the one
     train_induction returns with that seed, to the last bit. In a test run, each seed's run is made once and
     shared (run_memo), whether it was asked for alone or with other seeds."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     cfg = _config(cfg)
     seeds = as_seeds(seeds)
     steps, batch = as_count(steps, "steps"), as_count(batch, "batch")
     lr, keep = learning_rate(lr, "0.01"), snapshot_steps(snapshots, steps)
+    # pragma: no mutate end
     return once_each("train_induction", [(cfg, seed, steps, batch, lr, tuple(keep)) for seed in seeds],
                      lambda missing: side_by_side(cfg, [seeds[i] for i in missing], steps, batch, lr, keep))
 
@@ -407,16 +420,20 @@ def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) 
     The sequences come from a child stream of SeedSequence(seed), which no training run draws
     (train_induction(seed=s) draws default_rng(s) and default_rng(s + 1)): the scores of a model trained
     with any seed are measured on sequences it never trained on."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     cfg, p, _ = _inputs(cfg, p, np.zeros((1, 2), dtype=int))
+    # pragma: no mutate end
     rng = np.random.default_rng(np.random.SeedSequence(as_count(seed, "seed", minimum=0)).spawn(1)[0])
     half = cfg.n // 2
     rand = rng.integers(0, cfg.vocab_size, size=(batch, cfg.n))
     A = induction_attention(p, rand, cfg)                            # (L, B, h, n, n)
     i = np.arange(1, cfg.n)
     previous = A[..., i, i - 1].mean(axis=(1, 3))                    # (L, h)
+    # pragma: no mutate start  (the door: input checks are not mutated)
     if half > cfg.vocab_size:
         raise ValueError(f"head_scores repeats a half of {half} distinct tokens: it needs vocab_size >= "
                          f"n // 2, got vocab_size {cfg.vocab_size} and n {cfg.n}")
+    # pragma: no mutate end
     first = np.argsort(rng.random((batch, cfg.vocab_size)), axis=1)[:, :half]   # (B, half) distinct tokens
     rep = np.concatenate([first, first], axis=1)                     # (B, 2 half)
     A = induction_attention(p, rep, cfg)
@@ -435,8 +452,10 @@ def head_scores(p: dict, cfg: InductionConfig, seed: int = 0, batch: int = 200) 
 def phase_change(run: InductionRun, window: int = 20) -> tuple[int, int]:
     """The steps (first, last) over which the loss on the second copy, smoothed over `window` steps,
     falls from 80 % to 20 % of the way between its start and its end."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     run = induction_run(run, at_least=0)
     window = as_count(window, "window")
+    # pragma: no mutate end
     curve = np.convolve(run.second_losses, np.ones(window) / window, mode="valid")
     start, end = curve[:window].mean(), curve[-window:].mean()
     high, low = end + 0.8 * (start - end), end + 0.2 * (start - end)
@@ -448,12 +467,14 @@ def on_this_run(holds: bool | np.bool_, claim: str, further: str) -> str:
     """One line comparing a claim about a training run across runs: whether it holds on this run, that it
     holds with seed 0 (the run the text describes), and how often on further seeds (`further`, e.g.
     'further seeds: 14 of 16')."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     if not isinstance(holds, (bool, np.bool_)):
         raise TypeError(f"on_this_run needs holds as True or False (a comparison), "
                         f"got {type(holds).__name__}")
     for name, text in (("claim", claim), ("further", further)):
         if not isinstance(text, str) or not text.strip():
             raise TypeError(f"on_this_run needs {name} as a non-empty str, got {text!r}")
+    # pragma: no mutate end
     return f"{claim}? this run: {'yes' if holds else 'NO'} (seed 0, the text's run: yes; {further})"
 
 
@@ -466,11 +487,13 @@ def induction_explorer(run: InductionRun, probe: ArrayLike, start: int | None = 
     copy of the query's token, at the places whose next token came after that copy too (in a repeated
     segment, every place of the second copy but its last, whose next token the copy does not hold); each
     beside its value for weights spread evenly over the visible tokens."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     run = induction_run(run)
     cfg = run.cfg
     two_layers(cfg.n_layers)
     ids = _inputs(cfg, run.params, probe)[2]
     one_probe(ids)
+    # pragma: no mutate end
     start = run.snapshot_steps[0] if start is None else kept_step(start, run.snapshot_steps)
     frames = {}
     for t, w in zip(run.snapshot_steps, run.snapshot_params):

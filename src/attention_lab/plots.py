@@ -39,6 +39,7 @@ from .matrix import attention_scores, attention_unchecked, project_unchecked
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def one_word_per_row(X: np.ndarray, tokens) -> list:
     """The tokens as a list, one word per row of X: ValueError otherwise."""
     tokens = list(tokens)
@@ -65,12 +66,15 @@ def encoder_decoder_weights(enc_tokens, dec_tokens, self_weights, cross_weights)
                          f"{len(dec)} decoder and {len(enc)} encoder words: expected "
                          f"({len(dec)}, {len(dec)}) and ({len(dec)}, {len(enc)})")
     return enc, dec, weights_in_0_1(S, "self_weights"), weights_in_0_1(C, "cross_weights")
+# pragma: no mutate end
 
 
 def plot_scaling(table: dict[str, np.ndarray]) -> Figure:
     """Two panels: score spread vs d_k, and how peaked the softmax gets, with and without 1/sqrt(d_k)."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     table = as_table(table, ("d_k", "std_unscaled", "std_scaled", "max_weight_unscaled", "max_weight_scaled"),
                      "scaling_experiment()")
+    # pragma: no mutate end
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
     d = table["d_k"]
     a.plot(d, table["std_unscaled"], "o-", color=LINE_COLORS[0], label="q·k (unscaled)")
@@ -91,7 +95,9 @@ def plot_scaling(table: dict[str, np.ndarray]) -> Figure:
 
 def plot_cost(table: dict[str, np.ndarray]) -> Figure:
     """Seconds for all outputs vs n, loop form against matrix form, log-log."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     table = as_table(table, ("n", "loop_s", "matrix_s"), "time_forms()")
+    # pragma: no mutate end
     fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
     ax.plot(table["n"], table["loop_s"], "o-", color=LINE_COLORS[0],
             label="loop (attend_one per token)")
@@ -118,9 +124,11 @@ def is_identity(W: np.ndarray) -> bool:
 def plot_flow(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, tokens: Sequence[str],
               features: Sequence[str], scale: float | None = None) -> Figure:
     """The data flow X -> Q, K, V -> scores -> weights -> Y, each panel drawn from the real numbers."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
     tokens, features = labels_fit(X, tokens, features)
     scale = as_scale(scale, W_q.shape[1])
+    # pragma: no mutate end
     Q, K, V = project_unchecked(X, X, W_q, W_k, W_v)                      # (n, d_k), (n, d_k), (n, d_v)
     S = attention_scores(Q, K, scale)                                     # (n, n) drawn before softmax
     Y, A = attention_unchecked(Q, K, V, None, scale)                      # (n, d_v), (n, n)
@@ -203,8 +211,10 @@ def plot_shapes(Q: ArrayLike, K: ArrayLike, V: ArrayLike, scale: float | None = 
     """QKᵀ and AV as blocks whose sizes are the arrays' shapes (one square per number), each with its
     colour bar. Every signed block is grey (negative), white (0) and a colour (positive): its role's for Q,
     Kᵀ, V and Y, red for the scores (never the query's blue)."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     Q, K, V, _, scale = attention_inputs(Q, K, V, None, scale)
     Q = one_sequence(Q, "plot_shapes")
+    # pragma: no mutate end
     Y, A = attention_unchecked(Q, K, V, None, scale)  # (m, d_v), (m, n)
     rows = [[(Q, "query", "Q"), "@", (K.T, "key", "Kᵀ"), "=", (Q @ K.T, "scores", "scores Q Kᵀ")],
             [(A, "weights", "A = softmax(scores·scale)"), "@", (V, "value", "V"), "=",
@@ -221,8 +231,10 @@ def plot_shapes(Q: ArrayLike, K: ArrayLike, V: ArrayLike, scale: float | None = 
 def plot_heads(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_O: ArrayLike,
                n_heads: int, tokens: Sequence[str]) -> Figure:
     """Multi-head attention as column blocks: Q, K, V cut into heads, one softmax each, concat @ W_O."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     X, _, W_q, W_k, W_v, W_O, h, _, scale = multi_head_inputs(X, X, W_q, W_k, W_v, W_O, n_heads)
     tokens = one_word_per_row(X, tokens)
+    # pragma: no mutate end
     d_k = X.shape[1] // h
     edges = [i * d_k for i in range(1, h)]
     parts = multi_head_parts(X, X, W_q, W_k, W_v, W_O, h, None, scale)  # the kernel, every part kept
@@ -250,7 +262,9 @@ def plot_heads(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike, W_O
 def plot_encoder_decoder(enc_tokens: Sequence[str], dec_tokens: Sequence[str], self_weights: ArrayLike,
                          cross_weights: ArrayLike, *, threshold: float = 0.05) -> Figure:
     """Decoder words (queries) above encoder words (keys, values); arrows as thick as the weights."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     enc, dec, S, C = encoder_decoder_weights(enc_tokens, dec_tokens, self_weights, cross_weights)
+    # pragma: no mutate end
     fig, ax = plt.subplots(figsize=(12, 5.2), layout="constrained")
     xe = np.linspace(0, 10, len(enc))
     xd = np.linspace(1, 9, len(dec))
@@ -291,7 +305,9 @@ def plot_encoder_decoder(enc_tokens: Sequence[str], dec_tokens: Sequence[str], s
 
 def plot_decoding_cost(table: dict[str, np.ndarray]) -> Figure:
     """Multiply-adds per decoding step, recomputing everything vs. with a KV cache."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     table = as_table(table, ("t", "no_cache", "cache"), "decoding_cost()")
+    # pragma: no mutate end
     fig, ax = plt.subplots(figsize=(6.5, 4), layout="constrained")
     ax.plot(table["t"], table["no_cache"], "o-", color=LINE_COLORS[0], label="recompute every step")
     ax.plot(table["t"], table["cache"], "s-", color=LINE_COLORS[1], label="with a KV cache")
