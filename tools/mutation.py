@@ -75,6 +75,8 @@ TARGETS = {
     "exercises_01": ["attention_lab.exercises_01.*"],
     "exercises_03": ["attention_lab.exercises_03.*"],
     "exercises_06": ["attention_lab.exercises_06.*"],
+    # lesson 08's model file: where it is kept, how it is fetched, what it must pass before it is read
+    "model_file": ["attention_lab.model_file.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
