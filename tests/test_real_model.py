@@ -1521,3 +1521,29 @@ def test_a_mapped_model_shares_its_runs_with_every_option_passed_on(tiny_copy):
         np.testing.assert_allclose(np.array(kept), weights, atol=2e-5)
     logits, _ = rm.forward(model, QUICK_IDS, rm.new_cache(model))
     assert logits.dtype == np.float32
+
+
+def test_a_model_file_with_dots_in_its_name_keeps_other_models_copies(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", str(cache))
+    path = tmp_path / "my.model.gguf"
+    write_tiny(path, tiny_weights())
+    cache.mkdir()
+    for name in ("my.model.5-6.v0.f32", "my.5-6.v1.f32", "my.5-6.v1.json"):
+        (cache / name).write_text("x")
+    rm.load_model(path)
+    base = rm.unpacked_path(path).name
+    assert {p.name for p in cache.iterdir()} == {"my.5-6.v1.f32", "my.5-6.v1.json", base + ".f32",
+                                                 base + ".json"}    # model "my"'s copy kept; ours renewed
+
+
+def test_the_colour_bar_of_three_heads_is_beside_the_last():
+    import matplotlib.pyplot as plt
+    w = np.tile(np.tril(np.ones((3, 3))) / np.arange(1, 4)[:, None], (2, 3, 1, 1))
+    fig = rm.plot_heads(w, ["a", "b", "c"], {"one": (0, 1), "two": (1, 2), "three": (1, 0)})
+    fig.canvas.draw()
+    titled = [ax for ax in fig.axes if ax.get_title()]
+    bars = [ax for ax in fig.axes if not ax.get_title()]
+    assert len(titled) == 3 and len(bars) == 1
+    assert bars[0].get_position().x0 > max(ax.get_position().x1 for ax in titled)
+    plt.close(fig)
