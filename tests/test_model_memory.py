@@ -22,6 +22,17 @@ from test_real_model import QUANTIZED, my_dequantize, reference_logits, tiny_wei
 IDS = [1, 40, 90, 7, 200, 33]
 
 
+@pytest.fixture(autouse=True)
+def no_wait_left_behind():
+    """A test leaves no wait for the weight pages running after it (a thread that would outlive it)."""
+    yield
+    with rm.idle_lock:
+        waits = list(rm.idle_timers.values())
+        rm.idle_timers.clear()
+    for wait in waits:
+        wait.cancel()
+
+
 @pytest.fixture
 def tiny(tmp_path, monkeypatch):
     """The tiny model's file, a fresh cache folder, and the numbers the file holds (dequantized here)."""

@@ -6,6 +6,11 @@ float64 forward pass written below (its own dequantizer, its own rotary embeddin
 key/value heads repeated with explicit loops). The real SmolLM2 file is used where it can be fetched.
 """
 
+import dataclasses
+import json
+import os
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -13,6 +18,17 @@ from attention_lab import real_model as rm
 from attention_lab.positions import rope_unchecked
 
 gguf = pytest.importorskip("gguf")
+
+@pytest.fixture(autouse=True)
+def no_wait_left_behind():
+    """A test leaves no wait for the weight pages running after it (a thread that would outlive it)."""
+    yield
+    with rm.idle_lock:
+        waits = list(rm.idle_timers.values())
+        rm.idle_timers.clear()
+    for wait in waits:
+        wait.cancel()
+
 
 # ---------------------------------------------------------------------------- a tiny model, written here
 D, H, G, K, FF, LAYERS, BASE, EPS = 32, 4, 2, 8, 64, 2, 1000.0, 1e-5
@@ -841,3 +857,719 @@ def test_head_view_of_one_token_says_n_a_and_of_no_text_says_it_is_empty(real_mo
     assert "weight on the first token: 0.50" in two and "weight on the previous token: 0.50" in two
     with pytest.raises(ValueError, match=r"text '' is empty: give at least one token"):
         rm.head_view(real_model, "")
+
+
+# ------------------------------------------------------------------------------------ each piece, quickly
+# A tiny model built in memory (no file) or the tiny file above; each expected value comes from the plain
+# float64 forward pass above, from hand-made weights, or from text written here.
+def in_memory(seed=0, vocab_size=None, eos_id=2):
+    """The tiny model's weights as a RealModel held in memory, with the tokenizer of its file."""
+    weights = tiny_weights(seed)
+    blocks = [rm.Block(*(weights[f"blk.{i}.{name}.weight"] if name.endswith("norm")
+                         else np.ascontiguousarray(weights[f"blk.{i}.{name}.weight"].T)
+                         for name in ("attn_norm", "attn_q", "attn_k", "attn_v", "attn_output", "ffn_norm",
+                                      "ffn_gate", "ffn_up", "ffn_down")))
+              for i in range(LAYERS)]
+    types = [3] * len(SPECIAL) + [1] * (len(TOKENS) - len(SPECIAL))
+    embedding = weights["token_embd.weight"]
+    if vocab_size is not None:
+        embedding = np.resize(embedding, (vocab_size, D))
+    model = rm.RealModel("tiny", H, G, K, BASE, EPS, embedding, blocks, weights["output_norm.weight"],
+                         rm.ByteBPE(TOKENS, MERGES, types), TOKENS, eos_id)
+    return model, weights
+
+
+def reference_weights(weights, ids):
+    """Every block's attention weights (layers, h, n, n), float64: the forward pass above, each head's rows
+    at once."""
+    return plain_forward(weights, ids)[0]
+
+
+def plain_forward(weights, ids, allowed=None, knock=None, ablation="zero"):
+    """(every block's attention weights (layers, h, n, n), the logits (n, vocab)), in float64; `allowed`
+    (n, n) in place of the causal mask, `knock` {block: heads} whose outputs are zeros or (ablation "mean")
+    their mean over the positions."""
+    W = {k: v.astype(np.float64) for k, v in weights.items()}
+    n, out = len(ids), []
+
+    def norm(x, g):
+        return x / np.sqrt(np.mean(x ** 2, axis=-1, keepdims=True) + EPS) * g
+
+    def turn(x):                                      # (n, K): each position p turned by p * theta_i
+        turns = np.exp(1j * np.arange(n)[:, None] * BASE ** (-np.arange(0, K, 2) / K))
+        z = (x[:, 0::2] + 1j * x[:, 1::2]) * turns
+        y = np.empty_like(x)
+        y[:, 0::2], y[:, 1::2] = z.real, z.imag
+        return y
+
+    x = W["token_embd.weight"][ids]
+    for i in range(LAYERS):
+        a = norm(x, W[f"blk.{i}.attn_norm.weight"])
+        q, k, v = (a @ W[f"blk.{i}.attn_{c}.weight"].T for c in "qkv")
+        block, heads = [], []
+        for hq in range(H):
+            hk = hq // (H // G)
+            s = turn(q[:, hq * K:(hq + 1) * K]) @ turn(k[:, hk * K:(hk + 1) * K]).T / np.sqrt(K)
+            if allowed is None:
+                s[np.triu_indices(n, 1)] = -np.inf
+            else:
+                s[~allowed] = -np.inf
+            p = np.exp(s - s.max(axis=1, keepdims=True))
+            p /= p.sum(axis=1, keepdims=True)
+            block.append(p)
+            head = p @ v[:, hk * K:(hk + 1) * K]
+            if hq in (knock or {}).get(i, ()):
+                head = np.tile(head.mean(axis=0), (n, 1)) if ablation == "mean" else np.zeros_like(head)
+            heads.append(head)
+        out.append(block)
+        x = x + np.concatenate(heads, axis=1) @ W[f"blk.{i}.attn_output.weight"].T
+        f = norm(x, W[f"blk.{i}.ffn_norm.weight"])
+        gate, up = f @ W[f"blk.{i}.ffn_gate.weight"].T, f @ W[f"blk.{i}.ffn_up.weight"].T
+        x = x + ((gate / (1 + np.exp(-gate))) * up) @ W[f"blk.{i}.ffn_down.weight"].T
+    return np.array(out), norm(x, W["output_norm.weight"]) @ W["token_embd.weight"].T
+
+
+QUICK_IDS = [1, 40, 90, 7, 200, 33]
+
+
+def test_a_model_in_memory_runs_as_the_plain_forward_pass():
+    model, weights = in_memory()
+    logits, kept = rm.forward(model, QUICK_IDS, keep_weights=True)
+    np.testing.assert_allclose(logits, reference_logits(weights, QUICK_IDS), atol=2e-4)
+    assert len(kept) == LAYERS and all(w.dtype == np.float32 for w in kept)
+    np.testing.assert_allclose(np.array(kept), reference_weights(weights, QUICK_IDS), atol=2e-5)
+    np.testing.assert_allclose(rm.attention_weights(model, QUICK_IDS), reference_weights(weights, QUICK_IDS),
+                               atol=2e-5)
+    assert rm.forward(model, QUICK_IDS)[1] == []
+    streams = []
+    rm.forward_unchecked(model, np.array(QUICK_IDS), streams=streams)
+    assert len(streams) == LAYERS and streams[-1].shape == (len(QUICK_IDS), D)
+
+
+def test_a_model_in_memory_with_a_cache_runs_token_by_token():
+    model, weights = in_memory()
+    cache = rm.new_cache(model)
+    assert len(cache) == LAYERS and cache[0].keys.shape == (G, 512, K) and cache[0].length == 0
+    first = rm.forward(model, QUICK_IDS[:2], cache)[0]
+    rows = [first] + [rm.forward(model, [i], cache)[0] for i in QUICK_IDS[2:]]
+    np.testing.assert_allclose(np.concatenate(rows), reference_logits(weights, QUICK_IDS), atol=2e-4)
+    assert cache[1].length == len(QUICK_IDS)
+    _, kept = rm.forward(model, [5], cache, keep_weights=True)       # the 7th token sees all 7
+    np.testing.assert_allclose(kept[0][:, 0], reference_weights(weights, [*QUICK_IDS, 5])[0, :, -1],
+                               atol=2e-5)
+
+
+def test_a_cache_grows_and_keeps_what_it_held():
+    c = rm.Cache(1, 2, capacity=3)
+    K1, V1 = np.arange(4.0).reshape(1, 2, 2), -np.arange(4.0).reshape(1, 2, 2)
+    assert c.keys.dtype == c.values.dtype == np.float32            # the model's own float32
+    keys, values = c.append(K1, V1)
+    np.testing.assert_array_equal(keys, K1)
+    np.testing.assert_array_equal(values, V1)
+    K2, V2 = np.full((1, 1, 2), 7.0), np.full((1, 1, 2), -7.0)
+    keys, values = c.append(K2, V2)                           # 3 tokens: full, not yet grown
+    assert c.keys.shape == (1, 3, 2) and c.length == 3
+    keys, values = c.append(K2 + 1, V2 - 1)                   # the 4th: twice the room
+    assert c.keys.shape == (1, 6, 2) and c.values.shape == (1, 6, 2) and c.length == 4
+    np.testing.assert_array_equal(keys[0], [[0, 1], [2, 3], [7, 7], [8, 8]])
+    np.testing.assert_array_equal(values[0], [[0, -1], [-2, -3], [-7, -7], [-8, -8]])
+    assert keys.dtype == np.float32
+    big = np.ones((1, 20, 2))
+    keys, _ = c.append(big, big)                              # more than twice the room: just enough
+    assert c.keys.shape == (1, 24, 2) and keys.shape == (1, 24, 2)
+    np.testing.assert_array_equal(keys[0, :4], [[0, 1], [2, 3], [7, 7], [8, 8]])
+
+
+def test_generation_is_greedy_and_stops_after_the_end_token():
+    model, weights = in_memory()
+    greedy = list(QUICK_IDS)
+    for _ in range(4):
+        greedy.append(int(np.argmax(reference_logits(weights, greedy)[-1])))
+    assert rm.generate(model, QUICK_IDS, 4) == greedy
+    assert rm.generate(model, QUICK_IDS, 4, use_cache=False) == greedy
+    assert rm.generate(model, QUICK_IDS, 0) == QUICK_IDS
+    stop = rm.RealModel(*(getattr(model, f) for f in ("name", "n_heads", "n_kv_heads", "head_width",
+                                                      "rope_base", "eps", "embedding", "blocks",
+                                                      "final_norm", "tokenizer", "vocab")), greedy[-3])
+    assert rm.generate(stop, QUICK_IDS, 4) == greedy[:-2]            # the end token, then no more
+    assert rm.generate(stop, QUICK_IDS, 4, use_cache=False) == greedy[:-2]
+
+
+def test_the_chat_template_and_an_answer():
+    assert rm.chat_prompt("Why?", "Be brief.") == (
+        "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhy?<|im_end|>\n<|im_start|>assistant\n")
+    assert rm.chat_prompt("Q").startswith("<|im_start|>system\nYou are a helpful AI assistant named SmolLM, "
+                                          "trained by Hugging Face<|im_end|>\n")
+    model, weights = in_memory()
+    prompt = model.tokenizer.encode(rm.chat_prompt("the hell"))
+    ids = list(prompt)
+    for _ in range(3):
+        ids.append(int(np.argmax(plain_forward(weights, ids)[1][-1])))
+    expected = model.tokenizer.decode(ids[len(prompt):])
+    assert rm.answer(model, "the hell", n_new=3) == expected.strip() and expected
+
+
+def test_tokens_as_an_axis_shows_them():
+    model, _ = in_memory()
+    he, the = TOKENS.index("he"), TOKENS.index("Ġthe")
+    newline = TOKENS.index(bytes_to_unicode()[10])
+    assert rm.token_strings(model, [1, he, the, newline]) == ["<|im_start|>", "he", "_the", "\\n"]
+    assert rm.encode(model, "<|im_end|> the") == [2, the]
+    assert rm.decode(model, [1, he, the, 2]) == "he the"
+
+
+def test_the_tokenizer_merges_by_rank_and_decodes_by_hand():
+    chars = bytes_to_unicode()
+    tokens = ["<s>", "<x>", *chars.values(), "ab", "bc", "abc", "aa"]
+    tok = rm.ByteBPE(tokens, ["b c", "a b", "a bc", "a a"], [3, 3] + [1] * (len(tokens) - 2))
+    idx = tokens.index
+    assert tok.encode("abc") == [idx("abc")]             # b c first (rank 0), then a bc
+    assert tok.encode("ab") == [idx("ab")]
+    assert tok.encode("abab") == [idx("ab"), idx("ab")]
+    assert tok.encode("aaa") == [idx("aa"), idx("a")]     # the leftmost pair of equal rank first
+    assert tok.encode("ca") == [idx("c"), idx("a")]       # no merge for c a
+    assert tok.encode("x<s>y<x>") == [idx("x"), 0, idx("y"), 1]
+    assert tok.encode("<s><x>") == [0, 1] and tok.encode("") == []
+    assert tok.decode([idx("abc"), 0, idx("a")]) == "abca"
+    assert tok.decode([idx("abc"), 0, idx("a")], skip_special=False) == "abc<s>a"
+    e9 = [idx(chars[0xC3]), idx(chars[0xA9])]             # é in two bytes
+    assert tok.decode(e9) == "é" and tok.decode(e9[:1]) == "\ufffd"
+    assert tok.decode([*e9[:1], 0, *e9[1:]]) == "\ufffd\ufffd"      # each side of a special on its own
+    assert tok.encode("é") == e9
+    plain = rm.ByteBPE(tokens, [], [1] * len(tokens))    # no control tokens: <s> is letters
+    assert plain.encode("<s>") == [idx("<"), idx("s"), idx(">")]
+    longest = rm.ByteBPE(["<a>", "<a>>", *chars.values()], [], [3, 3] + [1] * 256)
+    assert longest.encode("<a>>") == [1]                   # the longest control token first
+
+
+def test_byte_alphabet_is_gpt2s():
+    assert rm.byte_alphabet() == bytes_to_unicode()
+
+
+def test_split_words_by_hand():
+    assert rm.split_words("I'll see 2 cats_  now!!\n") == ["I", "'ll", " see", " ", "2", " cats", "_", " ",
+                                                           " now", "!!", "\n"]
+    assert rm.split_words("a12b") == ["a", "1", "2", "b"]
+    assert rm.split_words("") == []
+
+
+def test_the_model_in_words_and_its_storage():
+    model, _ = in_memory()
+    assert repr(model) == ("RealModel('tiny': 2 blocks, d = 32, 4 query heads sharing 2 key/value heads of "
+                           "width 8, RoPE base 1000, vocabulary 263)")
+    assert (model.n_layers, model.d) == (2, 32)
+    formats = {"a": "Q8_0", "b": "F32", "c": "Q8_0"}
+    stored = rm.RealModel(*(getattr(model, f) for f in ("name", "n_heads", "n_kv_heads", "head_width",
+                                                        "rope_base", "eps", "embedding", "blocks",
+                                                        "final_norm", "tokenizer", "vocab")), formats=formats)
+    assert rm.storage(stored) == {"Q8_0": ["a", "c"], "F32": ["b"]}
+    assert rm.shared_key(model) is None                 # held in memory: no file names its results
+
+
+def test_repeated_random_tokens_are_ordinary_and_repeat():
+    model, _ = in_memory(vocab_size=1200)
+    ids = rm.repeated_random_tokens(model, period=200, seed=3)
+    assert ids.shape == (400,) and list(ids[:200]) == list(ids[200:])
+    assert sorted(ids[:200]) == list(range(1000, 1200))         # every ordinary token once
+    other = rm.repeated_random_tokens(model, period=200, seed=4)
+    assert list(other) != list(ids)
+    assert list(rm.repeated_random_tokens(model, period=200, seed=3)) == list(ids)
+    first = rm.repeated_random_tokens(model)
+    assert len(first) == 80 and len(set(first[:40])) == 40 and min(first) >= 1000 and max(first) < 1200
+    assert list(first) == list(rm.repeated_random_tokens(model, 40, 0))
+    big, _ = in_memory(vocab_size=20050)
+    assert max(rm.repeated_random_tokens(big, period=5000)) < 20000
+    assert sorted(rm.repeated_random_tokens(big, period=19000)[:19000]) == list(range(1000, 20000))
+
+
+def test_the_scores_of_a_head_with_many_tokens():
+    n = 8
+    w = np.zeros((2, 1, n, n))
+    w[0, 0, :, 0] = 1.0
+    w[1, 0, np.arange(n), np.maximum(np.arange(n) - 1, 0)] = 1.0
+    w[1, 0, 0, 0] = 1.0
+    w[0, 0, 0, 0] = 1.0
+    np.testing.assert_allclose(rm.sink_scores(w), [[1.0], [1 / 7]])
+    np.testing.assert_allclose(rm.previous_token_scores(w), [[1 / 7], [1.0]])
+    x = np.zeros((1, 1, 8, 8))
+    x[0, 0, 3, 1] = x[0, 0, 4, 2] = 1.0                 # period 3: queries 3..6 -> keys 1..4, two of four
+    x[0, 0, 5, 5] = 1.0
+    np.testing.assert_allclose(rm.prefix_matching_scores(x, 3), [[0.5]])
+    x[0, 0, 7, 5] = 1.0                                 # the last query scores nothing: no next token to read
+    np.testing.assert_allclose(rm.prefix_matching_scores(x, 3), [[0.5]])
+    s = rm.head_scores(x, 3)
+    np.testing.assert_allclose(s["previous token"], rm.previous_token_scores(x[..., :3, :3]))
+    np.testing.assert_allclose(s["previous token"], [[0.0]])
+
+
+def test_token_losses_in_slices_of_64():
+    rng = np.random.default_rng(0)
+    n, V = 150, 5
+    logits = rng.standard_normal((n, V)).astype(np.float32)
+    ids = rng.integers(0, V, size=n)
+    lse = np.log(np.exp(logits.astype(np.float64)).sum(axis=1))
+    expected = [lse[t] - logits[t, ids[t + 1]] for t in range(n - 1)]
+    np.testing.assert_allclose(rm.token_losses(logits, ids), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_the_head_explorer_in_words():
+    w = np.zeros((2, 3, 3, 3))
+    w[1, 2] = [[1, 0, 0], [0.3, 0.7, 0], [0.1, 0.2, 0.7]]
+    ex = rm.head_explorer(w, ["A", "b", "c"], layer=1, head=2)
+    assert ex.summary() == ("layer 1, head 2\nweight on the first token: 0.20\n"
+                            "weight on the previous token: 0.25\n'c' looks most at 'c'")
+    assert [(c.key, c.label, c.value, c.low, c.high, c.step, c.integer) for c in ex.controls] == \
+        [("layer", "layer", 1, 0, 1, 1, True), ("head", "head", 2, 0, 2, 1, True)]
+    w[1, 2, 2] = [0.6, 0.3, 0.1]
+    assert rm.head_explorer(w, ["A", "b", "c"], 1, 2).summary().endswith("'c' looks most at 'A'")
+    assert rm.head_view_size(1) == (8.0, 6.6) and rm.head_view_size(40) == (14.4, 13.0)
+    assert rm.head_view_size(15) == (8.15, 6.75)
+
+
+def test_the_head_view_of_a_text():
+    model, weights = in_memory()
+    ex = rm.head_view(model, "the hell", layer=1, head=3)
+    ids = model.tokenizer.encode("the hell")
+    a = reference_weights(weights, ids)[1, 3]
+    assert ex.summary().startswith(f"layer 1, head 3\nweight on the first token: {a[1:, 0].mean():.2f}\n")
+    assert ex.summary().endswith(f"'{rm.token_strings(model, ids)[-1]}' looks most at "
+                                 f"'{rm.token_strings(model, ids)[int(a[-1].argmax())]}'")
+
+
+def test_the_figures_of_the_heads():
+    import matplotlib.pyplot as plt
+
+    from attention_lab.heatmaps import FONT
+
+    def drawn(fig):
+        fig.canvas.draw()
+        titled = [ax for ax in fig.axes if ax.get_title()]
+        bars = [ax for ax in fig.axes if not ax.get_title()]
+        return titled, bars
+
+    scores = {"first token": np.array([[0.12, 0.87], [0.5, 0.04], [0.33, 0.61]]),
+              "previous token": np.array([[0.0, 1.0], [0.26, 0.74], [0.91, 0.08]])}
+    fig = rm.plot_head_scores(scores)
+    titled, bars = drawn(fig)
+    assert type(fig.get_layout_engine()).__name__ == "ConstrainedLayoutEngine"
+    assert [ax.get_title() for ax in titled] == ["first token", "previous token"]
+    assert [ax.get_xlabel() for ax in titled] == ["head", "head"] and titled[0].get_ylabel() == "layer"
+    assert tuple(fig.get_size_inches()) == pytest.approx((8.4, 2.5))
+    left, right = (ax.get_position() for ax in titled)
+    assert left.x1 < right.x0 and left.y0 == pytest.approx(right.y0)           # side by side
+    assert len(bars) == 1 and bars[0].get_position().x0 > right.x1      # one colour bar, after the last
+    for ax, values in zip(titled, scores.values()):
+        assert ax.collections[0].get_clim() == (0.0, 1.0)
+        assert [t.get_text() for t in ax.texts] == [f"{v:.1f}" for v in values.reshape(-1)]
+        assert {t.get_fontsize() for t in ax.texts} == {8}
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "1"]
+        assert [t.get_text() for t in ax.get_yticklabels()] == ["0", "1", "2"]
+    plt.close(fig)
+    fig = rm.plot_head_scores({"alone": np.full((2, 4), 0.5)})
+    assert [ax.get_title() for ax in drawn(fig)[0]] == ["alone"] and len(fig.axes) == 2
+    plt.close(fig)
+
+    w = np.tile(np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None], (2, 3, 1, 1))
+    fig = rm.plot_model_view(w, {"sink": (1, 2)}, title="All")
+    (ax,), (bar,) = drawn(fig)
+    assert type(fig.get_layout_engine()).__name__ == "ConstrainedLayoutEngine"
+    assert ax.get_title() == "All" and bar.get_ylabel() == "weight"
+    assert bar.yaxis.label.get_size() == FONT["labels"] - 2
+    assert tuple(fig.get_size_inches()) == pytest.approx((0.45 * 2 + 1.8, 0.45 * 3 + 1.6))
+    image = (ax.images + list(ax.collections))[0]
+    shown = [c for c in bar.collections if c.get_clim() == (0.0, 1.0)]
+    assert shown and shown[0].get_cmap().name == image.get_cmap().name          # the bar is the image's
+    a, b = ax.get_position(), bar.get_position()
+    assert (b.x1 - b.x0) / (a.x1 - a.x0) == pytest.approx(0.02) and b.x0 > a.x1  # a thin bar to the right
+    plt.close(fig)
+    fig = rm.plot_model_view(w)
+    assert [ax.get_title() for ax in fig.axes] == [
+        "every head's weights, 4 queries × 4 keys each (0 to 1)", ""]
+    plt.close(fig)
+
+    fig = rm.plot_heads(w, ["a", "b", "c", "d"], {"one": (0, 1), "two": (1, 2)})
+    titled, bars = drawn(fig)
+    assert type(fig.get_layout_engine()).__name__ == "ConstrainedLayoutEngine"
+    assert [ax.get_title() for ax in titled] == ["one: layer 0, head 1", "two: layer 1, head 2"]
+    assert tuple(fig.get_size_inches()) == pytest.approx((12.0, 6.2))
+    left, right = (ax.get_position() for ax in titled)
+    assert left.x1 < right.x0 and left.y0 == pytest.approx(right.y0)
+    assert len(bars) == 1 and bars[0].get_position().x0 > right.x1
+    for ax in titled:
+        assert ax.collections[0].get_clim() == (0.0, 1.0) and len(ax.texts) == 0    # no numbers written
+        assert [t.get_rotation() for t in ax.get_xticklabels()] == [90.0] * 4
+        assert [t.get_rotation() for t in ax.get_yticklabels()] == [0.0] * 4
+        assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b", "c", "d"]
+    plt.close(fig)
+
+
+def write_llama(path, n_layers=1, extra=None, skip=(), output=None, arch="llama"):
+    """A one-block llama file of the tiny sizes, with only the fields asked for (`skip` leaves some out)."""
+    weights = tiny_weights(1)
+    w = gguf.GGUFWriter(str(path), arch)
+    adds = {"name": lambda: w.add_name("mine"), "block_count": lambda: w.add_block_count(n_layers),
+            "embedding_length": lambda: w.add_embedding_length(D), "head_count": lambda: w.add_head_count(H),
+            "head_count_kv": lambda: w.add_head_count_kv(G), "rope": lambda: w.add_rope_freq_base(500.0),
+            "eps": lambda: w.add_layer_norm_rms_eps(1e-6), "eos": lambda: w.add_eos_token_id(1)}
+    for key, add in adds.items():
+        if key not in skip:
+            add()
+    w.add_tokenizer_model("gpt2")
+    w.add_token_list(TOKENS)
+    w.add_token_merges(MERGES)
+    w.add_token_types([3] * len(SPECIAL) + [1] * (len(TOKENS) - len(SPECIAL)))
+    for name, arr in weights.items():
+        if not name.startswith("blk.") or int(name.split(".")[1]) < n_layers:
+            w.add_tensor(name, arr)
+    if output is not None:
+        w.add_tensor("output.weight", output)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return weights
+
+
+LAYOUT_OF_A_BLOCK = [["attn_norm", "vector", [D]], ["attn_q", "weight", [D, H * K]],
+                     ["attn_k", "weight", [D, G * K]], ["attn_v", "weight", [D, G * K]],
+                     ["attn_output", "weight", [H * K, D]], ["ffn_norm", "vector", [D]],
+                     ["ffn_gate", "weight", [D, FF]], ["ffn_up", "weight", [D, FF]],
+                     ["ffn_down", "weight", [FF, D]]]
+
+
+def test_the_header_of_a_file_as_written(tmp_path):
+    p = tmp_path / "one.gguf"
+    weights = write_llama(p)
+    header, unpacked = rm.read_gguf(p)
+    layout = [[f"blk.0.{n}.weight", kind, shape] for n, kind, shape in LAYOUT_OF_A_BLOCK]
+    layout += [["token_embd.weight", "embedding", [len(TOKENS), D]], ["output_norm.weight", "vector", [D]]]
+    assert header == {"name": "mine", "architecture": "llama", "n_layers": 1, "n_heads": H, "n_kv_heads": G,
+                      "d": D, "rope_base": 500.0, "eps": pytest.approx(1e-6), "tied": True, "tokens": TOKENS,
+                      "merges": MERGES, "token_types": [3] * 3 + [1] * (len(TOKENS) - 3), "eos_id": 1,
+                      "formats": {name: "F32" for name in weights if not name.startswith("blk.1.")},
+                      "layout": layout}
+    np.testing.assert_array_equal(unpacked("blk.0.attn_q.weight", "weight"), weights["blk.0.attn_q.weight"].T)
+    assert unpacked("blk.0.attn_q.weight", "weight").flags.c_contiguous
+    np.testing.assert_array_equal(unpacked("token_embd.weight", "embedding"), weights["token_embd.weight"])
+    np.testing.assert_array_equal(unpacked("output_norm.weight", "vector"), weights["output_norm.weight"])
+    assert unpacked("output_norm.weight", "vector").dtype == np.float32
+
+
+def test_a_header_without_its_optional_fields_takes_the_defaults(tmp_path):
+    p = tmp_path / "bare.gguf"
+    write_llama(p, skip=("name", "head_count_kv", "rope", "eps", "eos"))
+    header, _ = rm.read_gguf(p)
+    assert (header["name"], header["n_kv_heads"], header["rope_base"], header["eps"], header["eos_id"]) == \
+        ("bare", H, 10000.0, 1e-5, 2)
+
+
+def test_an_output_head_of_its_own_is_refused_and_a_copy_of_the_embedding_is_tied(tmp_path):
+    weights = tiny_weights(1)
+    p = tmp_path / "tied.gguf"
+    write_llama(p, output=weights["token_embd.weight"])
+    assert rm.read_gguf(p)[0]["tied"] is True
+    q = tmp_path / "untied.gguf"
+    write_llama(q, output=weights["token_embd.weight"] + 1)
+    with pytest.raises(ValueError, match=r"untied\.gguf has its own output head"):
+        rm.load_model(q)
+    with pytest.raises(ValueError, match="holds a 'gpt2' model"):
+        write_llama(tmp_path / "g.gguf", arch="gpt2")
+        rm.read_gguf(tmp_path / "g.gguf")
+
+
+def test_a_header_gguf_cannot_read_is_named_damaged(tmp_path):
+    p = tmp_path / "bad.gguf"
+    write_llama(p, skip=("block_count",))
+    with pytest.raises(rm.BrokenModelFile) as info:
+        rm.read_gguf(p)
+    assert str(info.value).startswith(f"The model file {p} has a damaged header (TypeError: ")
+    assert str(info.value).endswith(".\nCopy or download it again, whole, or pass another file.")
+    q = tmp_path / "worse.gguf"
+    q.write_bytes(b"GGUF" + bytes(60))
+    with pytest.raises(rm.BrokenModelFile, match=r"^The model file .*worse\.gguf has a damaged header \("):
+        rm.read_gguf(q)
+
+
+@pytest.fixture
+def tiny_copy(tmp_path, monkeypatch):
+    """The tiny file in tmp_path, the cache folder beside it (empty), and the numbers the file holds."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", str(cache))
+    path = tmp_path / "tiny.gguf"
+    weights = tiny_weights()
+    stored = dict(weights)
+    for name, q in write_tiny(path, weights).items():
+        stored[name] = my_dequantize(q, QUANTIZED[name], weights[name].shape)
+    os.utime(path, ns=(1_700_000_000_123_456_789, 1_700_000_000_987_654_321))
+    return path, cache, stored
+
+
+def test_the_copy_is_named_after_the_files_size_and_time(tiny_copy):
+    path, cache, _ = tiny_copy
+    size = path.stat().st_size
+    assert rm.unpacked_path(path) == cache / f"tiny.{size}-1700000000.v1"
+    assert rm.earlier_unpacked_path(path) == cache / f"tiny.{size}-1700000000987654321.v1"
+    model = rm.load_model(path)
+    assert sorted(p.name for p in cache.iterdir()) == [f"tiny.{size}-1700000000.v1.f32",
+                                                       f"tiny.{size}-1700000000.v1.json"]
+    weights = cache / f"tiny.{size}-1700000000.v1.f32"
+    st = weights.stat()
+    assert model.mapped_as[:3] == (str(weights), st.st_size, st.st_mtime_ns)
+    assert model.path == path and model.name == "tiny" and model.formats["blk.1.ffn_up.weight"] == "Q4_1"
+
+
+def test_a_copy_named_the_earlier_way_is_read(tiny_copy):
+    path, cache, stored = tiny_copy
+    rm.load_model(path)
+    now, earlier = rm.unpacked_path(path), rm.earlier_unpacked_path(path)
+    for suffix in (".f32", ".json"):
+        now.with_name(now.name + suffix).rename(earlier.with_name(earlier.name + suffix))
+    model = rm.load_model(path)
+    assert model.mapped_as[0] == str(earlier.with_name(earlier.name + ".f32"))
+    assert len(list(cache.iterdir())) == 2
+    np.testing.assert_allclose(rm.forward(model, QUICK_IDS)[0], reference_logits(stored, QUICK_IDS),
+                               atol=2e-4)
+
+
+def test_writing_a_copy_removes_the_copies_of_older_files_only(tiny_copy):
+    path, cache, _ = tiny_copy
+    cache.mkdir()
+    others = ["tiny.5-6.v0.f32", "tiny.5-6.v0.json", "tiny.5-7.v1.f32"]
+    kept = ["tiny.5-6.v0.txt", "other.5-6.v0.f32", "tiny.notes", "tinyx.5-6.v0.json"]
+    for name in others + kept:
+        (cache / name).write_text("x")
+    rm.load_model(path)
+    left = {p.name for p in cache.iterdir()}
+    assert left == set(kept) | {rm.unpacked_path(path).name + s for s in (".f32", ".json")}
+
+
+def test_a_copy_is_read_only_when_whole_and_its_header_readable(tiny_copy):
+    path, _, _ = tiny_copy
+    rm.load_model(path)
+    base = rm.unpacked_path(path)
+    weights, about = base.with_name(base.name + ".f32"), base.with_name(base.name + ".json")
+    header, mapping, where = rm.read_unpacked(base)
+    assert header == json.loads(about.read_text()) and len(mapping) == weights.stat().st_size
+    assert where == (str(weights), weights.stat().st_size, weights.stat().st_mtime_ns)
+    text = about.read_text()
+    for spoilt in ('{"layout": 3}', '{"other": 1}', '[1, 2]', "{"):
+        about.write_text(spoilt)
+        assert rm.read_unpacked(base) is None
+    about.write_text(text)
+    data = weights.read_bytes()
+    weights.write_bytes(data + bytes(4))
+    assert rm.read_unpacked(base) is None
+    weights.unlink()
+    assert rm.read_unpacked(base) is None
+    weights.write_bytes(data)
+    about.unlink()
+    assert rm.read_unpacked(base) is None
+
+
+def test_a_copy_is_written_whole_or_not_at_all(tiny_copy, monkeypatch):
+    path, cache, _ = tiny_copy
+    header, unpacked = rm.read_gguf(path)
+    base = cache / "sub" / "x.v1"
+    rm.write_unpacked(base, header, unpacked)           # the folder made, the header written last
+    assert sorted(p.name for p in base.parent.iterdir()) == ["x.v1.f32", "x.v1.json"]
+    assert json.loads((base.parent / "x.v1.json").read_text()) == header
+    flat = np.fromfile(base.parent / "x.v1.f32", np.float32)
+    first = unpacked(*header["layout"][0][:2])
+    np.testing.assert_array_equal(flat[:first.size], first.reshape(-1))
+    names = []
+    real_replace = Path.replace
+
+    def seen(self, target):
+        names.append((self.name, Path(target).name))
+        return real_replace(self, target)
+
+    monkeypatch.setattr(Path, "replace", seen)
+    rm.write_unpacked(base, header, unpacked)
+    pid = os.getpid()
+    assert names == [(f"x.v1.f32.{pid}.part", "x.v1.f32"), (f"x.v1.json.{pid}.part", "x.v1.json")]
+
+
+class Pages:
+    """A stand-in for a mapping: counts the times its pages are let go of."""
+
+    def __init__(self, closed=False):
+        self.let_go, self.closed = [], closed
+
+    def madvise(self, how):
+        if self.closed:
+            raise ValueError("mmap closed or invalid")
+        self.let_go.append(how)
+
+
+def test_letting_go_of_the_pages():
+    import mmap
+    import types
+    pages = Pages()
+    rm.release_pages(types.SimpleNamespace(mapping=pages))
+    assert pages.let_go == [mmap.MADV_DONTNEED]
+    rm.release_pages(types.SimpleNamespace(mapping=None))
+    rm.release_pages(types.SimpleNamespace(mapping=Pages(closed=True)))     # no error
+
+
+def test_pages_are_let_go_of_once_the_model_is_idle(monkeypatch):
+    import time
+    import types
+    model = types.SimpleNamespace(mapping=Pages())
+    key = id(model.mapping)
+    let_go = []
+    monkeypatch.setattr(rm, "release_pages", lambda m: let_go.append(m))
+    rm.release_when_idle(model, after=10.0)
+    first = rm.idle_timers[key]
+    rm.release_when_idle(model, after=0.02)             # a later wait replaces the first
+    assert first.finished.is_set() and rm.idle_timers[key] is not first
+    deadline = time.monotonic() + 10
+    while not let_go and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert let_go == [model] and key not in rm.idle_timers
+    with rm.PagesHeld(model) as held:
+        assert held is model and rm.runs_under_way[key] == 1
+        with rm.PagesHeld(model):
+            assert rm.runs_under_way[key] == 2
+        assert rm.runs_under_way[key] == 1 and key not in rm.idle_timers
+        rm.release_when_idle(model, after=0.0)          # a run under way: it starts the wait when it ends
+        assert key not in rm.idle_timers
+    assert key not in rm.runs_under_way
+    waiting = rm.idle_timers[key]                       # the last run to end started it: IDLE_S
+    assert waiting.interval == rm.IDLE_S == 0.5
+    with rm.PagesHeld(model):                           # a run that begins cancels the wait
+        assert waiting.finished.is_set() and key not in rm.idle_timers
+    rm.idle_timers.pop(key).cancel()
+    assert let_go == [model]
+    unmapped = types.SimpleNamespace(mapping=None)
+    rm.release_when_idle(unmapped, after=0.0)
+    with rm.PagesHeld(unmapped):
+        assert id(None) not in rm.runs_under_way
+    assert id(None) not in rm.idle_timers and let_go == [model]
+
+
+def test_the_default_wait_is_idle_s(monkeypatch):
+    import types
+    started = []
+
+    class Timer:
+        def __init__(self, after, then):
+            started.append(after)
+            self.daemon = False
+
+        def start(self):
+            started.append(self.daemon)
+
+        def cancel(self):
+            started.append("cancelled")
+
+    monkeypatch.setattr(rm.threading, "Timer", Timer)
+    model = types.SimpleNamespace(mapping=Pages())
+    rm.release_when_idle(model)
+    rm.release_when_idle(model, after=2.0)
+    assert started == [0.5, True, 2.0, True, "cancelled"]
+    rm.idle_timers.pop(id(model.mapping))
+
+
+def test_a_run_of_a_mapped_model_holds_its_pages_and_lets_go_after(tiny_copy, monkeypatch):
+    path, _, stored = tiny_copy
+    model = rm.load_model(path)
+    calls = []
+    monkeypatch.setattr(rm, "release_when_idle", lambda m, after=None: calls.append(
+        (m, dict(rm.runs_under_way).get(id(m.mapping)))))
+    rm.forward(model, QUICK_IDS)
+    assert calls == [(model, None)]
+    rm.forward_unchecked(model, np.array(QUICK_IDS), release=False)
+    assert len(calls) == 1
+    rm.generate(model, QUICK_IDS, 3)
+    assert len(calls) == 2
+    key = rm.shared_key(model)
+    assert key == (model.mapped_as[:3], "tiny", H, G, K, BASE, pytest.approx(EPS), 2)
+    streams = []
+    logits, _ = rm.forward_unchecked(model, np.array(QUICK_IDS), streams=streams)
+    np.testing.assert_allclose(logits, reference_logits(stored, QUICK_IDS), atol=2e-4)
+    assert len(streams) == LAYERS
+    moved = dataclasses.replace(model, final_norm=np.array(model.final_norm))   # no longer the file's view
+    assert rm.shared_key(moved) is None
+    assert rm.places(model) == model.mapped_as[3] and len(rm.places(model)) == 2 + 9 * LAYERS
+    assert rm.places(model)[0] == (model.embedding.__array_interface__["data"][0], model.embedding.shape,
+                                   model.embedding.strides, False)
+
+
+def test_generation_runs_the_new_token_alone_with_the_cache(monkeypatch):
+    model, _ = in_memory()
+    lengths = []
+    real = rm.forward_unchecked
+
+    def counted(model, ids, *args, **kwargs):
+        lengths.append(len(ids))
+        return real(model, ids, *args, **kwargs)
+
+    monkeypatch.setattr(rm, "forward_unchecked", counted)
+    rm.generate(model, QUICK_IDS, 2)
+    assert lengths == [6, 1, 1]
+    rm.generate(model, QUICK_IDS, 2, use_cache=False)
+    assert lengths == [6, 1, 1, 6, 7, 8]
+
+
+def test_an_answer_is_what_follows_the_chat_prompt(monkeypatch):
+    model, _ = in_memory()
+    asked = []
+    he, the = TOKENS.index("he"), TOKENS.index("Ġthe")
+
+    def generate(model, ids, n_new):
+        asked.append((list(ids), n_new))
+        return [*ids, the, he, 2]
+
+    monkeypatch.setattr(rm, "generate", generate)
+    assert rm.answer(model, "Why?") == "thehe"          # the leading space stripped, <|im_end|> dropped
+    assert asked == [(model.tokenizer.encode(rm.chat_prompt("Why?")), 100)]
+    rm.answer(model, "Why?", n_new=7)
+    assert asked[-1][1] == 7
+
+
+def test_the_head_view_starts_at_the_first_head_of_the_first_layer():
+    model, _ = in_memory()
+    assert rm.head_view(model, "the hell").summary().startswith("layer 0, head 0\n")
+
+
+def test_a_mapped_model_shares_its_runs_with_every_option_passed_on(tiny_copy):
+    """A mapped model's run without a cache goes through run_memo's sharing: its weights, mask, knocked
+    heads and ablation reach the computation."""
+    path, _, stored = tiny_copy
+    model = rm.load_model(path)
+    n = len(QUICK_IDS)
+    allowed = np.tril(np.ones((n, n), bool)) & ~np.tri(n, n, -3, dtype=bool)     # the last three tokens
+    for knock, ablation in [({}, "zero"), ({1: [2]}, "zero"), ({0: [1, 3]}, "mean")]:
+        logits, kept = rm.forward_unchecked(model, np.array(QUICK_IDS), keep_weights=True, mask=allowed,
+                                            knock=knock, ablation=ablation)
+        weights, expected = plain_forward(stored, QUICK_IDS, allowed, knock, ablation)
+        np.testing.assert_allclose(logits, expected, atol=2e-4)
+        np.testing.assert_allclose(np.array(kept), weights, atol=2e-5)
+    logits, _ = rm.forward(model, QUICK_IDS, rm.new_cache(model))
+    assert logits.dtype == np.float32
+
+
+def test_a_model_file_with_dots_in_its_name_keeps_other_models_copies(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ATTENTION_LAB_CACHE", str(cache))
+    path = tmp_path / "my.model.gguf"
+    write_tiny(path, tiny_weights())
+    cache.mkdir()
+    for name in ("my.model.5-6.v0.f32", "my.5-6.v1.f32", "my.5-6.v1.json"):
+        (cache / name).write_text("x")
+    rm.load_model(path)
+    base = rm.unpacked_path(path).name
+    assert {p.name for p in cache.iterdir()} == {"my.5-6.v1.f32", "my.5-6.v1.json", base + ".f32",
+                                                 base + ".json"}    # model "my"'s copy kept; ours renewed
+
+
+def test_the_colour_bar_of_three_heads_is_beside_the_last():
+    import matplotlib.pyplot as plt
+    w = np.tile(np.tril(np.ones((3, 3))) / np.arange(1, 4)[:, None], (2, 3, 1, 1))
+    fig = rm.plot_heads(w, ["a", "b", "c"], {"one": (0, 1), "two": (1, 2), "three": (1, 0)})
+    fig.canvas.draw()
+    titled = [ax for ax in fig.axes if ax.get_title()]
+    bars = [ax for ax in fig.axes if not ax.get_title()]
+    assert len(titled) == 3 and len(bars) == 1
+    assert bars[0].get_position().x0 > max(ax.get_position().x1 for ax in titled)
+    plt.close(fig)

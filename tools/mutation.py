@@ -82,6 +82,8 @@ TARGETS = {
     "induction": ["attention_lab.induction.*"],
     # lessons 02-05's pictures: the cost and scaling charts, the flow, the shapes, the heads, the block
     "plots": ["attention_lab.plots.*"],
+    # lesson 08's model file: where it is kept, how it is fetched, what it must pass before it is read
+    "model_file": ["attention_lab.model_file.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them

@@ -51,6 +51,7 @@ SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face" 
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def as_real_model(model) -> RealModel:
     """The model that load_model() returns (a dict or anything else: TypeError)."""
     if not isinstance(model, RealModel):
@@ -153,6 +154,7 @@ def head_picks(picks, n_layers: int, n_heads: int) -> dict[str, tuple[int, int]]
                              f"0..{n_layers - 1} and heads 0..{n_heads - 1}")
         out[str(name)] = (layer, head)
     return out
+# pragma: no mutate end
 
 
 @dataclass(frozen=True, eq=False)
@@ -919,8 +921,10 @@ def head_view_size(n: int) -> tuple[float, float]:
 def head_view(model: RealModel, text: str, layer: int = 0, head: int = 0) -> Explorer:
     """The head view of any text: its tokens, every head's weights, and the two sliders."""
     ids = encode(model, text)
+    # pragma: no mutate start  (the door: input checks are not mutated)
     if not ids:
         raise ValueError(f"text {text!r} is empty: give at least one token, e.g. 'The cat sat'")
+    # pragma: no mutate end
     return head_explorer(attention_weights(model, ids), token_strings(model, ids), layer, head)
 
 
@@ -947,6 +951,7 @@ def plot_model_view(weights: ArrayLike, picks: dict[str, tuple[int, int]] | None
     import matplotlib.pyplot as plt
 
     from .heatmaps import FONT, thumbnails
+    # pragma: no mutate start  (the door: input checks are not mutated)
     w = weights_in_0_1(as_array(weights, "weights", "(layers, heads, n, n): every head's weights, e.g. "
                                 "rm.attention_weights(model, ids)", ndim=4), "weights", tol=1e-6)
     L, h, m, n = w.shape
@@ -955,6 +960,7 @@ def plot_model_view(weights: ArrayLike, picks: dict[str, tuple[int, int]] | None
                          f"{MODEL_VIEW_MOST} tokens per thumbnail (a short sentence); slice the weights, "
                          f"e.g. weights[:, :, :{MODEL_VIEW_MOST}, :{MODEL_VIEW_MOST}]")
     picks = head_picks(picks, L, h)
+    # pragma: no mutate end
     fig, ax = plt.subplots(figsize=(0.45 * L + 1.8, 0.45 * h * m / n + 1.6), layout="constrained")
     image, _ = thumbnails(ax, w, picks, title=title)
     fig.colorbar(image, ax=ax, fraction=0.02, pad=0.01).set_label("weight", fontsize=FONT["labels"] - 2)
