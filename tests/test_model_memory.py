@@ -17,20 +17,16 @@ import pytest
 from attention_lab import real_model as rm
 
 gguf = pytest.importorskip("gguf")
-from test_real_model import QUANTIZED, my_dequantize, reference_logits, tiny_weights, write_tiny  # noqa: E402
+from test_real_model import (  # noqa: E402  (no_wait_left_behind: the same autouse fixture here)
+    QUANTIZED,
+    my_dequantize,
+    no_wait_left_behind,  # noqa: F401
+    reference_logits,
+    tiny_weights,
+    write_tiny,
+)
 
 IDS = [1, 40, 90, 7, 200, 33]
-
-
-@pytest.fixture(autouse=True)
-def no_wait_left_behind():
-    """A test leaves no wait for the weight pages running after it (a thread that would outlive it)."""
-    yield
-    with rm.idle_lock:
-        waits = list(rm.idle_timers.values())
-        rm.idle_timers.clear()
-    for wait in waits:
-        wait.cancel()
 
 
 @pytest.fixture
