@@ -418,3 +418,23 @@ def test_real_full_window_is_forward_and_the_lens_ends_at_the_logits(real_model,
     np.testing.assert_allclose(hw.logit_lens(real_model, paris, last_only=True), lens[:, -1],
                                rtol=1e-5, atol=1e-4)
     assert rm.decode(real_model, [int(np.argmax(lens[-1, -1]))]) == " Rome"
+
+
+def test_a_clean_run_handed_in_is_part_of_the_shared_key(real_model, paris, tmp_path, monkeypatch):
+    """Review 60: knockout_runs' result is shared within a test run (run_memo) under a key that holds the
+    clean run handed in, not only whether one was: the clean run of another text of the same length, asked
+    first, must not answer for the text's own."""
+    from attention_lab import run_memo
+    monkeypatch.setenv(run_memo.ENV, str(tmp_path))                      # an empty folder of this run's
+    other = rm.encode(real_model, "The capital of Spain is Madrid, and the capital of Japan is")
+    assert len(other) == len(paris)
+    knock = [[(3, 1)]]
+    others, _ = hw.knockout_runs(real_model, other, knock)                # the other text's own losses
+    handed, _ = hw.knockout_runs(real_model, paris, knock, clean=hw.clean_run(real_model, np.array(other),
+                                                                              False))
+    right, _ = hw.knockout_runs(real_model, paris, knock, clean=hw.clean_run(real_model, np.array(paris),
+                                                                             False))
+    monkeypatch.delenv(run_memo.ENV)
+    alone, _ = hw.knockout_runs(real_model, paris, knock)                 # computed here, nothing shared
+    assert np.array_equal(right, alone)
+    assert not np.allclose(handed, alone) and not np.allclose(others, alone)

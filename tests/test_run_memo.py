@@ -342,3 +342,34 @@ def test_a_result_is_written_whole_under_a_name_of_its_own_then_moved(memo):
     assert pickle.loads(target.read_bytes()) == "watched"
     run_memo.keep(memo / "no folder" / "w-1.pickle", 1)
     assert sorted(p.name for p in memo.iterdir()) == ["w-0.pickle"]
+
+
+def test_a_patched_method_turns_sharing_off(monkeypatch):
+    """Review 60: generate's result depends on Cache.append, a method. A test's stand-in on a class, another
+    method under a method's name, a library's function or a property's swapped getter each turn sharing
+    off; the class's own methods, a static method and a dataclass's made ones leave it on."""
+    as_a_student_has_it(monkeypatch)
+    assert run_memo.package_untouched() and run_memo.methods_untouched(rm.Cache)
+    swaps = [("append", lambda self, *a: None), ("append", vars(rm.Cache)["__init__"]),
+             ("append", stand_in("numpy", "dot")), ("extra", stand_in("attention_lab.real_model"))]
+    for name, value in swaps:
+        monkeypatch.setattr(rm.Cache, name, value, raising=False)
+        assert not run_memo.package_untouched(), name
+        monkeypatch.undo()
+        as_a_student_has_it(monkeypatch)
+    assert run_memo.package_untouched()
+
+    class Held:
+        @property
+        def size(self):
+            return 1
+
+        @staticmethod
+        def made():
+            return 2
+    Held.__module__ = Held.size.fget.__module__ = Held.made.__module__ = "attention_lab.real_model"
+    Held.__qualname__ = "Held"
+    Held.size.fget.__qualname__, Held.made.__qualname__ = "Held.size", "Held.made"
+    assert run_memo.methods_untouched(Held)
+    Held.size = property(lambda self: 3)                      # a getter from elsewhere
+    assert not run_memo.methods_untouched(Held)

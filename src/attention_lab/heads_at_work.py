@@ -10,6 +10,7 @@ them inside its cache); or the residual stream read after each block (the logit 
 
 from __future__ import annotations
 
+import hashlib
 import numbers
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -266,9 +267,20 @@ def knocked_losses(model: RealModel, ids: np.ndarray, tables: list[dict[int, lis
     if key is None:
         return knocked_losses_computed(model, ids, tables, ablation, keep_weights, clean, start)
     tables_key = [sorted((int(k), sorted(int(h) for h in v)) for k, v in table.items()) for table in tables]
+    given = None if clean is None else digest([*clean[0], *clean[1]])     # the clean run handed in, itself
     return once("knocked_losses", (key, np.asarray(ids, np.int64).tobytes(), tables_key, ablation,
-                                   bool(keep_weights), clean is None, start),        # once per test run
+                                   bool(keep_weights), given, start),                # once per test run
                 lambda: knocked_losses_computed(model, ids, tables, ablation, keep_weights, clean, start))
+
+
+def digest(arrays: list[np.ndarray]) -> str:
+    """A fingerprint of arrays (each one's shape, type and bytes): what names a clean run in a shared key."""
+    h = hashlib.sha256()
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.shape}{a.dtype.str}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
 
 
 def knocked_losses_computed(model: RealModel, ids: np.ndarray, tables: list[dict[int, list[int]]],
@@ -336,8 +348,11 @@ def knockout_runs(model: RealModel, ids: Sequence[int], sets: Sequence[Iterable[
                   clean: tuple[list[np.ndarray], list] | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
     """Many knockouts of one text at once: for each set of (layer, head) pairs, knockout_forward's result
     -> (the losses of predicting tokens start + 1 on (sets, n - 1 - start), each set's weights (layers,
-    heads, n, n) if kept). The logits of earlier tokens are not computed. `clean`: clean_run's result for
-    these ids (with weights if kept), to share one clean run between calls."""
+    heads, n, n) if kept). The logits of earlier tokens are not computed. The residual streams are
+    knockout_forward's to the last bit; the losses to float32's rounding (below 16 rows, the output head's
+    product rounds a row's logits by how many rows it multiplies at once: unembed, up to 3e-5 nats).
+    `clean`: clean_run's result for these ids (with weights if kept), to share one clean run between
+    calls."""
     model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     if isinstance(sets, (str, bytes, dict)) or not hasattr(sets, "__len__") or not len(sets):
