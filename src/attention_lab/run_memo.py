@@ -63,16 +63,16 @@ def package_untouched() -> bool:
     return True
 
 
-def methods_untouched(cls: type) -> bool:
-    """Is every function that the class `cls` itself holds (a method, a static or class method, a property's
-    getter) one of the package's, defined in that class under that name?"""
-    for name, attr in list(vars(cls).items()):
+def methods_untouched(holder: type) -> bool:
+    """Is every function that the class `holder` itself holds (a method, a static or class method, a
+    property's getter) one of the package's, defined in that class under that name?"""
+    for name, attr in list(vars(holder).items()):
         for fn in (getattr(attr, "__func__", attr), getattr(attr, "fget", None)):
             if not isinstance(fn, types.FunctionType):
                 continue
             if not (fn.__module__ or "").startswith("attention_lab"):
                 return False          # a test's stand-in, or a library's function put on the class
-            if "<" not in fn.__qualname__ and fn.__qualname__ != f"{cls.__qualname__}.{name}":
+            if "<" not in fn.__qualname__ and fn.__qualname__ != f"{holder.__qualname__}.{name}":
                 return False          # another method (or another class's) under this name
     return True
 
