@@ -42,6 +42,7 @@ if "PYTEST_XDIST_WORKER" not in os.environ and not os.path.isdir(     # not hand
     os.environ["ATTENTION_LAB_RUN_MEMO"] = _memo
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tools"))
 import one_kernel
+import suite_time
 
 one_kernel.pin()
 # Both settings are read when NumPy loads. pytest runs this file again on each pytest.main() in one
@@ -65,6 +66,9 @@ def pytest_cmdline_main(config):
         # 5 % more CPU seconds; the cores were busy 1.9 of 2 most of the run either way
         config.option.numprocesses = os.cpu_count() or 1
         config.option.dist = "loadfile"
+        # the files in the order pytest_collection_modifyitems gives them (longest first), not xdist's own
+        # (most tests first, which started the browser test at 269 s of 452 and ended on the hub's tests)
+        config.option.loadscopereorder = False
 
 
 def process_tree_cpu() -> float:
@@ -187,8 +191,13 @@ def add_leak_searches(config, items) -> None:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Each lesson's leak search goes into its nbval run (above). Without their model file (offline, never
-    fetched), lessons 08 and 09 are skipped, with the reason."""
+    """The files that take longest first (tools/longest_first.txt; the tests of a file keep their order), so
+    that xdist's workers, each taking the next file when free, end the run together on short ones. Each
+    lesson's leak search goes into its nbval run (above). Without their model file (offline, never fetched),
+    lessons 08 and 09 are skipped, with the reason."""
+    place = suite_time.longest_first()
+    unlisted = len(place)
+    items.sort(key=lambda item: place.get(Path(item.path).relative_to(config.rootpath).as_posix(), unlisted))
     add_leak_searches(config, items)
     lesson = [item for item in items if any(name in str(item.path) for name in MODEL_LESSONS)]
     if not lesson:

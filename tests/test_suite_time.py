@@ -48,3 +48,25 @@ def test_the_timeline_joins_a_files_tests_on_one_worker(tmp_path, capsys):
     shown = capsys.readouterr().out.splitlines()
     assert shown[1] == "the last 6 s of the run (of 11 s from the first test), by worker:"
     assert shown[2:] == ["  gw0: idle from 6 s; test_c.py 5-6", "  gw1: idle from 11 s; test_b.py 1-11"]
+
+
+def test_the_order_file_is_written_slowest_first_and_read_back(tmp_path):
+    report = tmp_path / "r.xml"
+    report.write_text(REPORT.replace('time="10.0"', 'time="60.0"').replace('time="3.0"', 'time="4.0"'),
+                      encoding="utf-8")
+    rows = suite_time.table(report)                  # b 60 s, a 6 s, c 1 s
+    order = tmp_path / "order.txt"
+    order.write_text(suite_time.order_text(rows), encoding="utf-8")
+    text = order.read_text(encoding="utf-8")
+    assert text.startswith("# ") and text.endswith("tests/test_b.py  60\ntests/test_a.py  6\n")
+    assert suite_time.longest_first(order) == {"tests/test_b.py": 0, "tests/test_a.py": 1}   # c: under 5 s
+    order.write_text("# a comment\ntests/test_a.py  6\n\n", encoding="utf-8")
+    assert suite_time.unlisted(rows, order) == ["tests/test_b.py"]          # long, and started late
+    assert suite_time.longest_first(tmp_path / "none.txt") == {}
+
+
+def test_every_file_the_order_names_exists():
+    """A renamed or removed test file would fall out of the order unnoticed: the list names real files."""
+    listed = suite_time.longest_first()
+    assert len(listed) >= 10
+    assert [name for name in listed if not (ROOT / name).is_file()] == []

@@ -23,6 +23,34 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET = 420
+ORDER = ROOT / "tools" / "longest_first.txt"       # the order conftest.py hands the files to the workers
+LISTED_FROM = 5.0                                   # worker seconds from which a file belongs in ORDER
+ORDER_HEAD = """\
+# The suite's test files that take longest, longest first (worker seconds of a quiet run of the README's
+# test command: `python tools/suite_time.py --write-order` rewrites this list from the run it makes).
+# conftest.py hands xdist's workers the files in this order, then every other file; each worker takes the
+# next file when it is free, so the long files start first and the run ends on short ones.
+# Only the order: a file missing here, or slower than listed, still runs, just later.
+"""
+
+
+def longest_first(order: Path = ORDER) -> dict[str, int]:
+    """Test file (from the repository's root, with /) -> its place in `order` (0: the longest)."""
+    lines = order.read_text(encoding="utf-8").splitlines() if order.exists() else []
+    files = [line.split()[0] for line in lines if line.strip() and not line.startswith("#")]
+    return {name: place for place, name in enumerate(files)}
+
+
+def order_text(rows) -> str:
+    """The text of ORDER for a run's table: each file of LISTED_FROM worker seconds or more, slowest first."""
+    return ORDER_HEAD + "".join(f"{path}  {seconds:.0f}\n" for path, seconds, *_ in rows
+                                if seconds >= LISTED_FROM)
+
+
+def unlisted(rows, order: Path = ORDER) -> list[str]:
+    """The files of a run's table that took LISTED_FROM worker seconds or more and are not in `order`."""
+    listed = longest_first(order)
+    return [path for path, seconds, *_ in rows if seconds >= LISTED_FROM and path not in listed]
 
 
 def file_of(case: ET.Element) -> str:
@@ -117,23 +145,39 @@ def main() -> int:
     parser.add_argument("--from", dest="report", type=Path, help="read this JUnit report instead of running")
     parser.add_argument("--report", dest="out", type=Path, default=ROOT / "build" / "suite-times.xml",
                         help="where the run writes its JUnit report (default: build/suite-times.xml)")
+    parser.add_argument("--write-order", action="store_true",
+                        help=f"rewrite {ORDER.relative_to(ROOT)} from this run's (or the report's) table")
     parser.add_argument("pytest_args", nargs="*", help="more arguments for pytest (default: none)")
     args = parser.parse_args()
     if args.report:
-        show(table(args.report), None)
+        rows = table(args.report)
+        show(rows, None)
         show_timeline(timeline(args.report), 120)
+        show_order(rows, args.write_order)
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     start, used = time.perf_counter(), cpu_seconds()
     status = subprocess.call([sys.executable, "-m", "pytest", f"--junitxml={args.out}",
                               "-o", "junit_family=xunit1", *args.pytest_args], cwd=ROOT)
     wall, used = time.perf_counter() - start, cpu_seconds() - used
-    show(table(args.out), wall)
+    rows = table(args.out)
+    show(rows, wall)
     show_timeline(timeline(args.out), 120)
+    show_order(rows, args.write_order)
     # worker seconds depend on what ran beside a test; the CPU time of the whole run does much less
     print(f"CPU time {used:.0f} s (user + system, every process the run waited for): "
           f"{used / wall:.2f} of {os.cpu_count()} cores busy")
     return status
+
+
+def show_order(rows, write: bool) -> None:
+    """Rewrite ORDER from the table, or say which long files it lacks (they start late: the run's tail)."""
+    if write:
+        ORDER.write_text(order_text(rows), encoding="utf-8")
+        print(f"wrote {ORDER.relative_to(ROOT)}: the files of {LISTED_FROM:.0f} worker seconds or more")
+    elif missing := unlisted(rows):
+        print(f"not in {ORDER.relative_to(ROOT)}, so started late: {', '.join(missing)} "
+              f"(python tools/suite_time.py --write-order)")
 
 
 def cpu_seconds() -> float:

@@ -354,6 +354,14 @@ def dies_with_parent() -> None:
     ctypes.CDLL(None).prctl(1, signal.SIGKILL)        # PR_SET_PDEATHSIG
 
 
+def wait_at_most(proc: subprocess.Popen, seconds: float) -> None:
+    """Wait until `proc` ends or `seconds` pass, whichever comes first (a fetch that ends goes on at once)."""
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return
+
+
 def run_with_progress(cmd: list[str], tmp: Path, timeout: float) -> tuple[int | None, str]:
     """Run `cmd` with its temporary files in `tmp`, printing the seconds as they pass: its return code
     (None if it was stopped at `timeout` seconds) and what it printed (kept in memory: the disk may be
@@ -371,7 +379,7 @@ def run_with_progress(cmd: list[str], tmp: Path, timeout: float) -> tuple[int | 
                 proc.wait()
                 return None, ""
             print(f"\r  downloading ... {time.monotonic() - start:4.0f} s", end="", flush=True)
-            time.sleep(1.0)
+            wait_at_most(proc, 1.0)
     finally:
         if proc.poll() is None:        # interrupted: pip must not go on downloading on its own
             proc.kill()
