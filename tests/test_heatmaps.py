@@ -422,3 +422,30 @@ def test_a_heatmap_is_laid_out_but_not_painted_while_seaborn_checks_its_labels(m
     assert "draw" not in vars(fig.canvas)
     fig.canvas.draw()
     assert "token23" in painted and "1.00" in painted
+
+
+def test_the_numbers_stay_in_their_cells_and_out_of_the_layout():
+    """The layout leaves the numbers out (they are not measured at every draw): each number's box lies
+    inside its own cell, so the laid-out figure and its pixels are those of a layout that measures them."""
+    words = ["the", "cat", "sat"]
+    values = np.array([[0.25, 0.5, 0.25], [1.0, 0.0, 0.0], [0.1, 0.2, 0.7]])
+    pictures = []
+    for measured in (False, True):
+        fig, ax = plt.subplots(figsize=(4, 3), layout="constrained")
+        heatmaps.heatmap(values, words, words, ax=ax)
+        assert len(ax.texts) == 9 and not any(t.get_in_layout() for t in ax.texts)
+        heatmaps.set_heatmap(ax, values[::-1], ".2f")
+        assert not any(t.get_in_layout() for t in ax.texts)        # and after new values
+        if measured:
+            for t in ax.texts:
+                t.set_in_layout(True)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        for k, t in enumerate(ax.texts):                                # cell (k // 3, k % 3), in pixels
+            cell = ax.transData.transform([(k % 3, k // 3), (k % 3 + 1, k // 3 + 1)])
+            box = t.get_window_extent(renderer)
+            assert cell[:, 0].min() < box.x0 < box.x1 < cell[:, 0].max(), (t.get_text(), box, cell)
+            assert cell[:, 1].min() < box.y0 < box.y1 < cell[:, 1].max(), (t.get_text(), box, cell)
+        pictures.append(np.asarray(fig.canvas.buffer_rgba()).copy())
+        plt.close(fig)
+    assert np.array_equal(*pictures)
