@@ -449,3 +449,28 @@ def test_the_numbers_stay_in_their_cells_and_out_of_the_layout():
         pictures.append(np.asarray(fig.canvas.buffer_rgba()).copy())
         plt.close(fig)
     assert np.array_equal(*pictures)
+
+
+def test_while_a_panel_is_added_the_numbers_already_drawn_are_not_measured(monkeypatch):
+    """seaborn lays the figure out inside each heatmap call: the numbers of the panels already there sit
+    out of the layout, so they are hidden meanwhile (never measured) and shown again afterwards."""
+    import matplotlib.text
+    measured = []
+    layout = matplotlib.text.Text._get_layout
+
+    def counted(text, renderer):
+        measured.append(text.get_text())
+        return layout(text, renderer)
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(6, 3), layout="constrained")
+    fig.canvas.draw()                                   # an Agg canvas, as in a notebook
+    heatmaps.heatmap(np.array([[0.25, 0.75], [0.5, 0.5]]), ["a", "b"], ["a", "b"], ax=left, cbar=False)
+    monkeypatch.setattr(matplotlib.text.Text, "_get_layout", counted)
+    heatmaps.heatmap(np.array([[0.125, 0.875], [1.0, 0.0]]), ["a", "b"], ["c", "d"], ax=right, cbar=False,
+                     fmt=".3f")
+    assert measured and "c" in measured                 # seaborn's layout ran, with the new panel's labels
+    assert not {"0.25", "0.75", "0.50"} & set(measured), measured   # the first panel's numbers: not measured
+    assert all(t.get_visible() for ax in (left, right) for t in ax.texts) and len(left.texts) == 4
+    measured.clear()
+    fig.canvas.draw()
+    assert {"0.25", "0.75", "0.50", "0.125", "0.875"} <= set(measured)    # painted: every number

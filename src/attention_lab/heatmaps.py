@@ -131,18 +131,24 @@ def heatmap(values: ArrayLike, row_labels: Sequence[str], col_labels: Sequence[s
 def layout_only(fig: Figure):
     """seaborn draws the whole figure inside every heatmap() to see whether the tick labels overlap; that
     needs the layout (where each label is), not the pixels: meanwhile the canvas lays the figure out
-    without painting it (Figure.draw_without_rendering). A canvas that draws nothing (the explorers')
-    stays as it is."""
+    without painting it (Figure.draw_without_rendering), and the numbers of the panels already drawn,
+    which the layout leaves out (set_heatmap), are hidden, so that nothing measures them either. A canvas
+    that draws nothing (the explorers') stays as it is."""
     from matplotlib.backend_bases import FigureCanvasBase
     canvas = fig.canvas
     if type(canvas).draw is FigureCanvasBase.draw:
         yield
         return
+    hidden = [t for ax in fig.axes for t in ax.texts if t.get_visible() and not t.get_in_layout()]
+    for text in hidden:
+        text.set_visible(False)
     canvas.draw = fig.draw_without_rendering
     try:
         yield
     finally:
         del canvas.draw                          # the canvas's own draw again
+        for text in hidden:
+            text.set_visible(True)
 
 
 def add_colorbar(ax) -> None:
