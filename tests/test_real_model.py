@@ -885,7 +885,7 @@ def reference_weights(weights, ids):
     return plain_forward(weights, ids)[0]
 
 
-def plain_forward(weights, ids, allowed=None, knock=None, ablation="zero"):
+def plain_forward(weights, ids, allowed=None, knock=None, ablation="zero", eps=EPS):
     """(every block's attention weights (layers, h, n, n), the logits (n, vocab)), in float64; `allowed`
     (n, n) in place of the causal mask, `knock` {block: heads} whose outputs are zeros or (ablation "mean")
     their mean over the positions."""
@@ -893,7 +893,7 @@ def plain_forward(weights, ids, allowed=None, knock=None, ablation="zero"):
     n, out = len(ids), []
 
     def norm(x, g):
-        return x / np.sqrt(np.mean(x ** 2, axis=-1, keepdims=True) + EPS) * g
+        return x / np.sqrt(np.mean(x ** 2, axis=-1, keepdims=True) + eps) * g
 
     def turn(x):                                      # (n, K): each position p turned by p * theta_i
         turns = np.exp(1j * np.arange(n)[:, None] * BASE ** (-np.arange(0, K, 2) / K))
@@ -1038,6 +1038,8 @@ def test_the_tokenizer_merges_by_rank_and_decodes_by_hand():
     assert tok.encode("é") == e9
     plain = rm.ByteBPE(tokens, [], [1] * len(tokens))    # no control tokens: <s> is letters
     assert plain.encode("<s>") == [idx("<"), idx("s"), idx(">")]
+    merged = rm.ByteBPE(tokens, ["a b"], [1] * len(tokens))   # no control tokens: the text in one piece
+    assert merged.encode("abab c") == [idx("ab"), idx("ab"), idx(chars[32]), idx("c")]
     longest = rm.ByteBPE(["<a>", "<a>>", *chars.values()], [], [3, 3] + [1] * 256)
     assert longest.encode("<a>>") == [1]                   # the longest control token first
 
@@ -1223,6 +1225,8 @@ def write_llama(path, n_layers=1, extra=None, skip=(), output=None, arch="llama"
             w.add_tensor(name, arr)
     if output is not None:
         w.add_tensor("output.weight", output)
+    for name, arr in (extra or {}).items():
+        w.add_tensor(name, arr)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
@@ -1272,7 +1276,7 @@ def test_an_output_head_of_its_own_is_refused_and_a_copy_of_the_embedding_is_tie
     write_llama(q, output=weights["token_embd.weight"] + 1)
     with pytest.raises(ValueError, match=r"untied\.gguf has its own output head"):
         rm.load_model(q)
-    with pytest.raises(ValueError, match="holds a 'gpt2' model"):
+    with pytest.raises(ValueError, match=r"^g\.gguf holds a 'gpt2' model: expected the llama architecture$"):
         write_llama(tmp_path / "g.gguf", arch="gpt2")
         rm.read_gguf(tmp_path / "g.gguf")
 
@@ -1573,3 +1577,250 @@ def test_the_colour_bar_of_three_heads_is_beside_the_last():
     assert len(titled) == 3 and len(bars) == 1
     assert bars[0].get_position().x0 > max(ax.get_position().x1 for ax in titled)
     plt.close(fig)
+
+
+def test_an_old_copy_another_kernel_removed_first_is_no_error(tiny_copy, monkeypatch, capsys):
+    """Two kernels renew the copy at once: an older copy listed here may be gone when this one removes it.
+    The copy is still mapped, with nothing printed (not "No float32 copy of the weights ...")."""
+    path, cache, _ = tiny_copy
+    cache.mkdir()
+    gone = cache / "tiny.5-6.v0.f32"                    # listed, then removed by the other kernel
+    real_glob = Path.glob
+    monkeypatch.setattr(Path, "glob", lambda self, pattern: [*real_glob(self, pattern), gone])
+    model = rm.load_model(path)
+    base = rm.unpacked_path(path)
+    assert {p.name for p in cache.iterdir()} == {base.name + ".f32", base.name + ".json"}
+    assert model.mapping is not None and model.mapped_as[0] == str(base.with_name(base.name + ".f32"))
+    assert capsys.readouterr().out == ""
+
+
+def test_load_model_asks_for_the_file_then_its_bytes_once(tiny_copy, monkeypatch):
+    """load_model() finds the file (fetching it if need be), and before the file's first read asks for its
+    bytes checked too; a second load maps the copy and asks only where the file is."""
+    path, _, _ = tiny_copy
+    asked = []
+
+    def find_model(where, fetch, **checks):
+        asked.append((where, fetch, checks))
+        return path
+
+    monkeypatch.setattr(rm, "find_model", find_model)
+    rm.load_model()
+    assert asked == [(None, True, {}), (None, True, {"check_bytes": True})]
+    rm.load_model()
+    assert asked[2:] == [(None, True, {})]
+    rm.load_model(path, fetch=False)
+    assert asked[3:] == [(path, False, {})]
+
+
+def test_where_no_copy_can_be_written_the_kernel_says_so(tiny_copy, monkeypatch, capsys):
+    path, cache, _ = tiny_copy
+    reasons = iter([OSError(30, "Read-only file system", str(cache)), OSError("the disk went away")])
+
+    def refused(base, header, unpacked):
+        raise next(reasons)
+
+    monkeypatch.setattr(rm, "write_unpacked", refused)
+    tail = ("This kernel keeps them in its own memory instead. Whoever may write there can make the copy "
+            "once, for every kernel, by running load_model() with this folder.)\n")
+    assert rm.load_model(path).mapping is None
+    said = f"(No float32 copy of the weights in {cache}: "
+    assert capsys.readouterr().out == f"{said}Read-only file system. {tail}"
+    assert rm.load_model(path).mapping is None
+    assert capsys.readouterr().out == f"{said}the disk went away. {tail}"
+
+
+def test_a_copy_whose_header_says_another_head_is_refused_with_the_files_name(tiny_copy):
+    path, _, _ = tiny_copy
+    rm.load_model(path)
+    base = rm.unpacked_path(path)
+    about = base.with_name(base.name + ".json")
+    header = json.loads(about.read_text())
+    about.write_text(json.dumps({**header, "tied": False}))
+    with pytest.raises(ValueError, match=r"^tiny\.gguf has its own output head"):
+        rm.load_model(path)
+
+
+def greedy_ids(weights, ids, n_new, eos_id=2):
+    """Greedy decoding with the plain forward pass above: the prompt, then up to n_new tokens."""
+    ids = list(ids)
+    for _ in range(n_new):
+        ids.append(int(np.argmax(reference_logits(weights, ids)[-1])))
+        if ids[-1] == eos_id:
+            break
+    return ids
+
+
+def test_a_mapped_models_generations_are_kept_one_per_call_in_the_runs_folder(tiny_copy, monkeypatch,
+                                                                              tmp_path):
+    """In a test run (a run folder named), each distinct generation of a mapped model is computed once and
+    kept under the name "generate": another prompt, length or way (with or without the cache) is its own."""
+    from attention_lab import run_memo
+    path, _, stored = tiny_copy
+    memo = tmp_path / "memo"
+    memo.mkdir()
+    monkeypatch.setenv(run_memo.ENV, str(memo))
+    model = rm.load_model(path)
+    first = rm.generate(model, QUICK_IDS, 3)
+    assert first == greedy_ids(stored, QUICK_IDS, 3)
+    assert rm.generate(model, QUICK_IDS[:4], 3) == greedy_ids(stored, QUICK_IDS[:4], 3)
+    assert rm.generate(model, QUICK_IDS, 2) == greedy_ids(stored, QUICK_IDS, 2)
+    assert rm.generate(model, QUICK_IDS, 3, use_cache=False) == first
+    assert rm.generate(model, QUICK_IDS, 3) == first                 # read back: no fifth result
+    assert len(list(memo.glob("generate-*.pickle"))) == 4          # (the steps without a cache: "forward")
+
+
+def test_a_mapped_models_generation_runs_the_new_token_alone_with_the_cache(tiny_copy, monkeypatch):
+    path, _, _ = tiny_copy
+    model = rm.load_model(path)
+    lengths = []
+    real = rm.forward_unchecked
+
+    def counted(model, ids, *args, **kwargs):
+        lengths.append(len(ids))
+        return real(model, ids, *args, **kwargs)
+
+    monkeypatch.setattr(rm, "forward_unchecked", counted)
+    rm.generate(model, QUICK_IDS, 2)
+    rm.generate(model, QUICK_IDS, 2, use_cache=False)
+    assert lengths == [6, 1, 1, 6, 7, 8]
+
+
+def test_a_tensor_of_more_rows_than_a_slice_is_read_whole(tmp_path):
+    """Weights are dequantized 4096 rows at a time: a tensor of 4100 rows (as the embedding's 49,152) comes
+    back whole, row 4096 included."""
+    p = tmp_path / "big.gguf"
+    big = np.arange(4100 * 8, dtype=np.float32).reshape(4100, 8) / 7
+    write_llama(p, extra={"big.weight": big})
+    _, unpacked = rm.read_gguf(p)
+    np.testing.assert_array_equal(unpacked("big.weight", "embedding"), big)
+    np.testing.assert_array_equal(unpacked("big.weight", "weight"), big.T)
+
+
+def test_a_damaged_header_is_named_with_the_error_cut_at_100_characters(tmp_path, monkeypatch):
+    import gguf as gguf_module
+    p = tmp_path / "one.gguf"
+    write_llama(p)
+    long = "a reason of more than a hundred characters, " * 3           # 132 characters
+
+    def fails(*args, **kwargs):
+        raise ValueError(long)
+
+    mend = ".\nCopy or download it again, whole, or pass another file."
+    with monkeypatch.context() as patched:
+        patched.setattr(gguf_module, "GGUFReader", fails)             # the reader fails on the file
+        with pytest.raises(rm.BrokenModelFile) as info:
+            rm.read_gguf(p)
+    assert str(info.value) == f"The model file {p} has a damaged header (ValueError: {long[:100]}){mend}"
+    monkeypatch.setattr(rm, "gguf_header", lambda *args: (_ for _ in ()).throw(KeyError("tokenizer")))
+    with pytest.raises(rm.BrokenModelFile) as info:                   # a field of the header is missing
+        rm.read_gguf(p)
+    assert str(info.value) == f"The model file {p} has a damaged header (KeyError: 'tokenizer'){mend}"
+    monkeypatch.setattr(rm, "gguf_header", fails)
+    with pytest.raises(rm.BrokenModelFile) as info:
+        rm.read_gguf(p)
+    assert str(info.value) == f"The model file {p} has a damaged header (ValueError: {long[:100]}){mend}"
+
+
+def test_a_loaded_model_holds_its_vocabulary(tiny_copy):
+    path, _, _ = tiny_copy
+    assert rm.load_model(path).vocab == TOKENS                  # read from the file, then from its copy
+    assert rm.load_model(path).vocab == TOKENS
+
+
+def test_a_mapped_models_runs_are_kept_one_per_distinct_call_in_the_runs_folder(tiny_copy, monkeypatch,
+                                                                               tmp_path):
+    """In a test run, each distinct forward pass of a mapped model without a cache is computed once and kept
+    under the name "forward": other ids, another mask, other knocked heads, another ablation, the weights
+    kept or not, the streams kept or not are each its own result; the same call again is read back."""
+    from attention_lab import run_memo
+    path, _, stored = tiny_copy
+    memo = tmp_path / "memo"
+    memo.mkdir()
+    monkeypatch.setenv(run_memo.ENV, str(memo))
+    model = rm.load_model(path)
+    n = len(QUICK_IDS)
+    causal = np.tril(np.ones((n, n), bool))
+    last3, last2 = causal & ~np.tri(n, n, -3, dtype=bool), causal & ~np.tri(n, n, -2, dtype=bool)
+    calls = [(QUICK_IDS, {}), (QUICK_IDS[:5], {}), ([1, 40, 90, 7, 200, 34], {}),
+             (QUICK_IDS, {"mask": last3}), (QUICK_IDS, {"mask": last2}),
+             (QUICK_IDS, {"knock": {1: [2]}}), (QUICK_IDS, {"knock": {0: [2]}}),
+             (QUICK_IDS, {"knock": {1: [2]}, "ablation": "mean"})]
+    for _ in range(2):                                  # the second time, every result is read back
+        for ids, options in calls:
+            plain = {"allowed": options.get("mask"), "knock": options.get("knock"),
+                     "ablation": options.get("ablation", "zero")}
+            weights, expected = plain_forward(stored, ids, **plain)
+            for keep in (False, True):
+                logits, kept = rm.forward_unchecked(model, np.array(ids), keep_weights=keep, **options)
+                np.testing.assert_allclose(logits, expected, atol=2e-4)
+                if keep:
+                    np.testing.assert_allclose(np.array(kept), weights, atol=2e-5)
+                else:
+                    assert kept == []
+        streams = []
+        rm.forward_unchecked(model, np.array(QUICK_IDS), streams=streams)
+        assert len(streams) == LAYERS
+        final = streams[-1].astype(np.float64)
+        rms = np.sqrt(np.mean(final ** 2, axis=-1, keepdims=True) + EPS)
+        normed = final / rms * stored["output_norm.weight"]
+        np.testing.assert_allclose(normed @ stored["token_embd.weight"].T.astype(np.float64),
+                                   plain_forward(stored, QUICK_IDS)[1], atol=2e-4)
+    assert len(list(memo.glob("forward-*.pickle"))) == 2 * len(calls) + 1
+    assert rm.forward_unchecked(model, np.array(QUICK_IDS))[1] == []       # the weights only when asked
+    assert rm.shared_key(dataclasses.replace(model, mapping=None)) is None  # no longer the mapped file's
+    assert rm.shared_key(dataclasses.replace(model, mapped_as=None)) is None
+
+
+def test_a_model_in_memory_runs_with_a_mask_knocked_heads_and_its_own_epsilon():
+    model, weights = in_memory()
+    n = len(QUICK_IDS)
+    allowed = np.tril(np.ones((n, n), bool)) & ~np.tri(n, n, -3, dtype=bool)     # the last three tokens
+    for knock, ablation in [({1: [2]}, "zero"), ({0: [1, 3]}, "mean")]:
+        logits, kept = rm.forward_unchecked(model, np.array(QUICK_IDS), keep_weights=True, mask=allowed,
+                                            knock=knock, ablation=ablation)
+        expected_weights, expected = plain_forward(weights, QUICK_IDS, allowed, knock, ablation)
+        np.testing.assert_allclose(logits, expected, atol=2e-4)
+        np.testing.assert_allclose(np.array(kept), expected_weights, atol=2e-5)
+    wide = dataclasses.replace(model, eps=0.5)          # every RMSNorm of the model takes the model's epsilon
+    np.testing.assert_allclose(rm.forward(wide, QUICK_IDS)[0], plain_forward(weights, QUICK_IDS, eps=0.5)[1],
+                               atol=2e-4)
+
+
+def test_a_mapped_models_run_with_a_cache_lets_go_of_its_pages_after(tiny_copy, monkeypatch):
+    path, _, _ = tiny_copy
+    model = rm.load_model(path)
+    calls = []
+    monkeypatch.setattr(rm, "release_when_idle", lambda m, after=None: calls.append(m))
+    rm.forward(model, QUICK_IDS, rm.new_cache(model))
+    assert calls == [model]
+
+
+def test_rms_norm_by_hand_with_its_default_epsilon_and_more_axes():
+    x = np.array([[0.003, 0.004]])                 # mean square 12.5e-6; with eps 1e-5: 22.5e-6
+    rms = np.sqrt(22.5e-6)
+    np.testing.assert_allclose(rm.rms_norm(x, [1.0, 2.0]), [[0.003 / rms, 0.008 / rms]], rtol=1e-5)
+    X = np.array([[[3.0, 4.0], [6.0, 8.0], [0.0, 5.0]]])    # (1, 3, 2): each row on its own
+    rows = np.sqrt(np.array([12.5, 50.0, 12.5]))[:, None]
+    np.testing.assert_allclose(rm.rms_norm(X, [1.0, 1.0], eps=0.0), [X[0] / rows], rtol=1e-6)
+
+
+def test_the_head_explorer_of_one_and_two_tokens():
+    w = np.ones((1, 2, 1, 1))
+    assert rm.head_explorer(w, ["Hi"]).summary() == (
+        "layer 0, head 0\nweight on the first token: n/a (one token)\n"
+        "weight on the previous token: n/a (one token)\n'Hi' looks most at 'Hi'")
+    w = np.zeros((2, 2, 2, 2))
+    w[..., 0, 0] = 1.0
+    w[..., 1, :] = [0.25, 0.75]
+    assert rm.head_explorer(w, ["A", "b"]).summary() == (
+        "layer 0, head 0\nweight on the first token: 0.25\nweight on the previous token: 0.25\n"
+        "'b' looks most at 'b'")
+
+
+def test_a_model_no_longer_the_mapped_files_names_no_shared_result(tiny_copy):
+    path, _, _ = tiny_copy
+    model = rm.load_model(path)
+    assert rm.shared_key(dataclasses.replace(model, mapping=None)) is None
+    assert rm.shared_key(dataclasses.replace(model, mapped_as=None)) is None
+    assert rm.forward_unchecked(model, np.array(QUICK_IDS))[1] == []       # the weights only when asked

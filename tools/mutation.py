@@ -84,6 +84,8 @@ TARGETS = {
     "plots": ["attention_lab.plots.*"],
     # lesson 08's model file: where it is kept, how it is fetched, what it must pass before it is read
     "model_file": ["attention_lab.model_file.*"],
+    # lesson 08's model in NumPy: its file, tokenizer, forward pass, cache, head scores and figures
+    "real_model": ["attention_lab.real_model.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
