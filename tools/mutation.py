@@ -84,6 +84,8 @@ TARGETS = {
     "plots": ["attention_lab.plots.*"],
     # lesson 08's model file: where it is kept, how it is fetched, what it must pass before it is read
     "model_file": ["attention_lab.model_file.*"],
+    # every lesson's slider explorer: what each slider moves, the heatmaps' cells and the numbers beside them
+    "explorers": ["attention_lab.explorers.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
