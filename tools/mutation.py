@@ -86,6 +86,8 @@ TARGETS = {
     "model_file": ["attention_lab.model_file.*"],
     # lesson 08's model in NumPy: its file, tokenizer, forward pass, cache, head scores and figures
     "real_model": ["attention_lab.real_model.*"],
+    # every lesson's slider explorer: what each slider moves, the heatmaps' cells and the numbers beside them
+    "explorers": ["attention_lab.explorers.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them

@@ -36,6 +36,7 @@ TIE = 0.005   # two weights closer than this print the same to two decimals (or 
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def explorer_inputs(X, W_q, W_k, W_v, i, tokens, features):
     """A lesson explorer's data, checked without computing anything."""
     X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
@@ -59,6 +60,7 @@ def heads_choice(n_heads, d_model: int) -> int:
     if n_heads not in divisors:
         raise ValueError(f"n_heads is {n_heads!r} but d_model is {d_model}: choose one of {divisors}")
     return n_heads
+# pragma: no mutate end
 
 
 def _fmt(v) -> str:
@@ -92,9 +94,11 @@ def token_explorer(i: int, X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: Ar
                    tokens: Sequence[str], features: Sequence[str],
                    scale: float | None = None, low: float = -3.0, high: float = 3.0) -> Explorer:
     """Sliders on the features of token i; heatmaps of its weights w_ij and of its output y_i."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     X, W_q, W_k, W_v, i, tokens, features = explorer_inputs(X, W_q, W_k, W_v, i, tokens, features)
     low, high = slider_range(low, high)
     scale = as_scale(scale, W_q.shape[1])
+    # pragma: no mutate end
     # y_i is a weighted average of the values, so |y_i| <= the values' bound at any slider position
     limit = _colour_limit(_value_bound(X, W_v, i, low, high))
     out_labels = features if W_v.shape[1] == len(features) else [str(c) for c in range(W_v.shape[1])]
@@ -124,8 +128,10 @@ def matrix_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike
                     edit: int = 1, low: float = -3.0, high: float = 3.0, outputs: bool = True) -> Explorer:
     """Sliders on token `edit` and a temperature; heatmaps of all weights (n, n) and, if `outputs`,
     of the outputs (n, d_v)."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     X, W_q, W_k, W_v, edit, tokens, features = explorer_inputs(X, W_q, W_k, W_v, edit, tokens, features)
     low, high = slider_range(low, high)
+    # pragma: no mutate end
     limit = _colour_limit(_value_bound(X, W_v, edit, low, high))   # outputs average the values
     out_labels = features if W_v.shape[1] == len(features) else [str(c) for c in range(W_v.shape[1])]
     d_k = W_q.shape[1]
@@ -153,8 +159,10 @@ def matrix_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike
 
 def dk_explorer(n_keys: int = 8, max_dk: int = 128, seed: int = 0) -> Explorer:
     """Slider on d_k: weights of one random query over random keys, unscaled and divided by sqrt(d_k)."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     n_keys = as_count(n_keys, "n_keys", minimum=2)
     max_dk = as_count(max_dk, "max_dk", minimum=2)
+    # pragma: no mutate end
     rng = np.random.default_rng(seed)
     q = rng.standard_normal(max_dk)               # (max_dk,) unit-variance entries
     K = rng.standard_normal((n_keys, max_dk))     # (n_keys, max_dk)
@@ -196,12 +204,14 @@ def heads_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLike,
                    low: float = -3.0, high: float = 3.0) -> Explorer:
     """Sliders on token `edit`, the number of heads (divisors of d_model) and the head shown;
     one weight heatmap per head, the selected head marked ▶, and the output Concat(heads) W_O."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     X, W_q, W_k, W_v, edit, tokens, features = explorer_inputs(X, W_q, W_k, W_v, edit, tokens, features)
     low, high = slider_range(low, high)
     d_model = X.shape[1]
     W_q, W_k, W_v, W_O = (square(W, name, d_model) for W, name in
                           ((W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v"), (W_O, "W_O")))
     n_heads = heads_choice(n_heads, d_model)
+    # pragma: no mutate end
     divisors = tuple(h for h in range(1, d_model + 1) if d_model % h == 0)
     # every concatenated entry averages values, so |output_c| <= Σ_r bound_r |W_O[r, c]|
     limit = _colour_limit(_value_bound(X, W_v, edit, low, high) @ np.abs(W_O))
@@ -266,9 +276,11 @@ def cross_explorer(ex: Translation | None = None, edit: int = 2, low: float = -3
                    high: float = 3.0) -> Explorer:
     """A decoder step (masked self-attention, then cross-attention over the encoder) with sliders on
     decoder token `edit` and buttons for the causal and the padding mask."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     ex = translation_inputs(translation() if ex is None else ex)
     edit = as_index(edit, ex.X_dec.shape[0])
     low, high = slider_range(low, high)
+    # pragma: no mutate end
     features, dec, enc = ex.features, ex.dec_tokens, ex.enc_tokens
     s = subscript(edit + 1)
 
@@ -304,11 +316,13 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
     Three weight maps of the same sentence: no positions, sinusoidal positions added to X, RoPE.
     Positions and places are counted from 0, as in the lesson.
     """
+    # pragma: no mutate start  (the door: input checks are not mutated)
     X, _, W_q, W_k, W_v = projection_inputs(X, W_q, W_k, W_v)
     tokens, _ = labels_fit(X, tokens, [""] * X.shape[1])
     even_width(X.shape[1], "X (for the added positions)")
     even_width(W_q.shape[1], "the queries and keys (for RoPE)")
     max_shift = as_count(max_shift, "max_shift", minimum=1)
+    # pragma: no mutate end
     scale = default_scale(W_q.shape[1])
     n = len(X)
 
@@ -355,12 +369,14 @@ def position_explorer(X: ArrayLike, W_q: ArrayLike, W_k: ArrayLike, W_v: ArrayLi
 def training_explorer(run: Run, held_ids: ArrayLike, held_targets: ArrayLike, probe: int = 0) -> Explorer:
     """A slider over the training steps kept in `run`: the attention of one held-out sequence, the
     position scores (P W_q)(P W_k)ᵀ/√d_k that W_q and W_k have learned so far, and the loss curve."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     run = training_run(run)
     cfg = run.cfg
     has_attention(cfg)
     ids, targets = batch_inputs(cfg, run.params, held_ids, held_targets)[2:]
     batch_ids(ids, "held_ids", cfg.vocab_size, cfg.n, shortest=cfg.n)    # the position scores are (n, n)
     probe = as_index(probe, len(ids))
+    # pragma: no mutate end
     d_k = cfg.d // cfg.n_heads
     frames = {}
     for t, p in zip(run.snapshot_steps, run.snapshot_params):
