@@ -84,6 +84,8 @@ TARGETS = {
     "plots": ["attention_lab.plots.*"],
     # lesson 08's model file: where it is kept, how it is fetched, what it must pass before it is read
     "model_file": ["attention_lab.model_file.*"],
+    # lesson 09's experiments: knockouts (zero and mean), the window, the logit lens, random control sets
+    "heads_at_work": ["attention_lab.heads_at_work.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them
