@@ -88,6 +88,8 @@ TARGETS = {
     "real_model": ["attention_lab.real_model.*"],
     # every lesson's slider explorer: what each slider moves, the heatmaps' cells and the numbers beside them
     "explorers": ["attention_lab.explorers.*"],
+    # lesson 09's experiments: knockouts (zero and mean), the window, the logit lens, random control sets
+    "heads_at_work": ["attention_lab.heads_at_work.*"],
 }
 
 # mutmut's exit codes (mutmut/stats.py), grouped as the table shows them

@@ -80,6 +80,7 @@ STREAM_TEXT = (
 
 
 # ------------------------------------------------------------ the door: checks of this module's inputs
+# pragma: no mutate start  (input checks are not mutated: docs/mutation-testing.md)
 def _loss(value, where: str) -> float:
     """A loss in nats: one finite real number, not negative."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -211,6 +212,8 @@ def top_k_fits(top_k, vocab_size: int) -> int | None:
                          "or None for every token")
     return top_k
 
+# pragma: no mutate end
+
 
 def _knock_table(knock: Iterable[tuple[int, int]], model: RealModel) -> dict[int, list[int]]:
     """Checked (layer, head) pairs -> {layer: sorted heads}, each head once."""
@@ -225,10 +228,12 @@ def knockout_forward(model: RealModel, ids: Sequence[int], knock: Iterable[tuple
                      keep_weights: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
     """forward with the heads in `knock`, (layer, head) pairs, replaced before W_O: by zeros, or with
     ablation='mean' by that head's mean output over the positions of this text -> (logits, weights)."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     table = _knock_table(knock, model)
     ablation = as_kind(ablation, ABLATIONS, "ablation")
+    # pragma: no mutate end
     with one_blas_thread():
         return forward_unchecked(model, ids, keep_weights=bool(keep_weights), knock=table, ablation=ablation)
 
@@ -241,11 +246,13 @@ def random_heads(model: RealModel, count: int, seed: int = 0) -> list[tuple[int,
 def random_head_sets(model: RealModel, count: int, sets: int, seed: int = 0) -> list[list[tuple[int, int]]]:
     """`sets` draws of `count` distinct (layer, head) pairs, one after another from one default_rng(seed);
     each sorted (the first set is random_heads(model, count, seed))."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     model = as_real_model(model)
     total = model.n_layers * model.n_heads
     count, sets = as_count(count, "count"), as_count(sets, "sets")
     if count > total:
         raise ValueError(f"count is {count}: expected at most {total}, the model's number of heads")
+    # pragma: no mutate end
     rng = np.random.default_rng(as_count(seed, "seed", minimum=0))
     return [sorted(divmod(int(i), model.n_heads) for i in rng.choice(total, size=count, replace=False))
             for _ in range(sets)]
@@ -353,6 +360,7 @@ def knockout_runs(model: RealModel, ids: Sequence[int], sets: Sequence[Iterable[
     product rounds a row's logits by how many rows it multiplies at once: unembed, up to 3e-5 nats).
     `clean`: clean_run's result for these ids (with weights if kept), to share one clean run between
     calls."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     if isinstance(sets, (str, bytes, dict)) or not hasattr(sets, "__len__") or not len(sets):
@@ -363,6 +371,7 @@ def knockout_runs(model: RealModel, ids: Sequence[int], sets: Sequence[Iterable[
     start = as_count(start, "start", minimum=0)
     if start > len(ids) - 2:
         raise ValueError(f"start is {start} with {len(ids)} tokens: expected 0..{len(ids) - 2}")
+    # pragma: no mutate end
     with one_blas_thread(), PagesHeld(model):                           # one run, the unembedding too
         losses, weights = knocked_losses(model, ids, tables, ablation, bool(keep_weights), clean, start)
     return losses, [np.stack(w) for w in weights] if keep_weights else []
@@ -372,10 +381,12 @@ def second_copy_loss(model: RealModel, ids: Sequence[int], knock: Iterable[tuple
                      ablation: str = "zero") -> float:
     """Mean loss (nats) on the second copy of a text that repeats after `period` tokens (predicting tokens
     period + 1 on), with the heads in `knock` knocked out."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     period = period_fits(period, len(ids))
     repeats_after(ids, period)
+    # pragma: no mutate end
     logits, _ = knockout_forward(model, ids, knock, ablation)
     return float(token_losses(logits, ids)[period:].mean())
 
@@ -397,6 +408,7 @@ def knockout_rows(model: RealModel, ids: Sequence[int], sets: dict[str, Iterable
     1..period - 1) and on the second (period + 1 on), and the mean prefix-matching score of the heads in
     `watch`, and each watched head's own score -> {name: {"first copy, zero": ..., "second copy, zero": ...,
     "prefix score, zero": ..., "prefix score by head, zero": {(layer, head): ...}}}."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     period = period_fits(period, len(ids))
@@ -410,6 +422,7 @@ def knockout_rows(model: RealModel, ids: Sequence[int], sets: dict[str, Iterable
     if isinstance(ablations, str) or not ablations:
         raise TypeError(f"ablations is {ablations!r}: expected a list of 'zero' and/or 'mean'")
     ablations = [as_kind(a, ABLATIONS, "ablation") for a in ablations]
+    # pragma: no mutate end
     names = distinct_names(sets, "sets")
     knocks = [list(knock) for knock in sets.values()]
     layers, heads = [layer for layer, _ in watch], [head for _, head in watch]
@@ -431,10 +444,12 @@ def random_control(model: RealModel, ids: Sequence[int], count: int, sets: int, 
                    ablation: str = "zero") -> tuple[list[list[tuple[int, int]]], np.ndarray]:
     """`sets` random sets of `count` heads (random_head_sets) knocked out one set at a time, all in one
     batched run -> (the sets, their second-copy losses (sets,))."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
     period = period_fits(period, len(ids))
     repeats_after(ids, period)
+    # pragma: no mutate end
     drawn = random_head_sets(model, count, sets, seed)
     losses, _ = knockout_runs(model, ids, drawn, ablation, start=period)
     return drawn, losses.mean(axis=1)
@@ -443,8 +458,10 @@ def random_control(model: RealModel, ids: Sequence[int], count: int, sets: int, 
 def percentile_of(value: float, others: ArrayLike) -> float:
     """The share of `others` (in percent) strictly below `value`."""
     others = np.asarray(others, dtype=float).ravel()
+    # pragma: no mutate start  (the door: input checks are not mutated)
     if not others.size:
         raise ValueError("others is empty: expected the losses to compare with")
+    # pragma: no mutate end
     return float(100.0 * (others < float(value)).mean())
 
 
@@ -453,10 +470,12 @@ def chance_at_least(below: int, sets: int) -> float:
     costs more than at least `below` of them, when every order of the sets + 1 losses is equally likely
     (no ties): (sets - below + 1) / (sets + 1). Beside 'more than 50 of 50', it says how often chance alone
     gives that (1 in 51)."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     sets = as_count(sets, "sets")
     below = as_count(below, "below", minimum=0)
     if below > sets:
         raise ValueError(f"below is {below}: expected 0..{sets}, how many of the {sets} sets cost less")
+    # pragma: no mutate end
     return (sets - below + 1) / (sets + 1)
 
 
@@ -465,8 +484,10 @@ def plot_knockouts(table: dict[str, tuple[float, float]], others: dict[str, Sequ
     """knockout_table's rows as bars (second-copy loss, candidates' prefix score); others: losses as dots,
     spread up and down a little so that equal losses stay apart."""
     import matplotlib.pyplot as plt
+    # pragma: no mutate start  (the door: input checks are not mutated)
     rows, others, first_copy = knock_rows(table), loss_dots(others), first_copy_loss(first_copy)
     names = distinct_names([*rows, *others], "table and others together")
+    # pragma: no mutate end
     y = dict(zip(names, np.arange(len(names))[::-1]))                   # the first row on top
     fig, (left, right) = plt.subplots(1, 2, figsize=(14, 0.8 * len(names) + 1.7), layout="constrained",
                                       sharey=True)
@@ -503,17 +524,23 @@ def window_mask_unchecked(n: int, window: int, keep: int) -> np.ndarray:
 
 def window_mask(n: int, window: int, keep: int = 0) -> np.ndarray:
     """(n, n) boolean: query i sees keys i-window+1..i (itself included) and the first `keep` tokens."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     n, window = as_count(n, "n (number of tokens)"), as_count(window, "window")
-    return window_mask_unchecked(n, window, as_count(keep, "keep", minimum=0))
+    keep = as_count(keep, "keep", minimum=0)
+    # pragma: no mutate end
+    return window_mask_unchecked(n, window, keep)
 
 
 def window_forward(model: RealModel, ids: Sequence[int], window: int, keep: int = 0,
                    keep_weights: bool = False) -> tuple[np.ndarray, list[np.ndarray]]:
     """forward in which each token sees only the last `window` tokens and the first `keep` ones (a
     sliding-window KV cache that keeps the sink) -> (logits (n, vocab), weights (h, n, n) per block)."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
-    mask = window_mask_unchecked(len(ids), as_count(window, "window"), as_count(keep, "keep", minimum=0))
+    window, keep = as_count(window, "window"), as_count(keep, "keep", minimum=0)
+    # pragma: no mutate end
+    mask = window_mask_unchecked(len(ids), window, keep)
     with one_blas_thread():
         return forward_unchecked(model, ids, keep_weights=bool(keep_weights), mask=mask)
 
@@ -530,6 +557,7 @@ def plot_window(losses: dict[str, ArrayLike], window: int, smooth: int = 32, tit
     import matplotlib.pyplot as plt
 
     from .heatmaps import heatmap
+    # pragma: no mutate start  (the door: input checks are not mutated)
     curves = loss_curves(losses, most=len(WINDOW_STYLES))
     window, smooth = as_count(window, "window"), as_count(smooth, "smooth")
     n = len(next(iter(curves.values())))
@@ -538,6 +566,7 @@ def plot_window(losses: dict[str, ArrayLike], window: int, smooth: int = 32, tit
     if window >= n:
         raise ValueError(f"window is {window} but the losses cover {n} predictions: a window that long "
                          f"drops nothing here; expected at most {n - 1}")
+    # pragma: no mutate end
     fig, (left, right) = plt.subplots(1, 2, figsize=(15, 5.6), layout="constrained", width_ratios=[1, 1.9])
     places = [str(i) for i in range(12)]
     heatmap(window_mask_unchecked(12, 4, 1).astype(float), places, places, ax=left, kind="input", fmt=".0f",
@@ -564,9 +593,11 @@ def plot_window(losses: dict[str, ArrayLike], window: int, smooth: int = 32, tit
 def next_token_probs(logits: ArrayLike, tau: float = 1.0, top_k: int | None = None) -> np.ndarray:
     """softmax(logits / tau) over the top_k largest logits, zero elsewhere: (vocab,). tau = 0 puts all
     the probability on the largest logit (greedy); top_k None keeps every token."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     z = logit_row(logits)                                                # (vocab,) float64 copy
     tau = as_positive(tau, "tau", "0.7", zero=True)
     top_k = top_k_fits(top_k, len(z))
+    # pragma: no mutate end
     if top_k is not None:
         order = np.argsort(-z, kind="stable")                            # largest first; ties: lower id
         z[order[top_k:]] = -np.inf                                       # the rest can never be drawn
@@ -581,15 +612,20 @@ def next_token_probs(logits: ArrayLike, tau: float = 1.0, top_k: int | None = No
 def sample_token(logits: ArrayLike, tau: float = 1.0, top_k: int | None = None, seed: int = 0) -> int:
     """One token id drawn from next_token_probs(logits, tau, top_k) by np.random.default_rng(seed)."""
     p = next_token_probs(logits, tau, top_k)
-    rng = np.random.default_rng(as_count(seed, "seed", minimum=0))
+    # pragma: no mutate start  (the door: input checks are not mutated)
+    seed = as_count(seed, "seed", minimum=0)
+    # pragma: no mutate end
+    rng = np.random.default_rng(seed)
     return int(rng.choice(len(p), p=p))
 
 
 def logit_lens(model: RealModel, ids: Sequence[int], last_only: bool = False) -> np.ndarray:
     """The final RMSNorm and the tied output head applied to the residual stream after each block:
     logits (n_layers, n, vocab), or (n_layers, vocab) for the last token only."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     model = as_real_model(model)
     ids = model_ids(ids, len(model.embedding))
+    # pragma: no mutate end
     streams: list[np.ndarray] = []
     with one_blas_thread(), PagesHeld(model):                           # one run, the lens too
         forward_unchecked(model, ids, streams=streams)
@@ -602,7 +638,9 @@ def logit_lens(model: RealModel, ids: Sequence[int], last_only: bool = False) ->
 def lens_rank(lens: ArrayLike, token: int) -> tuple[np.ndarray, np.ndarray]:
     """For each block's row of logit_lens(..., last_only=True): the token's rank (1 + how many tokens
     score strictly more: 1 = top) and its probability (softmax of the row) -> ((n_layers,), (n_layers,))."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     lens, token = lens_logits(lens, token)
+    # pragma: no mutate end
     ranks = 1 + (lens > lens[:, [token]]).sum(axis=1)                    # (n_layers,)
     probs = softmax_unchecked(lens - lens.max(axis=1, keepdims=True))[:, token]   # (n_layers,)
     return ranks, probs
@@ -655,6 +693,7 @@ TOP_K_OPTIONS = (("all", 0), 50, 20, 10, 5, 3, 2, 1)
 def text_run(model: RealModel, text: str) -> tuple[list[str], np.ndarray, np.ndarray]:
     """One forward pass over a text -> (its tokens as words, every head's weights (layers, heads, n, n),
     the last token's logits (vocab,)); at most TEXT_MOST tokens."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     model = as_real_model(model)
     if not isinstance(text, str):
         raise TypeError(f"text is {type(text).__name__}: expected a string, e.g. 'The capital of France is'")
@@ -664,6 +703,7 @@ def text_run(model: RealModel, text: str) -> tuple[list[str], np.ndarray, np.nda
     if len(ids) > TEXT_MOST:
         raise ValueError(f"the text has {len(ids)} tokens: the explorer shows at most {TEXT_MOST}; shorten "
                          "it (rm.head_view and rm.attention_weights take longer texts)")
+    # pragma: no mutate end
     with one_blas_thread():
         logits, weights = forward_unchecked(model, model_ids(ids, len(model.embedding)), keep_weights=True)
     return token_strings(model, ids), np.stack(weights), logits[-1]      # (L, h, n, n), (vocab,)
@@ -689,6 +729,7 @@ def text_explorer(model: RealModel, text: str = "The capital of France is", laye
     layer and head sliders open (framed in red), and the next token's `bars` most likely tokens after
     temperature τ and top-k, with how often each came in 100 draws (the sample-seed slider starts at
     `seed`, any whole number from 0 up; it runs 0 to 99, or to `seed` if that is larger)."""
+    # pragma: no mutate start  (the door: input checks are not mutated)
     model = as_real_model(model)
     seed = as_count(seed, "seed", minimum=0)
     L, h = model.n_layers, model.n_heads
@@ -697,6 +738,7 @@ def text_explorer(model: RealModel, text: str = "The capital of France is", laye
         raise ValueError(f"layer {layer}, head {head}: the model has layers 0..{L - 1} and heads 0..{h - 1}")
     bars = as_count(bars, "bars")
     picks = tuple(head_picks(picks, L, h).items())
+    # pragma: no mutate end
     runs: dict = {}                                                      # text -> its run, the last 4 kept
 
     def run(text):
