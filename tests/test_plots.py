@@ -459,3 +459,36 @@ def test_with_four_heads_the_weights_carry_no_numbers_and_the_picture_grows_with
     assert list(top.axes[0].get_xticks()) == [0, 1, 2, 3]
     assert top._suptitle.get_text() == "split: head i (h1, h2, …) takes its own d_k = 1 columns"
     assert list(fig.get_size_inches()) == pytest.approx([13, 7.2])    # 4 + 2.4 · 4 words / 3
+
+
+def test_each_blocks_colour_bar_is_nine_tenths_its_width_twelve_times_longer_than_thick_close_under_it():
+    """Drawn and laid out: under each block of the shapes picture, a bar 0.9 of the block's width (where the
+    block fills its cell, centred), 12 times as long as it is thick, below the block by 0.04 of the block's
+    height and a little more (the layout measures the pad on the block's whole cell); matplotlib's defaults
+    (shrink 1, aspect 20, pad 0.15) would show otherwise."""
+    Q = np.array([[1.0, 0.0, -1.0], [0.0, 2.0, 0.0]])
+    K = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [1.0, 1.0, 1.0]])
+    fig = al.plot_shapes(Q, K, np.array([[1.0], [2.0], [3.0], [4.0]]), scale=1.0)
+    fig.canvas.draw()
+    blocks = [ax for ax in fig.axes if ax.images]
+    assert len(blocks) == 6
+    full = [ax.get_window_extent().width == pytest.approx(ax.get_position(original=True).transformed(
+        ax.figure.transSubfigure).width) for ax in blocks]
+    assert full == [True, True, True, False, False, False]              # the first row fills its cells
+    for ax in blocks:
+        bar = ax.images[0].colorbar.ax.get_window_extent()              # pixels at the figure's dpi
+        cell = ax.get_position(original=True).transformed(ax.figure.transSubfigure)
+        block = ax.get_window_extent()
+        if block.width == pytest.approx(cell.width):                  # a block as wide as its cell
+            assert bar.width == pytest.approx(0.9 * cell.width, rel=1e-6)
+            assert (bar.x0 + bar.x1) / 2 == pytest.approx((cell.x0 + cell.x1) / 2, abs=1e-6)   # centred
+        assert bar.width / bar.height == pytest.approx(12, rel=1e-6)
+        assert 0.04 * cell.height <= block.y0 - bar.y1 <= 0.06 * cell.height
+
+
+def test_with_three_heads_the_weights_carry_no_numbers_either():
+    X = np.arange(9.0).reshape(3, 3) / 9
+    fig = al.plot_heads(X, np.eye(3), np.eye(3), np.eye(3), np.eye(3), 3, list("abc"))
+    _, middle, _ = fig.subfigs
+    assert [ax.get_title() for ax in middle.axes] == ["head 1", "head 2", "head 3"]
+    assert not any(ax.texts for ax in middle.axes)                    # more than 2 heads: colours only

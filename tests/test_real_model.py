@@ -1824,3 +1824,39 @@ def test_a_model_no_longer_the_mapped_files_names_no_shared_result(tiny_copy):
     assert rm.shared_key(dataclasses.replace(model, mapping=None)) is None
     assert rm.shared_key(dataclasses.replace(model, mapped_as=None)) is None
     assert rm.forward_unchecked(model, np.array(QUICK_IDS))[1] == []       # the weights only when asked
+
+
+def test_the_model_views_colour_bar_sits_a_hundredth_of_the_thumbnails_width_beside_them():
+    """Laid out and drawn at the figure's dpi: the gap between the thumbnails and the bar is the pad, 0.01 of
+    the thumbnails' width (matplotlib's default, 0.05, would leave five times as much)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    w = np.tile(np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None], (2, 3, 1, 1))
+    fig = rm.plot_model_view(w)
+    fig.canvas.draw()
+    ax, bar = fig.axes
+    thumbs, key = ax.get_window_extent(), bar.get_window_extent()       # pixels at fig.dpi
+    width = ax.get_position(original=True).width * fig.bbox.width       # the thumbnails' cell, in pixels
+    assert fig.dpi == 100 and thumbs.x1 < key.x0
+    assert key.x0 - thumbs.x1 == pytest.approx(0.01 * width, rel=1e-3)
+    assert 1.5 < key.x0 - thumbs.x1 < 2.5                                # about two pixels at 100 dpi
+    plt.close(fig)
+
+
+def test_the_head_views_panel_is_narrower_than_its_columns_so_the_key_labels_stand_upright():
+    """The tiny model's head view of 'the hell' (5 tokens): one panel 4.5 wide (n - 0.5), its key labels
+    turned to 90 degrees in the drawn figure, the query labels left level."""
+    import matplotlib
+    matplotlib.use("Agg")
+
+    model, _ = in_memory()
+    ex = rm.head_view(model, "the hell", layer=1, head=3)
+    ex.figure.canvas.draw()
+    ax = ex.axes["weights"]
+    assert ax.get_subplotspec().get_gridspec().get_width_ratios() == [4.5]
+    keys = ax.get_xticklabels()
+    assert [t.get_text() for t in keys] == ["t", "he", "_", "he", "ll"]
+    assert [t.get_rotation() for t in keys] == [90.0] * 5
+    assert [t.get_rotation() for t in ax.get_yticklabels()] == [0.0] * 5
