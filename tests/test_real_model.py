@@ -1499,8 +1499,8 @@ def test_a_run_of_a_mapped_model_holds_its_pages_and_lets_go_after(tiny_copy, mo
                                    model.embedding.strides, False)
 
 
-def test_generation_runs_the_new_token_alone_with_the_cache(monkeypatch):
-    model, _ = in_memory()
+def forward_lengths(monkeypatch) -> list[int]:
+    """The number of ids of each forward pass from now on (rm.forward_unchecked counted, then run)."""
     lengths = []
     real = rm.forward_unchecked
 
@@ -1509,6 +1509,12 @@ def test_generation_runs_the_new_token_alone_with_the_cache(monkeypatch):
         return real(model, ids, *args, **kwargs)
 
     monkeypatch.setattr(rm, "forward_unchecked", counted)
+    return lengths
+
+
+def test_generation_runs_the_new_token_alone_with_the_cache(monkeypatch):
+    model, _ = in_memory()
+    lengths = forward_lengths(monkeypatch)
     rm.generate(model, QUICK_IDS, 2)
     assert lengths == [6, 1, 1]
     rm.generate(model, QUICK_IDS, 2, use_cache=False)
@@ -1673,14 +1679,7 @@ def test_a_mapped_models_generations_are_kept_one_per_call_in_the_runs_folder(ti
 def test_a_mapped_models_generation_runs_the_new_token_alone_with_the_cache(tiny_copy, monkeypatch):
     path, _, _ = tiny_copy
     model = rm.load_model(path)
-    lengths = []
-    real = rm.forward_unchecked
-
-    def counted(model, ids, *args, **kwargs):
-        lengths.append(len(ids))
-        return real(model, ids, *args, **kwargs)
-
-    monkeypatch.setattr(rm, "forward_unchecked", counted)
+    lengths = forward_lengths(monkeypatch)
     rm.generate(model, QUICK_IDS, 2)
     rm.generate(model, QUICK_IDS, 2, use_cache=False)
     assert lengths == [6, 1, 1, 6, 7, 8]
