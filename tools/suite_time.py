@@ -28,7 +28,8 @@ LISTED_FROM = 5.0                                   # worker seconds from which 
 LATE_FROM = 10.0                                    # ... and from which one missing there is named
 ORDER_HEAD = """\
 # The suite's test files that take longest, longest first (worker seconds of a quiet run of the README's
-# test command: `python tools/suite_time.py --write-order` rewrites this list from the run it makes).
+# test command: `python tools/suite_time.py --write-order` rewrites it from the run it makes, or from the
+# JUnit report named by --from, e.g. the one .ci/run keeps in build/suite-times-readme.xml).
 # conftest.py hands xdist's workers the files in this order, then every other file; each worker takes the
 # next file when it is free, so the long files start first and the run ends on short ones.
 # Only the order: a file missing here, or slower than listed, still runs, just later.
