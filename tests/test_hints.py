@@ -2935,6 +2935,51 @@ def test_a_fresh_build_says_word_for_word(key, answer, status, mistake, message)
     assert (result.status, result.mistake, result.message) == (status, mistake, message)
 
 
+def test_05_2_chases_own_small_is_not_blamed_for_mice_s_new_weights():
+    """Chase's own 'small' (row 1, column 3) changes only chase's question: no other query reads a key's
+    'small' (W_q's columns 0 and 2 only are used), and table((0, 2, 3), (1, 3, 1)) is right. Adding 'noun'
+    to mice's position as well changes mice's weights ('noun?' now finds mice at 2 rather than 1), and the
+    cause named is 'noun', not chase's 'small'. Chase still works: its query (0+1, 0, 2, 0) scores, /2,
+    (1 + 2·4)/2 = 4.5, 0, (2 + 2)/2 = 2: e^4.5 / (e^4.5 + 1 + e^2) = 0.915 in both orders."""
+    T = table((0, 2, 3.0), (1, 3, 1.0), (2, 0, 1.0))
+    result = built("05.2").evaluate(T)
+    assert (result.status, result.mistake, result.message) == (
+        "mistake", "others changed: noun",
+        hint("05.2", "chase listens to the subject now, but mice's weights changed too: "
+                     f"{NOUN_052}{ANIMAL_052}"))
+
+
+def test_05_2_verb_given_to_mice_alone_is_named_when_chase_fails():
+    """'verb' (column 1) at position 2 and nothing else: that word now asks chase's question, 'animal?',
+    so cats' and mice's weights change; chase's own row does not (its query reads only 'animal', which the
+    table leaves alone): scores 1, 0, 1, weights e/(2e + 1) = 0.42, 1/(2e + 1) = 0.16, 0.42, a tie with
+    position 2. No 'animal' in rows 0 and 2, so the verb is the one cause to read."""
+    T = table((2, 1, 1.0))
+    said = ("with your table, chase's weights are [0.42 0.16 0.42] (cats chase mice) and [0.42 0.16 0.42] "
+            "(mice chase cats): position 0 (row 0 of the table) must get at least 0.9 in both, and it ties "
+            "with position 2: it must win")
+    result = built("05.2").evaluate(T)
+    assert (result.status, result.mistake, result.message) == (
+        "wrong", None,
+        f"Exercise 05.2: {said}; and cats' or mice's weights changed too: {VERB_052}{ANIMAL_052}")
+
+
+def test_05_2_chases_own_key_ahead_of_position_0_is_not_called_a_win():
+    """'animal' 2 in row 0 and 3.2 in row 1 (chase's own): chase's query asks 'animal?' with weight 2, /2,
+    so its scores are the keys' 'animal': 3, 3.2, 1 (cats and mice both animals: the same in both orders).
+    Chase's own key leads: e^3.2 / (e^3 + e^3.2 + e) = 0.52 against position 0's 0.42, and cats' and mice's
+    weights do not move (no other query reads 'animal'). Position 0 does not win, so the plain message."""
+    T = table((0, 2, 2.0), (1, 2, 3.2))
+    e = np.exp([3.0, 3.2, 1.0])
+    assert f"{e[0] / e.sum():.2f} {e[1] / e.sum():.2f} {e[2] / e.sum():.2f}" == "0.42 0.52 0.06"
+    said = ("with your table, chase's weights are [0.42 0.52 0.06] (cats chase mice) and [0.42 0.52 0.06] "
+            "(mice chase cats): position 0 (row 0 of the table) must get at least 0.9 in both")
+    result = built("05.2").evaluate(T)
+    assert (result.status, result.mistake, result.message) == (
+        "wrong", None,
+        f"Exercise 05.2: {said}. Add to the feature chase's query asks about, 'animal' (column 2), in row 0.")
+
+
 def test_a_fresh_build_of_lessons_04_05_asks_its_questions():
     """Each exercise's question and kind, as its repr (and a teacher's listing) shows them."""
     asked = {e.key: (e.kind, e.question) for lesson in (lesson04, lesson05) for e in lesson()}

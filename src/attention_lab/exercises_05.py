@@ -48,8 +48,9 @@ def _design_05():
 
     def changed_because(T):
         """The mistake that moved cats' or mice's weights: the first table column that no query but
-        chase's may touch ('small' and 'verb' make a question, 'noun' answers mice's)."""
-        for name, col, rows in (("others changed: small", 3, [0, 1, 2]),
+        chase's may touch ('small' and 'verb' make a question, 'noun' answers mice's). Chase's own 'small'
+        and 'verb' (row 1) change only chase's question, which no other word's weights read."""
+        for name, col, rows in (("others changed: small", 3, [0, 2]),
                                 ("others changed: noun", 0, [0, 1, 2]), ("others changed: verb", 1, [0, 2])):
             if np.any(T[rows, col] != 0):
                 return name
