@@ -17,8 +17,10 @@ Inspect a survivor with `mutmut show <name>`; see docs/mutation-testing.md.
 import argparse
 import fnmatch
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -158,7 +160,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.max_children:
             command[4:4] = ["--max-children", str(args.max_children)]
         start = time.perf_counter()
-        done = subprocess.run(command, cwd=ROOT)
+        # mutmut runs each mutant's tests in a forked child that leaves with os._exit, past conftest.py's
+        # atexit clean-up of its run folders (a day of helpers' runs left 32,070 of them in /tmp): the
+        # children's temporary files go into a folder of this run's own, deleted with everything in it
+        with tempfile.TemporaryDirectory(prefix="attention-lab-mutation-") as scratch:
+            done = subprocess.run(command, cwd=ROOT, env={**os.environ, "TMPDIR": scratch})
         print(f"\nmutmut ran for {time.perf_counter() - start:.0f} s (exit code {done.returncode})")
     report(results(modules))
     return 0
