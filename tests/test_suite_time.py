@@ -1,6 +1,7 @@
 """tools/suite_time.py, the benchmark of the README's test command: its per-file table and its timeline,
 read from a JUnit report written here by hand."""
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -70,3 +71,57 @@ def test_every_file_the_order_names_exists():
     listed = suite_time.longest_first()
     assert len(listed) >= 10
     assert [name for name in listed if not (ROOT / name).is_file()] == []
+
+
+OTHER = "other (git, pip, the site's build, ...)"
+PY = "/work/.venv/bin/python"
+
+
+def test_each_process_of_a_run_has_its_kind():
+    kinds = {
+        ("/usr/bin/chromium", "--type=renderer", "--no-sandbox"): "Chromium (browser tests)",
+        (PY, "-m", "ipykernel_launcher", "-f", "kernel-1.json"): "kernels",
+        ("node", "/usr/lib/node_modules/configurable-http-proxy/bin/proxy.js"): "the hub's proxy",
+        (PY, "/work/.venv/bin/jupyter-lab", "--no-browser"): "Jupyter servers and hubs",
+        (PY, "-m", "jupyterhub", "-f", "hub.py"): "Jupyter servers and hubs",
+        (PY, "/work/.venv/bin/jupyterhub-singleuser"): "Jupyter servers and hubs",
+        ("/venv/site-packages/playwright/driver/node", "run-driver"): "Playwright's driver",
+        (PY, "-c", "import sys;exec(eval(sys.stdin.readline()))"): "pytest workers",
+        (PY, "-m", "pytest", "--nbval", "l.ipynb"): "pytest (this run, or one a test runs)",
+        ("git", "clone", "-q", "http://127.0.0.1/attention.git"): OTHER,
+        (): OTHER,
+    }
+    for cmdline, kind in kinds.items():
+        assert suite_time.process_kind(list(cmdline)) == kind, cmdline
+
+
+def test_the_samples_count_each_process_of_the_tree_by_its_kind(tmp_path):
+    """A run of two processes, the child's command line a kernel's: the samples give each its own CPU seconds
+    (read by the processes themselves, with time.process_time). Each rests half a second after its work, so
+    that a sample falls after it even on a busy machine."""
+    script = tmp_path / "spin.py"
+    script.write_text(
+        "import subprocess, sys, time\n"
+        "def spin(seconds):\n"
+        "    end = time.process_time() + seconds\n"
+        "    while time.process_time() < end:\n"
+        "        pass\n"
+        "if sys.argv[1:] != ['ipykernel']:\n"
+        "    child = subprocess.Popen([sys.executable, __file__, 'ipykernel'], stdout=subprocess.PIPE,\n"
+        "                             text=True)\n"
+        "    spin(0.6)\n"
+        "    used = time.process_time()\n"
+        "    time.sleep(0.5)\n"
+        "    print(used, child.communicate()[0].strip())\n"
+        "else:\n"
+        "    spin(0.8)\n"
+        "    print(time.process_time())\n"
+        "    time.sleep(0.5)\n", encoding="utf-8")
+    run = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    by_kind = suite_time.sample_tree(run, every=0.05)
+    parent_s, child_s = map(float, run.stdout.read().split())
+    run.stdout.close()
+    assert child_s >= 0.8 and parent_s >= 0.6
+    assert set(by_kind) == {"kernels", OTHER}
+    assert child_s - 0.05 <= by_kind["kernels"] <= child_s + 0.05
+    assert parent_s - 0.05 <= by_kind[OTHER] <= parent_s + 0.1     # and the CPU of its last lines

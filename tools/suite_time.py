@@ -6,19 +6,22 @@
 It prints the wall time, then the worker seconds of each test file (set-up, call and tear-down of its
 tests, as pytest's JUnit report counts them), slowest first, with its CPU seconds (its tests' own, with
 the kernels, servers and browser they ran: conftest.py records them; they depend much less on what ran
-beside it), its test count and its slowest test, so that growth shows. `.ci/run` prints the same table
+beside it), its test count and its slowest test, so that growth shows. Last, the run's CPU by kind of
+process (test workers, kernels, Chromium, Jupyter servers...), sampled while it runs: the per-file CPU
+misses the browser, which the workers do not wait for. `.ci/run` prints the same table
 after its test phase. The budget is 420 s of wall time on a quiet 2-core machine (issue 43); the table is
 how to keep it.
 """
 
 import argparse
 import os
+import re
 import resource
 import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -160,8 +163,10 @@ def main() -> int:
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
     start, used = time.perf_counter(), cpu_seconds()
-    status = subprocess.call([sys.executable, "-m", "pytest", f"--junitxml={args.out}",
-                              "-o", "junit_family=xunit1", *args.pytest_args], cwd=ROOT)
+    run = subprocess.Popen([sys.executable, "-m", "pytest", f"--junitxml={args.out}",
+                            "-o", "junit_family=xunit1", *args.pytest_args], cwd=ROOT)
+    by_kind = sample_tree(run)
+    status = run.returncode
     wall, used = time.perf_counter() - start, cpu_seconds() - used
     rows = table(args.out)
     show(rows, wall)
@@ -170,6 +175,7 @@ def main() -> int:
     # worker seconds depend on what ran beside a test; the CPU time of the whole run does much less
     print(f"CPU time {used:.0f} s (user + system, every process the run waited for): "
           f"{used / wall:.2f} of {os.cpu_count()} cores busy")
+    show_kinds(by_kind, wall)
     return status
 
 
@@ -182,6 +188,74 @@ def show_order(rows, write: bool) -> None:
         print(f"{LATE_FROM:.0f} worker seconds or more, not in {ORDER.relative_to(ROOT)}, so started late: "
               f"{', '.join(missing)} "
               f"(python tools/suite_time.py --write-order)")
+
+
+def process_kind(cmdline: list[str]) -> str:
+    """What a process of the run is, from its command line: the table of CPU by kind names these."""
+    words = " ".join(cmdline)
+    program = Path(cmdline[0]).name if cmdline else ""
+    if "chrom" in program:
+        return "Chromium (browser tests)"
+    if "ipykernel" in words:
+        return "kernels"
+    if "configurable-http-proxy" in words:
+        return "the hub's proxy"
+    if re.search(r"jupyter[-_ ]?(hub|lab|server|singleuser|notebook)|jupyterhub", words):
+        return "Jupyter servers and hubs"
+    if "playwright" in words:
+        return "Playwright's driver"
+    if "exec(eval(sys.stdin.readline()))" in words:
+        return "pytest workers"
+    if "-m pytest" in words or "pytest" in program:
+        return "pytest (this run, or one a test runs)"
+    return "other (git, pip, the site's build, ...)"
+
+
+def sample_tree(run: subprocess.Popen, every: float = 0.5) -> Counter:
+    """Wait for `run`; meanwhile read the CPU seconds (user + system) of it and of every process below it
+    each `every` seconds, and return them summed by process_kind (psutil, if installed; else empty). A
+    process's last reading counts, so one that lives less than `every` may be missed: a floor, not a sum."""
+    try:
+        import psutil
+    except ImportError:
+        run.wait()
+        return Counter()
+    last: dict = {}
+
+    def read():
+        try:
+            root = psutil.Process(run.pid)
+            procs = [root, *root.children(recursive=True)]
+        except psutil.Error:
+            return
+        for proc in procs:
+            try:
+                with proc.oneshot():
+                    key = (proc.pid, proc.create_time())
+                    times = proc.cpu_times()
+                    kind = last[key][0] if key in last else process_kind(proc.cmdline())
+                last[key] = (kind, times.user + times.system)
+            except psutil.Error:
+                continue                    # gone between the listing and the reading
+
+    while run.poll() is None:
+        read()
+        time.sleep(every)
+    by_kind: Counter = Counter()
+    for kind, seconds in last.values():
+        by_kind[kind] += seconds
+    return by_kind
+
+
+def show_kinds(by_kind: Counter, wall: float) -> None:
+    """The run's CPU by kind of process, largest first: where the budget goes, the browser's included."""
+    if not by_kind:
+        return
+    total = sum(by_kind.values())
+    print(f"CPU by kind of process (sampled twice a second, so a floor: {total:.0f} s, "
+          f"{total / wall:.2f} cores over the run):")
+    for kind, seconds in by_kind.most_common():
+        print(f"  {kind:<40} {seconds:7.1f} s")
 
 
 def cpu_seconds() -> float:
