@@ -5,10 +5,11 @@
 
 It prints the wall time, then the worker seconds of each test file (set-up, call and tear-down of its
 tests, as pytest's JUnit report counts them), slowest first, with its CPU seconds (its tests' own, with
-the kernels, servers and browser they ran: conftest.py records them; they depend much less on what ran
-beside it), its test count and its slowest test, so that growth shows. Last, the run's CPU by kind of
-process (test workers, kernels, Chromium, Jupyter servers...), sampled while it runs: the per-file CPU
-misses the browser, which the workers do not wait for. `.ci/run` prints the same table
+the kernels and servers they ran: conftest.py records them; they depend much less on what ran beside
+it), its test count and its slowest test, so that growth shows. Last, the run's CPU by kind of process
+(test workers, kernels, Chromium, Jupyter servers...), sampled while it runs: the per-file CPU counts
+little of Chromium's (tests/test_browser.py alone: 117 s counted, 91 of them its kernels', while its
+Chromium used 71 s by these samples). `.ci/run` prints the same table
 after its test phase. The budget is 420 s of wall time on a quiet 2-core machine (issue 43); the table is
 how to keep it.
 """
