@@ -3091,6 +3091,43 @@ def test_05_2_a_small_that_moves_nothing_is_not_blamed_the_noun_that_moves_mice_
     (table((0, 2, 3.0), (1, 3, -10.0), (2, 0, 1.0)), "wrong", None,
      lambda T: (f"{said052(T)}. R{OWN_SMALL_052[1:].format(-10, without_row1(T))}. And cats' or mice's "
                 f"weights changed too: {NOUN_052}{ANIMAL_052}")),
+    # chase's own 'noun' 10 and 'small' 0.5: it asks 'noun?' and finds itself: scores 4.25, 2.5, 1.25
+    # (0.82); each of the two, taken out, raises position 0 (to 0.92 without 'noun', 0.94 without 'small');
+    # mice's weights move too
+    (table((0, 2, 3.0), (1, 0, 10.0), (1, 3, 0.5)), "wrong", None,
+     lambda T: (f"{said052(T)}. Row 1 (chase's own position) holds position 0 back: its 'noun' (column 0) "
+                "answers, in chase's own key, the 'noun?' that row 1's 'small' puts in chase's query, so "
+                "chase finds itself; its 'small' (column 3) puts a second question in chase's query, 'noun?' "
+                "(W_q row 3), 0.5 times. Leave row 1 alone: with row 1 all 0, position 0 gets "
+                f"{without_row1(T)}. And cats' or mice's weights changed too: {NOUN_052}{ANIMAL_052}")),
+    # chase's own 'verb' -0.5 halves its question: scores 2, 0, 0.5: position 0 leads with 0.74
+    (table((0, 2, 3.0), (1, 1, -0.5)), "wrong", None,
+     lambda T: (f"position 0 wins, but with {hand_weights052(T)[0, 1, 0]:.2f} of chase's weight, less than "
+                "0.9, and row 1 (chase's own position) holds position 0 back: its 'verb' (column 1) sets how "
+                "strongly chase's query asks 'animal?' (2 × chase's 'verb', W_q row 1): 1 rather than 2. "
+                f"Leave row 1 alone: with row 1 all 0, position 0 gets {without_row1(T)}.")),
+    # chase's own 'animal' 3 (named) and 'noun' 1 (which chase's query, without 'small', does not read: not
+    # named; it makes every key answer mice's 'noun?' alike)
+    (table((1, 0, 1.0), (1, 2, 3.0)), "wrong", None,
+     lambda T: (f"{said052(T)}. {OWN_ANIMAL_052}{without_row1(T)}, so raise row 0's 'animal' (column 2) as "
+                f"well. And cats' or mice's weights changed too: {NOUN_052}{ANIMAL_052}")),
+    # chase's own 'animal' 1 alone: scores 1, 1, 1, thirds
+    (table((1, 2, 1.0)), "wrong", None,
+     lambda T: (f"{said052(T)}. {OWN_ANIMAL_052}{without_row1(T)}, so raise row 0's 'animal' (column 2) as "
+                "well.")),
+    # chase's own 'verb' 1 (which helps: scores -3, 0, -3 rather than -4, 0, -4) beside its 'small' -10
+    # (which holds position 0 back): only the 'small' is named
+    (table((1, 1, 1.0), (1, 3, -10.0)), "wrong", None,
+     lambda T: (f"{said052(T)}. R{OWN_SMALL_052[1:].format(-10, without_row1(T))}, so raise row 0's "
+                "'animal' (column 2) as well.")),
+    # 'verb' in every row the others use (rows 0 and 2), nothing else: the verb's words; chase unchanged
+    *[(T, "wrong", None,
+       lambda T: f"{said052(T)}; and cats' or mice's weights changed too: {VERB_052}{ANIMAL_052}")
+      for T in (table((0, 1, -1.0), (2, 1, -0.5)), table((0, 1, 1.0), (2, 1, 1.0), (2, 2, -0.5)))],
+    # row 2's 'small' -1 moves nothing (its 'verb' 2 asks 'animal?' 4 times, and cats and mice answer it
+    # alike, chase's 'animal' -10 not at all); the 'verb' moves cats' and mice's weights
+    (table((1, 2, -10.0), (2, 1, 2.0), (2, 3, -1.0)), "wrong", None,
+     lambda T: f"{said052(T)}; and cats' or mice's weights changed too: {VERB_052}{ANIMAL_052}"),
 ])
 def test_05_2_each_wrong_table_is_told_what_moved_its_weights(T, status, mistake, expected):
     """Tables built for branch hint62, apart from the judge's list. Chase fails (or the others move) in each,
