@@ -43,6 +43,7 @@ def _design_05():
         return T
 
     before = weights(np.zeros((3, 4)))
+    GAIN = 0.005                     # a column of row 1 that costs position 0 less than this is not named
     wrong = {"last position": boost(2, 2), "not asked for": boost(0, 0), "too weak": boost(0, 2, 1.0),
              "others changed: noun": boost(0, 2) + boost(0, 0)}
 
@@ -73,10 +74,15 @@ def _design_05():
         return ("chase listens to the subject now, but cats' or mice's weights changed too: touch only "
                 "'animal' (column 2), the feature chase's query asks about.")   # not reached: see above
 
+    def share(x):                                        # a weight, with a third decimal near the 0.9 bar
+        return f"{x:.3f}" if 0.895 <= x < 0.905 else f"{x:.2f}"
+
     def own_row(T, w):
         """What row 1 (chase's own position) does to chase's weights: the sentences naming each column of
-        row 1 that, taken out alone, gives position 0 more of chase's weight, and then what position 0
-        gets with row 1 all 0. None if no column of row 1 holds position 0 back."""
+        row 1 that, taken out alone, gives position 0 at least GAIN more of chase's weight, and what position
+        0 gets with those columns out. A positive 'verb' (a louder 'animal?') or 'small' (a 'noun?', which
+        cats and mice answer alike) is never named: it only sharpens a question whose answer rows 0 and 2
+        set. None if no column of row 1 holds position 0 back by GAIN."""
         says = {0: "its 'noun' (column 0) answers, in chase's own key, the 'noun?' that row 1's 'small' "
                    "puts in chase's query, so chase finds itself",
                 1: f"its 'verb' (column 1) sets how strongly chase's query asks 'animal?' (2 × chase's "
@@ -87,22 +93,24 @@ def _design_05():
                 3: f"its 'small' (column 3) puts a second question in chase's query, 'noun?' (W_q row 3), "
                    f"{T[1, 3]:g} times" + (": chase turns away from the nouns, cats and mice, and toward "
                                            "itself" if T[1, 3] < 0 else "")}
-        lowest = w[:, 1, 0].min()
-        held = []
-        for col in range(4):
+
+        def without(cols):                               # position 0's least weight with cols of row 1 out
             U = T.copy()
-            U[1, col] = 0
-            if T[1, col] != 0 and weights(U)[:, 1, 0].min() > lowest + 1e-9:
-                held.append(col)
+            U[1, cols] = 0
+            return weights(U)[:, 1, 0].min()             # chase's row is the same in both orders
+
+        lowest = w[:, 1, 0].min()
+        sharpens = {1: T[1, 1] > 0, 3: T[1, 3] > 0}
+        held = [col for col in range(4) if T[1, col] != 0 and not sharpens.get(col, False)
+                and without([col]) >= lowest + GAIN]
         if not held:
             return None
-        U = T.copy()
-        U[1] = 0
-        alone = weights(U)[:, 1, 0].min()                  # chase's row is the same in both orders
-        then = "" if alone >= 0.9 else ", so raise row 0's 'animal' (column 2) as well"
+        then = without(held)
+        more = "" if then >= 0.9 else ", so raise row 0's 'animal' (column 2) as well"
         return held, ("row 1 (chase's own position) holds position 0 back: "
                       + "; ".join(says[c] for c in held)
-                      + f". Leave row 1 alone: with row 1 all 0, position 0 gets {alone:.2f}{then}.")
+                      + f". Take {'it' if len(held) == 1 else 'them'} out of row 1: position 0 then gets "
+                      + f"{share(then)}{more}.")
 
     def judge(answer):
         T = as_numbers(answer, (3, 4), "a position table")
@@ -123,7 +131,7 @@ def _design_05():
         if others_same and (lead > 1e-9).all():                    # a strict lead in both sentences
             k = int(np.argmin(w[:, 1, 0]))                         # the sentence where position 0 gets least
             if own and own[0] != [2]:                              # row 1's question, not (only) its key
-                return (f"position 0 wins, but with {w[k, 1, 0]:.2f} of chase's weight, less than 0.9, "
+                return (f"position 0 wins, but with {share(w[k, 1, 0])} of chase's weight, less than 0.9, "
                         "and " + own[1])
             if own or w[k, 1, 1] >= w[k, 1, 2]:                    # chase's own key is the rival that blocks
                 return (f"position 0 wins, but chase's own key competes: its own weight is {w[k, 1, 1]:.2f} "
