@@ -3093,13 +3093,10 @@ def test_05_2_a_small_that_moves_nothing_is_not_blamed_the_noun_that_moves_mice_
      lambda T: (f"{said052(T)}. R{OWN_SMALL_052[1:].format(-10, without_row1(T))}. And cats' or mice's "
                 f"weights changed too: {NOUN_052}{ANIMAL_052}")),
     # chase's own 'noun' 10 and 'small' 0.5: it asks 'noun?' and finds itself: scores 4.25, 2.5, 1.25
-    # (0.82); without the 'noun', 4.25, 0, 1.25 (0.94). The positive 'small' is not named (review 62, B:
-    # a 'noun?' that cats and mice answer alike only sharpens what row 1's 'noun' sets); mice's weights move
+    # (0.82). Its 'noun' is read by mice's 'noun?' too, so it is told as what moved mice's weights (review
+    # 62b, N2), and the positive 'small' is not named (review 62, B): the plain message and the 'noun'
     (table((0, 2, 3.0), (1, 0, 10.0), (1, 3, 0.5)), "wrong", None,
-     lambda T: (f"{said052(T)}. Row 1 (chase's own position) holds position 0 back: its 'noun' (column 0) "
-                "answers, in chase's own key, the 'noun?' that row 1's 'small' puts in chase's query, so "
-                f"chase finds itself. Take it out of row 1: position 0 then gets {without_row1(T, [0])}. "
-                f"And cats' or mice's weights changed too: {NOUN_052}{ANIMAL_052}")),
+     lambda T: f"{said052(T)}; and cats' or mice's weights changed too: {NOUN_052}{ANIMAL_052}"),
     # chase's own 'verb' -0.5 halves its question: scores 2, 0, 0.5: position 0 leads with 0.74
     (table((0, 2, 3.0), (1, 1, -0.5)), "wrong", None,
      lambda T: (f"position 0 wins, but with {hand_weights052(T)[0, 1, 0]:.2f} of chase's weight, less than "
@@ -4895,3 +4892,42 @@ def test_05_2_a_weight_just_under_0_9_is_not_printed_as_0_90():
                                      "'verb' (column 1)")
     assert result.message.endswith("1 rather than 2. Take it out of row 1: position 0 then gets 0.899, so "
                                    "raise row 0's 'animal' (column 2) as well.")
+
+
+def test_05_2_no_more_animal_is_asked_for_where_chase_asks_the_other_way():
+    """Review 62b, N1: chase's own 'verb' -2 (kept: taking it out lowers position 0) turns its question into
+    'animal?' 2·(1 - 2) = -2 times, so a lower row-0 'animal' helps and a higher one hurts; the row-1 'animal'
+    -0.5 is named, and no 'raise row 0's animal' follows."""
+    T = table((0, 2, -2.0), (1, 1, -2.0), (1, 2, -0.5), (2, 3, 1.0))
+    by_animal = [hand_weights052(np.where(np.arange(12).reshape(3, 4) == 2, a, T))[:, 1, 0].min()
+                 for a in (-1.0, -2.0, -3.0, -4.0)]
+    assert by_animal == sorted(by_animal)          # the lower row 0's 'animal', the more position 0 gets
+    message = built("05.2").evaluate(T).message
+    assert f"Exercise 05.2: {said052(T)}. {OWN_ANIMAL_052}{without_row1(T, [2])}. And cats' or mice's " \
+        "weights changed too: " in message
+    assert "raise row 0" not in message
+
+
+def test_05_2_a_noun_that_mice_read_is_not_told_as_chase_finding_itself():
+    """Review 62b, N2: 'noun' 2 in every row (cats and mice 3, chase 2) and chase's own 'small' 1: chase's
+    'noun?' scores its own key 2 against 3 and 3, so chase does not find itself; cats' and mice's weights do
+    not move (every key the same 'noun' rise). Position 0 leads, short of 0.9: too weak."""
+    T = table((0, 0, 2.0), (1, 0, 2.0), (2, 0, 2.0), (0, 2, 2.0), (1, 3, 1.0))
+    w = hand_weights052(T)
+    assert np.allclose(w[:, [0, 2]], hand_weights052(np.zeros((3, 4)))[:, [0, 2]])
+    assert 0.5 < w[0, 1, 0] < 0.9 and w[0, 1, 0] == w[0, 1].max()
+    assert built("05.2").evaluate(T).message == TOO_WEAK_052
+
+
+@pytest.mark.parametrize("animal, wins, then", [(2.50716, "0.88", "0.899"), (2.66797, "0.899", "0.91")])
+def test_05_2_a_weight_in_the_last_thousandth_under_0_9_is_cut_not_rounded(animal, wins, then):
+    """Review 62b, N3: with chase's own 'small' -1, position 0 gets 0.8995-0.9 (with the 'small', or without
+    it), which rounding would print 0.900; the message prints 0.899."""
+    T = table((0, 2, animal), (1, 3, -1.0))
+    got = {"with": hand_weights052(T)[0, 1, 0], "without": hand_weights052(table((0, 2, animal)))[0, 1, 0]}
+    for key, shown in (("with", wins), ("without", then)):
+        near = 0.8995 <= got[key] < 0.9
+        assert (near and shown == "0.899") or (not near and f"{got[key]:.2f}" == shown), (key, got[key])
+    message = built("05.2").evaluate(T).message
+    assert message.startswith(f"Exercise 05.2: position 0 wins, but with {wins} of chase's weight, less than")
+    assert f"position 0 then gets {then}" in message and "0.900" not in message

@@ -74,8 +74,10 @@ def _design_05():
         return ("chase listens to the subject now, but cats' or mice's weights changed too: touch only "
                 "'animal' (column 2), the feature chase's query asks about.")   # not reached: see above
 
-    def share(x):                                        # a weight, with a third decimal near the 0.9 bar
-        return f"{x:.3f}" if 0.895 <= x < 0.905 else f"{x:.2f}"
+    def share(x):                  # a weight; near the 0.9 bar a third decimal, cut (not rounded) below it
+        if 0.895 <= x < 0.9:
+            return f"{np.floor(x * 1000) / 1000:.3f}"
+        return f"{x:.3f}" if 0.9 <= x < 0.905 else f"{x:.2f}"
 
     def own_row(T, w):
         """What row 1 (chase's own position) does to chase's weights: the sentences naming each column of
@@ -99,14 +101,21 @@ def _design_05():
             U[1, cols] = 0
             return weights(U)[:, 1, 0].min()             # chase's row is the same in both orders
 
+        def others_move(cols):                           # cats' or mice's weights, with cols of row 1 out
+            U = T.copy()
+            U[1, cols] = 0
+            return not np.allclose(weights(U)[:, [0, 2]], w[:, [0, 2]], atol=1e-9)
+
         lowest = w[:, 1, 0].min()
         sharpens = {1: T[1, 1] > 0, 3: T[1, 3] > 0}
         held = [col for col in range(4) if T[1, col] != 0 and not sharpens.get(col, False)
-                and without([col]) >= lowest + GAIN]
+                and without([col]) >= lowest + GAIN
+                and not (col == 0 and others_move([col]))]   # a 'noun' mice read: told as theirs
         if not held:
             return None
         then = without(held)
-        more = "" if then >= 0.9 else ", so raise row 0's 'animal' (column 2) as well"
+        asks = 1 + (0 if 1 in held else T[1, 1])        # chase's 'animal?', halved, with those columns out
+        more = "" if then >= 0.9 or asks <= 0 else ", so raise row 0's 'animal' (column 2) as well"
         return held, ("row 1 (chase's own position) holds position 0 back: "
                       + "; ".join(says[c] for c in held)
                       + f". Take {'it' if len(held) == 1 else 'them'} out of row 1: position 0 then gets "
