@@ -4931,3 +4931,12 @@ def test_05_2_a_weight_in_the_last_thousandth_under_0_9_is_cut_not_rounded(anima
     message = built("05.2").evaluate(T).message
     assert message.startswith(f"Exercise 05.2: position 0 wins, but with {wins} of chase's weight, less than")
     assert f"position 0 then gets {then}" in message and "0.900" not in message
+
+
+def test_05_2_a_weight_near_0_9_is_rounded_to_its_thousandth_and_cut_only_just_under_it():
+    """Review 62c, cosmetic 1: row 0's 'animal' 2.6471 with chase's own 'small' -1: position 0 gets 0.8978 (by
+    hand), printed 0.898; only 0.8995-0.9 is cut (to 0.899), so that nothing under the bar reads 0.900."""
+    T = table((0, 2, 2.6471), (1, 3, -1.0))
+    got = hand_weights052(T)[0, 1, 0]
+    assert 0.8975 < got < 0.898 and f"{got:.3f}" == "0.898"
+    assert "position 0 wins, but with 0.898 of chase's weight" in built("05.2").evaluate(T).message

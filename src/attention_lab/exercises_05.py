@@ -75,9 +75,9 @@ def _design_05():
                 "'animal' (column 2), the feature chase's query asks about.")   # not reached: see above
 
     def share(x):                  # a weight; near the 0.9 bar a third decimal, cut (not rounded) below it
-        if 0.895 <= x < 0.9:
+        if 0.8995 <= x < 0.9:
             return f"{np.floor(x * 1000) / 1000:.3f}"
-        return f"{x:.3f}" if 0.9 <= x < 0.905 else f"{x:.2f}"
+        return f"{x:.3f}" if 0.895 <= x < 0.905 else f"{x:.2f}"
 
     def own_row(T, w):
         """What row 1 (chase's own position) does to chase's weights: the sentences naming each column of
