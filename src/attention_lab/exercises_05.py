@@ -43,19 +43,83 @@ def _design_05():
         return T
 
     before = weights(np.zeros((3, 4)))
+    GAIN = 0.005                     # a column of row 1 that costs position 0 less than this is not named
     wrong = {"last position": boost(2, 2), "not asked for": boost(0, 0), "too weak": boost(0, 2, 1.0),
              "others changed: noun": boost(0, 2) + boost(0, 0)}
 
+    causes = (("others changed: small", 3, [0, 2]), ("others changed: noun", 0, [0, 1, 2]),
+              ("others changed: verb", 1, [0, 2]))
+
     def changed_because(T):
-        """The mistake that moved cats' or mice's weights: the first table column that no query but
-        chase's may touch ('small' and 'verb' make a question, 'noun' answers mice's). Chase's own 'small'
-        and 'verb' (row 1) change only chase's question, which no other word's weights read."""
-        for name, col, rows in (("others changed: small", 3, [0, 2]),
-                                ("others changed: noun", 0, [0, 1, 2]), ("others changed: verb", 1, [0, 2])):
+        """The mistake that moved cats' or mice's weights, of the table columns no query but chase's may
+        touch ('small' and 'verb' make a question, 'noun' answers mice's). Chase's own 'small' and 'verb'
+        (row 1) change only chase's question, which no other word's weights read. Read by what the weights
+        do, not by which entries are nonzero: the first column whose entries, taken out, give cats and mice
+        their weights back; else the first whose entries move their weights at all (with chase's 'noun' 1
+        every key answers 'noun?' alike, so a 'small' in row 0 moves nothing); else the first touched."""
+        w = weights(T)[:, [0, 2]]
+        touched, moving = [], []
+        for name, col, rows in causes:
             if np.any(T[rows, col] != 0):
-                return name
+                U = T.copy()
+                U[rows, col] = 0
+                u = weights(U)[:, [0, 2]]
+                if np.allclose(u, before[:, [0, 2]], atol=1e-9):
+                    return name
+                touched.append(name)
+                if not np.allclose(u, w, atol=1e-9):
+                    moving.append(name)
+        if touched:
+            return (moving or touched)[0]
         return ("chase listens to the subject now, but cats' or mice's weights changed too: touch only "
                 "'animal' (column 2), the feature chase's query asks about.")   # not reached: see above
+
+    def share(x):                  # a weight; near the 0.9 bar a third decimal, cut (not rounded) below it
+        if 0.8995 <= x < 0.9:
+            return f"{np.floor(x * 1000) / 1000:.3f}"
+        return f"{x:.3f}" if 0.895 <= x < 0.905 else f"{x:.2f}"
+
+    def own_row(T, w):
+        """What row 1 (chase's own position) does to chase's weights: the sentences naming each column of
+        row 1 that, taken out alone, gives position 0 at least GAIN more of chase's weight, and what position
+        0 gets with those columns out. A positive 'verb' (a louder 'animal?') or 'small' (a 'noun?', which
+        cats and mice answer alike) is never named: it only sharpens a question whose answer rows 0 and 2
+        set. None if no column of row 1 holds position 0 back by GAIN."""
+        says = {0: "its 'noun' (column 0) answers, in chase's own key, the 'noun?' that row 1's 'small' "
+                   "puts in chase's query, so chase finds itself",
+                1: f"its 'verb' (column 1) sets how strongly chase's query asks 'animal?' (2 × chase's "
+                   f"'verb', W_q row 1): {2 * (1 + T[1, 1]):g} rather than 2"
+                   + (", so chase no longer looks for an animal" if T[1, 1] <= -1 else ""),
+                2: "its 'animal' (column 2) is what chase's query asks about, so it draws chase's weight "
+                   "to chase itself",
+                3: f"its 'small' (column 3) puts a second question in chase's query, 'noun?' (W_q row 3), "
+                   f"{T[1, 3]:g} times" + (": chase turns away from the nouns, cats and mice, and toward "
+                                           "itself" if T[1, 3] < 0 else "")}
+
+        def without(cols):                               # position 0's least weight with cols of row 1 out
+            U = T.copy()
+            U[1, cols] = 0
+            return weights(U)[:, 1, 0].min()             # chase's row is the same in both orders
+
+        def others_move(cols):                           # cats' or mice's weights, with cols of row 1 out
+            U = T.copy()
+            U[1, cols] = 0
+            return not np.allclose(weights(U)[:, [0, 2]], w[:, [0, 2]], atol=1e-9)
+
+        lowest = w[:, 1, 0].min()
+        sharpens = {1: T[1, 1] > 0, 3: T[1, 3] > 0}
+        held = [col for col in range(4) if T[1, col] != 0 and not sharpens.get(col, False)
+                and without([col]) >= lowest + GAIN
+                and not (col == 0 and others_move([col]))]   # a 'noun' mice read: told as theirs
+        if not held:
+            return None
+        then = without(held)
+        asks = 1 + (0 if 1 in held else T[1, 1])        # chase's 'animal?', halved, with those columns out
+        more = "" if then >= 0.9 or asks <= 0 else ", so raise row 0's 'animal' (column 2) as well"
+        return held, ("row 1 (chase's own position) holds position 0 back: "
+                      + "; ".join(says[c] for c in held)
+                      + f". Take {'it' if len(held) == 1 else 'them'} out of row 1: position 0 then gets "
+                      + f"{share(then)}{more}.")
 
     def judge(answer):
         T = as_numbers(answer, (3, 4), "a position table")
@@ -71,10 +135,14 @@ def _design_05():
                 return name
         if not others_same and chase_works:
             return changed_because(T)
+        own = own_row(T, w)
         lead = w[:, 1, 0] - np.maximum(w[:, 1, 1], w[:, 1, 2])     # (2,) position 0 against the best other
         if others_same and (lead > 1e-9).all():                    # a strict lead in both sentences
             k = int(np.argmin(w[:, 1, 0]))                         # the sentence where position 0 gets least
-            if T[1, 2] != 0 or w[k, 1, 1] >= w[k, 1, 2]:           # chase's own key is the rival that blocks
+            if own and own[0] != [2]:                              # row 1's question, not (only) its key
+                return (f"position 0 wins, but with {share(w[k, 1, 0])} of chase's weight, less than 0.9, "
+                        "and " + own[1])
+            if own or w[k, 1, 1] >= w[k, 1, 2]:                    # chase's own key is the rival that blocks
                 return (f"position 0 wins, but chase's own key competes: its own weight is {w[k, 1, 1]:.2f} "
                         f"(position 0 gets {w[k, 1, 0]:.2f}). Chase's query asks about 'animal' (column "
                         "2), so anything row 1 (chase's own position) has there, or what the word itself "
@@ -86,12 +154,14 @@ def _design_05():
         tie = [int(j) for j in (1, 2) if np.any(np.abs(w[:, 1, 0] - w[:, 1, j]) <= 1e-9)]
         if tie:
             chase += f", and it ties with position {tie[0]}: it must win"
+        said = f"with your table, {chase}" + (f". {own[1][0].upper()}{own[1][1:]}" if own else "")
         if not others_same:
             cause = changed_because(T)
-            return (f"with your table, {chase}; and cats' or mice's weights changed too: "
+            return (said + ("; and" if not own else " And") + " cats' or mice's weights changed too: "
                     + self_hints.get(cause, cause).split("too: ", 1)[1])
-        return (f"with your table, {chase}. Add to the feature chase's query asks about, 'animal' "
-                "(column 2), in row 0.")
+        if own:
+            return said
+        return f"{said}. Add to the feature chase's query asks about, 'animal' (column 2), in row 0."
 
     self_hints = {
         "others changed: small": "chase listens to the subject now, but cats' or mice's weights changed "
