@@ -474,7 +474,8 @@ def release_when_idle(model: RealModel, after: float | None = None) -> None:
     """Let go of the weight pages once no run of the model has asked for them for `after` seconds.
 
     Letting go after every forward pass made the next one fault all 538 MB back in: 25-45 ms a pass
-    (tools/benchmark_real_model.py --map-vs-copy). Runs one after another (lesson 09's calls, an explorer's
+    (tools/benchmark_real_model.py --map-vs-copy), where the file cache held them in 4 KB pieces; in 2 MB
+    pieces (in_large_pieces) about 3 ms. Runs one after another (lesson 09's calls, an explorer's
     steps) keep them; a kernel at rest holds none. While a run is under way (PagesHeld: a forward pass,
     generate, each of lesson 09's calls as a whole) nothing is let go: the last run to end starts the
     wait. `after`: IDLE_S."""
