@@ -3204,6 +3204,31 @@ def test_05_2_a_loud_question_elsewhere_leaves_chases_own_noun_to_chase():
                        f"weights changed too: {VERB_052}{ANIMAL_052}")
 
 
+def test_05_2_the_column_that_moved_cats_and_mice_is_named_not_the_first_that_moves_them_a_little():
+    """Review 63 (helper-133, mutant _design_05_122): a 'verb' outside chase's row moves cats' and mice's
+    weights a lot, and a 'small' beside it a hair. Taken out, the 'verb' brings them back close to their
+    weights without a table, the 'small' leaves them where they are: the 'verb' is what a student must
+    change, so it is named (the judge had named the 'small', the first column that moved them at all)."""
+    none = hand_weights052(np.zeros((3, 4)))[:, [0, 2]]
+    for T, tail in ((table((0, 2, 3.0), (2, 1, 3.0), (2, 3, 0.01)), None),
+                    (table((0, 1, -20.0), (0, 3, -2.0)), "and cats' or mice's weights changed too: ")):
+        w = hand_weights052(T)[:, [0, 2]]
+        no_verb, no_small = T.copy(), T.copy()
+        no_verb[[0, 2], 1], no_small[[0, 2], 3] = 0.0, 0.0
+        moved_by_verb = np.abs(hand_weights052(no_verb)[:, [0, 2]] - w).max()
+        moved_by_small = np.abs(hand_weights052(no_small)[:, [0, 2]] - w).max()
+        assert moved_by_verb > 0.5 and 1e-9 < moved_by_small < 1e-6
+        assert np.abs(hand_weights052(no_verb)[:, [0, 2]] - none).max() < \
+            np.abs(hand_weights052(no_small)[:, [0, 2]] - none).max()
+        result = built("05.2").evaluate(T)
+        if tail is None:                                       # chase listens to the subject: a mistake
+            assert (result.status, result.mistake, result.message) == (
+                "mistake", "others changed: verb", hint("05.2", f"{CHASE_052}{VERB_052}{ANIMAL_052}"))
+        else:                                                  # chase fails too: its weights, then the cause
+            assert (result.status, result.mistake) == ("wrong", None)
+            assert result.message == f"Exercise 05.2: {said052(T)}; {tail}{VERB_052}{ANIMAL_052}"
+
+
 @pytest.mark.parametrize("T, chase, status, mistake, expected", [
     # chase's own 'noun' 1 and 'small' 1: chase's query (1, 0, 2, 0) finds itself (score 1/2), but mice's
     # 'noun?' reads that 'noun' too (mice's weights move): it is told as what moved mice, not as row 1's
