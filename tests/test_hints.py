@@ -3205,10 +3205,10 @@ def test_05_2_a_loud_question_elsewhere_leaves_chases_own_noun_to_chase():
 
 
 def test_05_2_the_column_that_moved_cats_and_mice_is_named_not_the_first_that_moves_them_a_little():
-    """Review 63 (helper-133, mutant _design_05_122): a 'verb' outside chase's row moves cats' and mice's
-    weights a lot, and a 'small' beside it a hair. Taken out, the 'verb' brings them back close to their
-    weights without a table, the 'small' leaves them where they are: the 'verb' is what a student must
-    change, so it is named (the judge had named the 'small', the first column that moved them at all)."""
+    """helper-133's tables (mutant _design_05_122): a 'verb' outside chase's row moves cats' and mice's
+    weights a lot, and a 'small' beside it a hair. Taken out, the 'verb' moves them most (back close to
+    their weights without a table), the 'small' leaves them where they are: the 'verb' is named (the judge
+    had named the 'small', the first column that moved them at all). Reviewed fresh: review 63."""
     none = hand_weights052(np.zeros((3, 4)))[:, [0, 2]]
     for T, tail in ((table((0, 2, 3.0), (2, 1, 3.0), (2, 3, 0.01)), None),
                     (table((0, 1, -20.0), (0, 3, -2.0)), "and cats' or mice's weights changed too: ")):

@@ -57,8 +57,8 @@ def _design_05():
         do, not by which entries are nonzero: the first column whose entries, taken out, give cats and mice
         their weights back; else the one whose entries, taken out, move their weights most (a 'verb' that
         moves them by 0.67 beside a 'small' of 0.01 that moves them by 3e-8: the 'verb'; with chase's 'noun'
-        1 every key answers 'noun?' alike, so a 'small' in row 0 moves nothing); of equals (within 1e-9),
-        the first."""
+        1 every key answers 'noun?' alike, so a 'small' in row 0 moves nothing); of equals (the same to 9
+        decimals), the first."""
         w = weights(T)[:, [0, 2]]
         touched = []                                     # (how far taking it out moves them, name)
         for name, col, rows in causes:
@@ -68,7 +68,7 @@ def _design_05():
                 u = weights(U)[:, [0, 2]]
                 if np.allclose(u, before[:, [0, 2]], atol=1e-9):
                     return name
-                touched.append((-round(float(np.abs(u - w).max()), 9), name))   # within 1e-9: equal
+                touched.append((-round(float(np.abs(u - w).max()), 9), name))   # to 9 decimals
         if touched:
             return min(touched, key=lambda t: t[0])[1]
         return ("chase listens to the subject now, but cats' or mice's weights changed too: touch only "
