@@ -3229,6 +3229,24 @@ def test_05_2_the_column_that_moved_cats_and_mice_is_named_not_the_first_that_mo
             assert result.message == f"Exercise 05.2: {said052(T)}; {tail}{VERB_052}{ANIMAL_052}"
 
 
+def test_05_2_of_two_columns_that_both_moved_cats_and_mice_the_one_whose_removal_moves_them_most_is_named():
+    """'small' 4 in row 0 and 'noun' 3 in row 2: neither taken out alone gives cats and mice their weights
+    back (0.35 and 0.27 off), and taking the 'small' out moves them by 0.66, the 'noun' by 0.53 (the test's
+    own softmax): the 'small' is named. (Taking a column 'out' means setting it to 0: mutant
+    _design_05_101, which set it to 1, named the 'noun'.)"""
+    T = table((0, 2, 3.0), (0, 3, 4.0), (2, 0, 3.0))
+    w, none = hand_weights052(T), hand_weights052(np.zeros((3, 4)))[:, [0, 2]]
+    assert (w[:, 1, 0] >= 0.9).all()                                   # chase listens to the subject
+    no_small, no_noun = T.copy(), T.copy()
+    no_small[[0, 2], 3], no_noun[:, 0] = 0.0, 0.0
+    off = [np.abs(hand_weights052(U)[:, [0, 2]] - none).max() for U in (no_small, no_noun)]
+    moved = [np.abs(hand_weights052(U)[:, [0, 2]] - w[:, [0, 2]]).max() for U in (no_small, no_noun)]
+    assert min(off) > 0.2 and moved[0] > moved[1] + 0.1
+    result = built("05.2").evaluate(T)
+    assert (result.status, result.mistake, result.message) == (
+        "mistake", "others changed: small", hint("05.2", f"{CHASE_052}{SMALL_052}{ANIMAL_052}"))
+
+
 @pytest.mark.parametrize("T, chase, status, mistake, expected", [
     # chase's own 'noun' 1 and 'small' 1: chase's query (1, 0, 2, 0) finds itself (score 1/2), but mice's
     # 'noun?' reads that 'noun' too (mice's weights move): it is told as what moved mice, not as row 1's
