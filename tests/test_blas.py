@@ -1,6 +1,8 @@
 """blas.py: lessons 06-08 train and run their models with NumPy's BLAS on one thread. The thread
 counts are read from threadpoolctl itself, around a limit of 2 threads set in the test."""
 
+import ctypes
+import ctypes.util
 import importlib.util
 
 import numpy as np
@@ -57,3 +59,26 @@ def test_a_decorated_function_runs_on_one_thread_with_its_arguments():
         assert value == 30 and set(threads) == {1}
         assert set(blas_threads()) == {2}
     assert scaled.__name__ == "scaled" and scaled.__doc__ == "a doc string"
+
+
+def openmp_threads() -> list[int]:
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "openmp"]
+
+
+def test_an_openmp_pool_beside_blas_keeps_its_threads():
+    """NumPy here loads OpenBLAS and no OpenMP runtime, so a limit on every pool and a limit on BLAS alone
+    look the same. A lesson run beside a library that loads one (PyTorch's or scikit-learn's libgomp) must
+    keep that library's threads: GCC's OpenMP runtime is loaded here by hand (threadpoolctl finds the
+    libraries a process has loaded), both pools are set to 2, and inside one_blas_thread() only BLAS drops
+    to 1. The module is loaded afresh after the runtime, so that its controller sees it."""
+    name = ctypes.util.find_library("gomp")
+    assert name, "GCC's OpenMP runtime (libgomp, Debian's package libgomp1) is needed for this test"
+    ctypes.CDLL(name)
+    np.ones((2, 2)) @ np.ones((2, 2))
+    fresh = a_fresh_copy_of_blas()
+    with threadpool_limits(limits=2, user_api="blas"), threadpool_limits(limits=2, user_api="openmp"):
+        assert openmp_threads() == [2] and set(blas_threads()) == {2}
+        with fresh.one_blas_thread():
+            assert set(blas_threads()) == {1}
+            assert openmp_threads() == [2]
+        assert openmp_threads() == [2] and set(blas_threads()) == {2}

@@ -1393,6 +1393,56 @@ def test_a_copy_is_written_whole_or_not_at_all(tiny_copy, monkeypatch):
     assert names == [(f"x.v1.f32.{pid}.part", "x.v1.f32"), (f"x.v1.json.{pid}.part", "x.v1.json")]
 
 
+
+def in_file_cache(path: Path) -> int:
+    """How many pages of the file at `path` the file cache holds (mincore(2) on a mapping never touched)."""
+    import ctypes
+    import mmap
+    libc = ctypes.CDLL(None, use_errno=True)
+    with open(path, "rb") as f:
+        mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    pages = -(-len(mapping) // mmap.PAGESIZE)
+    held = (ctypes.c_ubyte * pages)()
+    address = np.frombuffer(mapping, np.uint8).ctypes.data
+    status = libc.mincore(ctypes.c_void_p(address), ctypes.c_size_t(len(mapping)), held)
+    assert status == 0, ctypes.get_errno()
+    mapping.close()
+    return sum(b & 1 for b in held)
+
+
+def vm_flags(address: int) -> list[str]:
+    """The VmFlags that /proc/self/smaps gives the mapping holding `address` (Linux)."""
+    inside = False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()[0]
+        if "-" in head and not head.endswith(":"):
+            start, end = (int(x, 16) for x in head.split("-"))
+            inside = start <= address < end
+        elif inside and head == "VmFlags:":
+            return line.split()[1:]
+    raise AssertionError(f"no mapping holds {address:#x}")
+
+
+def test_a_written_copy_leaves_the_file_cache_and_is_mapped_in_large_pieces(tiny_copy, monkeypatch):
+    """The copy is written out and forgotten by the file cache, where writing left it in small pieces; the
+    mapping every kernel reads it through asks for 2 MB pages (VmFlags 'hg'), so the cache reads it back in
+    large ones and a pass after release_pages maps them again at once (issue 47)."""
+    path, cache, _ = tiny_copy
+    header, unpacked = rm.read_gguf(path)
+    kept = cache / "kept.v1"
+    with monkeypatch.context() as m:                       # written as before: the cache holds every page
+        m.setattr(rm, "forget_written", lambda f: None)
+        rm.write_unpacked(kept, header, unpacked)
+    assert in_file_cache(kept.with_name("kept.v1.f32")) > 0
+    base = cache / "x.v1"
+    rm.write_unpacked(base, header, unpacked)
+    assert in_file_cache(base.with_name("x.v1.f32")) == 0
+    _, mapping, _ = rm.read_unpacked(base)
+    assert "hg" in vm_flags(np.frombuffer(mapping, np.uint8).ctypes.data)
+    assert np.array_equal(np.frombuffer(mapping, np.float32)[:4],
+                          unpacked(*header["layout"][0][:2]).reshape(-1)[:4])   # the bytes as written
+
+
 class Pages:
     """A stand-in for a mapping: counts the times its pages are let go of."""
 

@@ -6,6 +6,7 @@ the issues' limits.
 
     python tools/benchmark_real_model.py [--repeats 3]
     python tools/benchmark_real_model.py --map-vs-copy [--rounds 5]
+    python tools/benchmark_real_model.py --pages [--rounds 5]
 
 --map-vs-copy (issue 47) times the forward pass (12, 32, 80 and 256 tokens) and generation three ways, in
 alternating rounds, each way with a mapping of its own: the weights as mapped from the float32 file, let go
@@ -14,6 +15,12 @@ kernel at rest holds no weights);
 mapped and let go at the end of every forward pass (what they did before: the next pass faults every page
 back in); and an anonymous copy of every weight (np.array(w, copy=True)) in this process's own memory. It
 prints the median of each and the ratios to the copy.
+
+--pages (issue 47) times the same passes from two copies of the float32 file, each in a temporary folder:
+one that the file cache holds in 4 KB pieces (read page by page in a random order, as a cache filled by
+writing it or by small reads may hold it), and one that it holds in 2 MB pieces (read back through the
+lessons' own mapping, which asks for huge pages: real_model.in_large_pieces). It prints the medians, their
+ratio, and how much of each mapping Linux mapped in 2 MB pieces (/proc/self/smaps, FilePmdMapped).
 
 Not a test: timings depend on the machine and on what else runs. The limits, on 2 cores (issue 24):
 load + dequantize <= 10 s, a 32-token prompt's forward <= 1 s, generation >= 10 tokens/s, peak <= 1 GB;
@@ -29,10 +36,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import mmap
 import os
+import random
 import resource
+import shutil
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -121,15 +133,106 @@ def map_vs_copy(rounds: int) -> int:
     return 0
 
 
+def pmd_mapped_mb(mapping) -> float:
+    """How many MB of `mapping` Linux maps in 2 MB pieces now (/proc/self/smaps; 0 elsewhere)."""
+    address = np.frombuffer(mapping, np.uint8).ctypes.data
+    inside = False
+    with contextlib.suppress(OSError):
+        for line in open("/proc/self/smaps", encoding="ascii"):
+            head = line.split()[0]
+            if "-" in head and not head.endswith(":"):
+                start, end = (int(x, 16) for x in head.split("-"))
+                inside = start <= address < end
+            elif inside and head == "FilePmdMapped:":
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def cached_in_pieces(folder: Path, model: rm.RealModel, large: bool) -> rm.RealModel:
+    """The model, mapped from a copy of its float32 file in `folder` that the file cache holds in 2 MB pieces
+    (large) or in 4 KB ones."""
+    weights = Path(model.mapped_as[0])
+    for part in (weights, weights.with_suffix(".json")):
+        shutil.copyfile(part, folder / part.name)
+    copy = folder / weights.name
+    fd = os.open(copy, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)          # the cache forgets the copy's pages
+        if not large:                                               # then reads them back page by page
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+            pages = list(range(os.fstat(fd).st_size // mmap.PAGESIZE))
+            random.Random(0).shuffle(pages)
+            for page in pages:
+                os.pread(fd, 1, page * mmap.PAGESIZE)
+    finally:
+        os.close(fd)
+    previous = os.environ.get("ATTENTION_LAB_CACHE")
+    os.environ["ATTENTION_LAB_CACHE"] = str(folder)
+    try:
+        got = rm.load_model(model.path, fetch=False)
+    finally:
+        if previous is None:
+            del os.environ["ATTENTION_LAB_CACHE"]
+        else:
+            os.environ["ATTENTION_LAB_CACHE"] = previous
+    assert got.mapped_as[0] == str(copy), got.mapped_as
+    return got
+
+
+def pages(rounds: int) -> int:
+    """Passes from a file cache holding the weights in 4 KB pieces against one holding them in 2 MB pieces."""
+    model = rm.load_model()
+    text = rm.encode(model, hw.STREAM_TEXT)
+    with tempfile.TemporaryDirectory() as small, tempfile.TemporaryDirectory() as large:
+        ways = {"4 KB pieces": cached_in_pieces(Path(small), model, large=False),
+                "2 MB pieces": cached_in_pieces(Path(large), model, large=True)}
+        rows = [(12, "first"), *((n, "loop") for n in (12, 32, 80, 256))]
+        times: dict = {(way, row): [] for way in ways for row in rows}
+        mapped: dict = {}
+        with rm.one_blas_thread():
+            for m in ways.values():                                  # a warm-up of each way
+                rm.forward_computed(m, np.array(text[:12]), release=False)
+            for _ in range(rounds):
+                for n in (12, 32, 80, 256):
+                    ids = np.array(text[:n])
+                    for way, m in ways.items():                      # alternating: drift hits both alike
+                        rm.release_pages(m)                          # each way starts as after a pause
+                        for i in range(3):
+                            start = time.perf_counter()
+                            rm.forward_computed(m, ids, release=False)
+                            took = time.perf_counter() - start
+                            if i == 0 and n == 12:
+                                times[(way, (12, "first"))].append(took)
+                            elif i > 0:
+                                times[(way, (n, "loop"))].append(took)
+                        mapped[way] = pmd_mapped_mb(m.mapping)
+        print(f"median of {rounds} alternating rounds; OPENBLAS_NUM_THREADS "
+              f"{os.environ.get('OPENBLAS_NUM_THREADS', 'not set')}, {os.cpu_count()} cores seen")
+        print(f"{'':36s}" + "".join(f"{way:>16s}" for way in ways) + "   ratio")
+        for row in rows:
+            medians = [statistics.median(times[(way, row)]) for way in ways]
+            name = f"forward, {row[0]} tokens (ms)" if row[1] == "loop" else "forward, 12, after a pause"
+            print(f"{name:36s}" + "".join(f"{t * 1000:16.1f}" for t in medians)
+                  + f"   {medians[0] / medians[1]:.2f}")
+        print(f"{'mapped in 2 MB pieces (MB)':36s}" + "".join(f"{mapped[way]:16.0f}" for way in ways)
+              + f"   of {len(model.mapping) / 2**20:.0f}")
+    return 0                      # (the folders go; Linux keeps a file that is still mapped until unmapped)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--map-vs-copy", action="store_true", help="issue 47: the mapped file against a copy")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds of --map-vs-copy")
+    parser.add_argument("--pages", action="store_true",
+                        help="issue 47: the file cache in 4 KB or 2 MB pieces")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of --map-vs-copy and --pages")
     args = parser.parse_args(argv)
     rm.find_model()                                   # fetch first (if needed), outside the timings
     if args.map_vs_copy:
         return map_vs_copy(args.rounds)
+    if args.pages:
+        return pages(args.rounds)
     held = {}
 
     def load():
