@@ -32,7 +32,8 @@ library's idle threads spin beside the other's work. This process drives both in
   forward_computed as lesson 08 does (the pages of the mapped weights held during a run and let go once
   the model is idle for half a second: PagesHeld, release_when_idle); transformers runs model(...) and
   model.generate(...) under torch.inference_mode(). Both must produce the same tokens: they are printed
-  and compared;
+  and compared; how much of our mapped weights Linux mapped in 2 MB pieces after each loop is printed too
+  (real_model.in_large_pieces: 2 MB pieces come back after a pause in a few ms, 4 KB ones in tens);
 - the peak resident memory (ru_maxrss) after all of it.
 
 The table gives the medians and the ratio (> 1: ours ahead) for each thread count. The figures depend on
@@ -178,6 +179,9 @@ def serve(which: str, threads: int, path: Path) -> None:
                 m.logits(ids)
                 took.append(time.perf_counter() - start)
             reply = {"s": statistics.median(took[1:]), "first": took[0]}
+            if which == "ours":                               # how the file cache held the weights
+                from benchmark_real_model import pmd_mapped_mb
+                reply["pmd_mb"] = pmd_mapped_mb(m.model.mapping)
         elif job["op"] == "generate":
             start = time.perf_counter()
             tokens = m.generate(ids)
@@ -244,6 +248,8 @@ def measure(threads: int, rounds: int, path: Path, ids: list[int], text: str) ->
                     else:
                         got = w.ask("forward", ids=ids[:n])
                         out["times"].setdefault(f"{w.name}|first {n}", []).append(got["first"])
+                        if "pmd_mb" in got:
+                            out.setdefault("pmd_mb", []).append(got["pmd_mb"])
                     out["times"].setdefault(f"{w.name}|{n}", []).append(got["s"])
         for w in workers:
             out["loaded"][w.name] |= w.ask("peak")
@@ -305,6 +311,9 @@ def report(t: int, res: dict, model, ids: list[int]) -> None:
           f"transformers {theirs['rss_before_mb']:.0f} MB")
     print(f"  token ids of the text ({len(ids)}): {'the same' if res['same_ids'] else 'DIFFERENT'} "
           f"from both tokenizers")
+    if res.get("pmd_mb"):
+        print(f"  ours' weights mapped in 2 MB pieces after its passes: {min(res['pmd_mb']):.0f} to "
+              f"{max(res['pmd_mb']):.0f} MB of {len(model.mapping) / 2**20:.0f} (the rest in 4 KB pages)")
     print(f"  logits of a {CHECK}-token prompt: largest difference {res['logit_diff']:.2e}, "
           f"{res['logit_diff'] / res['logit_scale']:.1e} of the logits' scale ({res['logit_scale']:.1f}); "
           f"argmax {'the same' if res['same_argmax'] else 'DIFFERENT'} at every position")
