@@ -125,3 +125,20 @@ def test_the_samples_count_each_process_of_the_tree_by_its_kind(tmp_path):
     assert set(by_kind) == {"kernels", OTHER}
     assert child_s - 0.05 <= by_kind["kernels"] <= child_s + 0.05
     assert parent_s - 0.05 <= by_kind[OTHER] <= parent_s + 0.1     # and the CPU of its last lines
+
+
+def test_stolen_seconds_reads_the_steal_column_of_proc_stat(tmp_path):
+    import os
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  10 20 30 40 50 60 70 800 0 0\ncpu0 5 10 15 20 25 30 35 400 0 0\n", encoding="ascii")
+    assert suite_time.stolen_seconds(stat) == 800 / os.sysconf("SC_CLK_TCK")
+    assert suite_time.stolen_seconds(tmp_path / "none") is None
+    stat.write_text("intr 1 2 3\n", encoding="ascii")
+    assert suite_time.stolen_seconds(stat) is None
+
+
+def test_the_steal_line_says_the_core_seconds_and_the_runs_time(capsys):
+    suite_time.show_stolen(12.34, 457.4)
+    assert "(steal): 12.3 core-seconds over the run's 457 s" in capsys.readouterr().out
+    suite_time.show_stolen(None, 457.4)
+    assert capsys.readouterr().out == ""

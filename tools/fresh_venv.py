@@ -44,7 +44,7 @@ def fresh_venv(dest: Path, left_out: tuple[str, ...] = LEFT_OUT) -> tuple[Path, 
             (borrowed / entry.name).symlink_to(entry, target_is_directory=entry.is_dir())
     (purelib / "borrowed.pth").write_text(f"{borrowed}\n", encoding="utf-8")
     share = Path(sys.prefix) / "share" / "jupyter"
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env |= {"JUPYTER_PATH": str(share), "JUPYTERLAB_DIR": str(share / "lab"),
             "JUPYTER_CONFIG_PATH": str(Path(sys.prefix) / "etc" / "jupyter")}
     return python, env

@@ -163,6 +163,7 @@ def main() -> int:
         show_order(rows, args.write_order)
         return 0
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    stolen = stolen_seconds()
     start, used = time.perf_counter(), cpu_seconds()
     run = subprocess.Popen([sys.executable, "-m", "pytest", f"--junitxml={args.out}",
                             "-o", "junit_family=xunit1", *args.pytest_args], cwd=ROOT)
@@ -177,6 +178,8 @@ def main() -> int:
     print(f"CPU time {used:.0f} s (user + system, every process the run waited for): "
           f"{used / wall:.2f} of {os.cpu_count()} cores busy")
     show_kinds(by_kind, wall)
+    after = stolen_seconds()
+    show_stolen(after - stolen if after is not None and stolen is not None else None, wall)
     return status
 
 
@@ -257,6 +260,25 @@ def show_kinds(by_kind: Counter, wall: float) -> None:
           f"{total / wall:.2f} cores over the run):")
     for kind, seconds in by_kind.most_common():
         print(f"  {kind:<40} {seconds:7.1f} s")
+
+
+def stolen_seconds(stat: Path = Path("/proc/stat")) -> float | None:
+    """CPU seconds the host gave to other machines while this one's cores wanted them (Linux's `steal`, summed
+    over the cores since boot), or None where /proc/stat does not say."""
+    try:
+        fields = stat.read_text(encoding="ascii").splitlines()[0].split()
+    except OSError:
+        return None
+    if fields[0] != "cpu" or len(fields) < 9:
+        return None
+    return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+
+
+def show_stolen(stolen: float | None, wall: float) -> None:
+    """What the host gave to other machines while the run wanted its cores (nothing printed where unknown)."""
+    if stolen is not None:
+        print(f"taken by the host for other machines (steal): {stolen:.1f} core-seconds over the run's "
+              f"{wall:.0f} s")
 
 
 def cpu_seconds() -> float:
