@@ -7,6 +7,7 @@ the issues' limits.
     python tools/benchmark_real_model.py [--repeats 3]
     python tools/benchmark_real_model.py --map-vs-copy [--rounds 5]
     python tools/benchmark_real_model.py --pages [--rounds 5]
+    python tools/benchmark_real_model.py --allocator [--rounds 5] [--threads 1 2]
 
 --map-vs-copy (issue 47) times the forward pass (12, 32, 80 and 256 tokens) and generation three ways, in
 alternating rounds, each way with a mapping of its own: the weights as mapped from the float32 file, let go
@@ -22,6 +23,14 @@ writing it or by small reads may hold it), and one that it holds in 2 MB pieces 
 lessons' own mapping, which asks for huge pages: real_model.in_large_pieces). It prints the medians, their
 ratio, and how much of each mapping Linux mapped in 2 MB pieces (/proc/self/smaps, FilePmdMapped).
 
+--allocator (issue 47) times passes of 12, 32, 80 and 256 tokens with glibc's allocator as the lessons set
+it (real_model.reuse_freed_memory: arrays up to 64 MB from the heap, whose free memory is kept until the
+model is idle) and as glibc sets it by default (a freed array of a few MB handed back to Linux, so that the
+next pass may map its arrays afresh, page by page), for each thread count: each length and way in a fresh
+process, as a kernel that runs a text of that length (glibc's default adapts to the sizes a process has
+freed, so a process that ran longer passes first faults less), the ways in turn. It prints the medians,
+their ratio, the page faults of a pass and the resident memory once the model has been let go.
+
 Not a test: timings depend on the machine and on what else runs. The limits, on 2 cores (issue 24):
 load + dequantize <= 10 s, a 32-token prompt's forward <= 1 s, generation >= 10 tokens/s, peak <= 1 GB;
 (issue 30) a knockout experiment <= 2 s: the 7 strongest candidate induction heads knocked out on 40 random
@@ -36,12 +45,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import json
 import mmap
 import os
 import random
 import resource
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -220,15 +232,77 @@ def pages(rounds: int) -> int:
     return 0                      # (the folders go; Linux keeps a file that is still mapped until unmapped)
 
 
+def allocator_round(default: bool, n: int) -> dict:
+    """In this fresh process (its BLAS threads set by OPENBLAS_NUM_THREADS): 3 passes of n tokens, as a
+    kernel that runs a text of that length; the first maps the weights in, the other two are timed, with
+    their page faults. Last, the resident memory once the model is let go (release_pages)."""
+    if default:
+        rm.reuse_freed_memory = lambda: None                         # glibc as it starts: nothing tuned
+    model = rm.load_model()
+    ids, took, faults = np.array(rm.encode(model, hw.STREAM_TEXT)[:n]), [], []
+    for i in range(3):
+        start, minflt = time.perf_counter(), minor_faults()
+        rm.forward_computed(model, ids, release=False)
+        if i:
+            took.append(time.perf_counter() - start)
+            faults.append(minor_faults() - minflt)
+    rm.release_pages(model)
+    return {"ms": 1000 * statistics.median(took), "faults": statistics.median(faults),
+            "rss_mb": resident_mb()}
+
+
+def resident_mb() -> float:
+    """This process's resident memory now (VmRSS), in MB."""
+    line = next(x for x in Path("/proc/self/status").read_text().splitlines() if x.startswith("VmRSS"))
+    return int(line.split()[1]) / 1024
+
+
+def allocator(rounds: int, thread_counts: list[int]) -> int:
+    """The lessons' allocator setting against glibc's default: a fresh process per way, length and round."""
+    if rm.glibc() is None:
+        print("glibc's allocator is not in use here (not Linux with glibc): nothing to compare")
+        return 1
+    ways = {"as the lessons set it": False, "glibc's default": True}
+    for threads in thread_counts:
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": str(threads)}
+        got: dict = {(way, n): [] for way in ways for n in (12, 32, 80, 256)}
+        for r in range(rounds):
+            for n in (12, 32, 80, 256):
+                for way in list(ways) if r % 2 == 0 else list(reversed(ways)):   # alternating, for drift
+                    run = subprocess.run([sys.executable, __file__, "--allocator-round", str(int(ways[way])),
+                                          str(n)], env=env, capture_output=True, text=True, check=True)
+                    got[(way, n)].append(json.loads(run.stdout.strip().splitlines()[-1]))
+        print(f"{threads} BLAS thread(s); median of {rounds} rounds, each pass length and way in a fresh "
+              f"process; {os.cpu_count()} cores seen")
+        print(f"{'':34s}" + "".join(f"{way:>24s}" for way in ways) + "   ratio")
+        for n in (12, 32, 80, 256):
+            med = {(way, k): statistics.median(o[k] for o in got[(way, n)]) for way in ways
+                   for k in ("ms", "faults", "rss_mb")}
+            ours, default = (med[(way, "ms")] for way in ways)
+            print(f"{f'forward, {n} tokens (ms)':34s}{ours:24.1f}{default:24.1f}   {default / ours:.2f}")
+            for label, k in (("  page faults in a pass", "faults"), ("  resident, let go (MB)", "rss_mb")):
+                print(f"{label:34s}" + "".join(f"{med[(way, k)]:24.0f}" for way in ways))
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--map-vs-copy", action="store_true", help="issue 47: the mapped file against a copy")
     parser.add_argument("--pages", action="store_true",
                         help="issue 47: the file cache in 4 KB or 2 MB pieces")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds of --map-vs-copy and --pages")
+    parser.add_argument("--allocator", action="store_true",
+                        help="issue 47: glibc's allocator as the lessons set it, against its default")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="thread counts of --allocator")
+    parser.add_argument("--allocator-round", nargs=2, type=int, help=argparse.SUPPRESS)   # one child's round
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of --map-vs-copy, --pages, --allocator")
     args = parser.parse_args(argv)
+    if args.allocator_round:
+        print(json.dumps(allocator_round(bool(args.allocator_round[0]), args.allocator_round[1])))
+        return 0
     rm.find_model()                                   # fetch first (if needed), outside the timings
+    if args.allocator:
+        return allocator(args.rounds, args.threads)
     if args.map_vs_copy:
         return map_vs_copy(args.rounds)
     if args.pages:

@@ -11,6 +11,8 @@ it, so that `import attention_lab` stays light for the other lessons.
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import json
 import mmap
 import numbers
@@ -456,12 +458,44 @@ def in_large_pieces(mapping: mmap.mmap) -> None:
             mapping.madvise(mmap.MADV_HUGEPAGE)
 
 
+@functools.cache
+def glibc() -> ctypes.CDLL | None:
+    """The C library, where it is GNU's (Linux), whose allocator reuse_freed_memory tunes; else None."""
+    if "CS_GNU_LIBC_VERSION" not in getattr(os, "confstr_names", {}):      # Windows, macOS
+        return None
+    return ctypes.CDLL(None) if (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc") else None
+
+
+KEPT_MB = 16               # arrays up to this size come from the heap, and this much free memory stays in it
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3          # glibc's mallopt parameters (malloc.h)
+
+
+def reuse_freed_memory() -> None:
+    """Let a pass reuse the memory of the last pass's temporary arrays. glibc hands a freed array of a few
+    MB (a block's (n, 1536) feed-forward activations, its (9, n, n) scores) back to Linux at once, unless
+    the process has freed larger ones before; a kernel whose passes are all of 256 tokens then mapped each
+    pass's arrays afresh, page by zeroed page: 46,000 page faults a pass with one BLAS thread, 69,000 with
+    two, a tenth and a sixth of its time (tools/benchmark_real_model.py --allocator). Now arrays up to
+    KEPT_MB come from the heap, which keeps up to KEPT_MB of free memory for the next pass (larger ones,
+    such as the logits of over 80 tokens, are still mapped afresh, in 2 MB pieces); release_pages gives it
+    back once the model is idle. For this process, once; elsewhere than glibc (macOS, Windows, musl),
+    nothing."""
+    libc = glibc()
+    if libc is not None:
+        libc.mallopt(M_MMAP_THRESHOLD, KEPT_MB << 20)
+        libc.mallopt(M_TRIM_THRESHOLD, KEPT_MB << 20)
+
+
 def release_pages(model: RealModel) -> None:
     """Let go of the mapped weight pages this process has touched: they stay in the file cache, ready for the
-    next step, but no longer count in this kernel's resident memory (RSS)."""
+    next step, but no longer count in this kernel's resident memory (RSS). The heap's free memory, kept for
+    the next pass (reuse_freed_memory), goes back to Linux too."""
     if model.mapping is not None and hasattr(mmap, "MADV_DONTNEED"):
         with contextlib.suppress(ValueError):   # a mapping already closed holds no pages (kept on purpose)
             model.mapping.madvise(mmap.MADV_DONTNEED)
+    libc = glibc()
+    if libc is not None:
+        libc.malloc_trim(0)
 
 
 IDLE_S = 0.5               # the model idle this long, its kernel lets go of the weight pages
@@ -581,6 +615,7 @@ def load_model(path: str | Path | None = None, fetch: bool = True) -> RealModel:
                       h["tokens"], h["eos_id"], p, h["formats"], mapping)
     if mapping is not None:
         model = replace(model, mapped_as=(*mapped_file, places(model)))
+    reuse_freed_memory()
     return model
 
 
