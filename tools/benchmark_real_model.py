@@ -24,12 +24,13 @@ lessons' own mapping, which asks for huge pages: real_model.in_large_pieces). It
 ratio, and how much of each mapping Linux mapped in 2 MB pieces (/proc/self/smaps, FilePmdMapped).
 
 --allocator (issue 47) times passes of 12, 32, 80 and 256 tokens with glibc's allocator as the lessons set
-it (real_model.reuse_freed_memory: arrays up to 64 MB from the heap, whose free memory is kept until the
-model is idle) and as glibc sets it by default (a freed array of a few MB handed back to Linux, so that the
-next pass may map its arrays afresh, page by page), for each thread count: each length and way in a fresh
-process, as a kernel that runs a text of that length (glibc's default adapts to the sizes a process has
-freed, so a process that ran longer passes first faults less), the ways in turn. It prints the medians,
-their ratio, the page faults of a pass and the resident memory once the model has been let go.
+it (real_model.reuse_freed_memory: the heap keeps up to KEPT_MB, 16 MB, of freed memory for the next pass,
+and gives it back once the model is idle) and as glibc sets it by default (its heap gives its top back to
+Linux whenever a few MB are free there, and grows again, page by zeroed page), for each thread count: each
+length and way in a fresh process, as a kernel that runs only texts of that length (glibc's default adapts
+to the blocks a process has freed: one that has run a pass of about 30-170 tokens faults as little), the
+ways in turn. It prints the medians, their ratio, the minor page faults of a pass and the resident memory
+once the model is idle (release_pages, which in glibc's default way gives back nothing but the weights).
 
 Not a test: timings depend on the machine and on what else runs. The limits, on 2 cores (issue 24):
 load + dequantize <= 10 s, a 32-token prompt's forward <= 1 s, generation >= 10 tokens/s, peak <= 1 GB;
@@ -237,7 +238,7 @@ def allocator_round(default: bool, n: int) -> dict:
     kernel that runs a text of that length; the first maps the weights in, the other two are timed, with
     their page faults. Last, the resident memory once the model is let go (release_pages)."""
     if default:
-        rm.reuse_freed_memory = lambda: None                         # glibc as it starts: nothing tuned
+        rm.glibc = lambda: None                                      # glibc as it starts: no setting, no trim
     model = rm.load_model()
     ids, took, faults = np.array(rm.encode(model, hw.STREAM_TEXT)[:n]), [], []
     for i in range(3):

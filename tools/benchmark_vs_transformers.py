@@ -264,8 +264,8 @@ def versions() -> str:
     import transformers
 
     top = Path(__file__).resolve().parents[1]
-    commit = subprocess.run(["git", "-C", str(top), "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                            text=True).stdout.strip() or "?"
+    commit = subprocess.run(["git", "-C", str(top), "describe", "--always", "--dirty"],   # -dirty: changes
+                            stdout=subprocess.PIPE, text=True).stdout.strip() or "?"   # not yet committed
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
     return (f"commit {commit}; {cpu}, {os.cpu_count()} cores seen; Python {platform.python_version()}, "

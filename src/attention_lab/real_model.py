@@ -460,26 +460,32 @@ def in_large_pieces(mapping: mmap.mmap) -> None:
 
 @functools.cache
 def glibc() -> ctypes.CDLL | None:
-    """The C library, where it is GNU's (Linux), whose allocator reuse_freed_memory tunes; else None."""
-    if "CS_GNU_LIBC_VERSION" not in getattr(os, "confstr_names", {}):      # Windows, macOS
+    """The C library where it is GNU's (Linux with glibc), whose allocator reuse_freed_memory tunes; else
+    None: Windows has no confstr, macOS no such name, and musl lists the name but refuses it (OSError)."""
+    try:
+        version = os.confstr("CS_GNU_LIBC_VERSION") or ""
+    except (AttributeError, ValueError, OSError):   # not glibc (kept on purpose: None is the answer)
         return None
-    return ctypes.CDLL(None) if (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc") else None
+    return ctypes.CDLL(None) if version.startswith("glibc") else None
 
 
-KEPT_MB = 16               # arrays up to this size come from the heap, and this much free memory stays in it
+KEPT_MB = 16               # free memory the heap keeps at its top, and the largest array it gives out
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3          # glibc's mallopt parameters (malloc.h)
 
 
 def reuse_freed_memory() -> None:
-    """Let a pass reuse the memory of the last pass's temporary arrays. glibc hands a freed array of a few
-    MB (a block's (n, 1536) feed-forward activations, its (9, n, n) scores) back to Linux at once, unless
-    the process has freed larger ones before; a kernel whose passes are all of 256 tokens then mapped each
-    pass's arrays afresh, page by zeroed page: 46,000 page faults a pass with one BLAS thread, 69,000 with
-    two, a tenth and a sixth of its time (tools/benchmark_real_model.py --allocator). Now arrays up to
-    KEPT_MB come from the heap, which keeps up to KEPT_MB of free memory for the next pass (larger ones,
-    such as the logits of over 80 tokens, are still mapped afresh, in 2 MB pieces); release_pages gives it
-    back once the model is idle. For this process, once; elsewhere than glibc (macOS, Windows, musl),
-    nothing."""
+    """Keep the memory of a pass's temporary arrays for the next pass. glibc adapts to what a process has
+    freed: its heap gives its top back to Linux whenever more than twice the largest block it has unmapped
+    so far is free there (blocks of up to 32 MiB count). A kernel whose passes were all of 256 tokens
+    (their logits, 48 MiB, above that cap) shrank and grew its heap again for every block's arrays, each
+    page zeroed afresh: 46,000-48,000 minor page faults a pass with one BLAS thread, 60,000-69,000 with
+    two, a tenth and a sixth of its time (tools/benchmark_real_model.py --allocator). A kernel that has
+    run a pass of about 30-170 tokens, as lessons 08 and 09 do first, had adapted already. Now the heap
+    keeps up to KEPT_MB free at its top (M_TRIM_THRESHOLD), and gives out arrays of up to KEPT_MB
+    (M_MMAP_THRESHOLD: setting either one turns glibc's adaptation off); larger ones, such as the logits
+    of over 85 tokens, are mapped afresh for each pass. release_pages gives the kept memory back once the
+    model is idle (where the weights are mapped: otherwise up to KEPT_MB stays). load_model calls it (at
+    every load: the same setting again); elsewhere than glibc, nothing."""
     libc = glibc()
     if libc is not None:
         libc.mallopt(M_MMAP_THRESHOLD, KEPT_MB << 20)
@@ -489,7 +495,7 @@ def reuse_freed_memory() -> None:
 def release_pages(model: RealModel) -> None:
     """Let go of the mapped weight pages this process has touched: they stay in the file cache, ready for the
     next step, but no longer count in this kernel's resident memory (RSS). The heap's free memory, kept for
-    the next pass (reuse_freed_memory), goes back to Linux too."""
+    the next pass (reuse_freed_memory), goes back to Linux too (malloc_trim)."""
     if model.mapping is not None and hasattr(mmap, "MADV_DONTNEED"):
         with contextlib.suppress(ValueError):   # a mapping already closed holds no pages (kept on purpose)
             model.mapping.madvise(mmap.MADV_DONTNEED)
