@@ -293,8 +293,8 @@ def test_a_pass_reuses_the_last_ones_memory_and_an_idle_kernel_gives_it_back(rea
 @pytest.mark.parametrize("refused", [OSError(22, "Invalid argument"), ValueError("unrecognized name")])
 def test_without_glibc_the_allocator_is_left_alone(monkeypatch, refused):
     """musl lists CS_GNU_LIBC_VERSION but refuses it (OSError), macOS has no such name (ValueError), Windows
-    no confstr at all: no glibc, so reuse_freed_memory and release_pages leave the allocator alone, and the
-    model loads (review 65: an OSError stopped load_model on musl)."""
+    no confstr at all: glibc() says None there, so that reuse_freed_memory and release_pages leave the
+    allocator alone (review 65: the OSError stopped load_model on musl)."""
     def confstr(name):
         raise refused
 

@@ -478,7 +478,7 @@ def reuse_freed_memory() -> None:
     freed: its heap gives its top back to Linux whenever more than twice the largest block it has unmapped
     so far is free there (blocks of up to 32 MiB count). A kernel whose passes were all of 256 tokens
     (their logits, 48 MiB, above that cap) shrank and grew its heap again for every block's arrays, each
-    page zeroed afresh: 46,000-48,000 minor page faults a pass with one BLAS thread, 60,000-69,000 with
+    page zeroed afresh: 46,000-48,000 minor page faults a pass with one BLAS thread, 60,000-70,000 with
     two, a tenth and a sixth of its time (tools/benchmark_real_model.py --allocator). A kernel that has
     run a pass of about 30-170 tokens, as lessons 08 and 09 do first, had adapted already. Now the heap
     keeps up to KEPT_MB free at its top (M_TRIM_THRESHOLD), and gives out arrays of up to KEPT_MB
