@@ -415,17 +415,13 @@ def test_real_tokenizer_round_trip(real_model):
 def test_real_rope_convention_matters(real_model, monkeypatch):
     """The file's Q and K are permuted for adjacent pairs (lesson 05's rope): rotating halves instead,
     the convention of the original checkpoint, no longer gives the answer."""
-    def rope_halves(M, positions=None, base=10000.0):
-        M = np.asarray(M, dtype=np.float64)
+    def rope_halves(M, cos, sin):                                        # the same angles (n, k/2) ...
         k = M.shape[-1]
-        theta = base ** (-np.arange(0, k, 2) / k)
-        angle = np.asarray(positions)[:, None] * theta[None, :]          # (n, k/2)
-        a, b = M[..., :k // 2], M[..., k // 2:]
-        c, s = np.cos(angle), np.sin(angle)
-        return np.concatenate([a * c - b * s, a * s + b * c], -1)
+        a, b = M[..., :k // 2], M[..., k // 2:]                          # ... turning i with i + k/2
+        return np.concatenate([a * cos - b * sin, a * sin + b * cos], -1)
 
     right = rm.answer(real_model, "What is the capital of France?")
-    monkeypatch.setattr(rm, "rope_unchecked", rope_halves)
+    monkeypatch.setattr(rm, "rope_rotate", rope_halves)
     wrong = rm.answer(real_model, "What is the capital of France?", n_new=8)
     assert "Paris" in right and "Paris" not in wrong, wrong
 
