@@ -214,6 +214,9 @@ def test_tiny_cache_matches_no_cache_and_generation_is_greedy(tiny):
     cache = rm.new_cache(model)
     rows = [rm.forward(model, ids[:2], cache)[0]] + [rm.forward(model, [i], cache)[0] for i in ids[2:]]
     np.testing.assert_allclose(np.concatenate(rows), rm.forward(model, ids)[0], atol=1e-5)
+    cache = rm.new_cache(model)                     # chunks of several tokens after earlier ones: each
+    chunks = [rm.forward(model, part, cache)[0] for part in (ids[:2], ids[2:4], ids[4:])]  # sees none later
+    np.testing.assert_allclose(np.concatenate(chunks), rm.forward(model, ids)[0], atol=1e-5)
     out = rm.generate(model, ids, 4)
     for t in range(len(ids), len(out)):            # each new token: the reference's argmax
         assert out[t] == int(np.argmax(reference_logits(stored, out[:t])[-1]))

@@ -37,7 +37,7 @@ library's idle threads spin beside the other's work. This process drives both in
 - the peak resident memory (ru_maxrss) after all of it.
 
 The table gives the medians and the ratio (> 1: ours ahead) for each thread count, and for each timing the
-rounds in which ours was the quicker (a count that the machine's drift between rounds does not move). The
+rounds in which ours was the quicker (a count that the machine's drift between rounds moves less). The
 figures depend on the machine, its load (printed before and after) and the library versions (printed).
 """
 
@@ -276,7 +276,8 @@ def versions() -> str:
 def table(results: dict[int, dict], rounds: int) -> None:
     """The medians side by side, ours / transformers / ratio (> 1: ours ahead) for each thread count, and for
     the timings the rounds in which ours was the quicker of the two (each round runs both back to back, so
-    a drift of the machine's speed between rounds, which moves both medians, does not move this count)."""
+    a drift of the machine's speed between rounds, which moves both medians, moves this count less; a drift
+    within a round still does)."""
     def loaded(key):
         return lambda res, who: res["loaded"][who][key]
 
@@ -294,8 +295,8 @@ def table(results: dict[int, dict], rounds: int) -> None:
             ("resident after load (MB)", loaded("rss_after_load_mb"), False, None),
             ("peak resident (MB)", loaded("peak_mb"), False, None),
             *((f"forward, {n} tokens, no cache (ms)", forward(n), False, ahead(n)) for n in LENGTHS),
-            (f"forward, {LENGTHS[0]} tokens, first after a pause (ms)", forward(f"first {LENGTHS[0]}"),
-             False, ahead(f"first {LENGTHS[0]}")),
+            *((f"forward, {n} tokens, first after a pause (ms)", forward(f"first {n}"), False,
+               ahead(f"first {n}")) for n in LENGTHS),
             (f"generation, {NEW} new after {PROMPT} (tokens/s)", speed, True, ahead("generate"))]
     width = max(len(label) for label, *_ in rows)
     print(f"\nmedians of {rounds} alternating rounds; ratio > 1: ours ahead; ahead: the rounds in which ours "

@@ -33,7 +33,7 @@ from .explorer_kit import Control, Explorer, Panel
 from .heatmaps import thumbnail_gap
 from .masks import causal_mask
 from .matrix import softmax_unchecked
-from .positions import rope_angles, rope_rotate
+from .positions import rope_rotate
 from .real_model import (
     PagesHeld,
     RealModel,
@@ -47,6 +47,7 @@ from .real_model import (
     period_fits,
     prefix_matching_scores,
     rms_norm,
+    rope_turn,
     shared_key,
     swiglu,
     token_losses,
@@ -317,7 +318,7 @@ def knocked_blocks_computed(model: RealModel, ids: np.ndarray, tables: list[dict
     starts = [min(table, default=L) for table in tables]                 # the first knocked block
     final: list = [streams[-1] if start == L else None for start in starts]
     weights = [list(clean_w[:start]) for start in starts] if keep_weights else [[] for _ in tables]
-    turn, mask = rope_angles(np.arange(n), d_k, model.rope_base, np.float32), causal_mask(n)
+    turn, mask = rope_turn(model, np.arange(n)), causal_mask(n)
     active: list[int] = []
     X = np.zeros((0, model.d), np.float32)
     for i, b in enumerate(model.blocks):

@@ -714,6 +714,14 @@ def grouped_attention_unchecked(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mas
     return out.reshape(h, Q.shape[1], -1), w.reshape(h, Q.shape[1], K.shape[1])
 
 
+def rope_turn(model: RealModel, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """RoPE's cos and sin for `positions`, in the dtype of the model's queries (float32 for SmolLM2's):
+    computed once a pass, and the same for every block."""
+    first = model.blocks[0]
+    kind = np.result_type(model.embedding, first.attn_norm, first.W_q, np.float32)
+    return rope_angles(positions, model.head_width, model.rope_base, kind)
+
+
 def _attention(model, b, H, turn, cache, mask, knocked=(), ablation="zero"):
     """Self-attention of one block on normalized tokens H (n, d), turned by RoPE's `turn` (cos, sin); keys
     join the cache. `mask` (n, t): who may attend to whom; each head in `knocked` has its output replaced
@@ -787,7 +795,7 @@ def forward_computed(model: RealModel, ids: np.ndarray, cache: list[Cache] | Non
     start = cache[0].length if cache is not None else 0
     positions = np.arange(start, start + len(ids))
     X = model.embedding[ids]                                             # (n, d)
-    turn = rope_angles(positions, model.head_width, model.rope_base, np.result_type(X, np.float32))
+    turn = rope_turn(model, positions)                                   # ((n, d_k/2), (n, d_k/2))
     if mask is None:
         mask = causal_mask(start + len(ids))[start:]                     # (n, t): no peeking ahead
     weights, knock = [], knock or {}
