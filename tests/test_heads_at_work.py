@@ -158,6 +158,7 @@ def test_tiny_batched_knockouts_are_the_forward_pass_to_the_last_bit_in_float64_
     model = dataclasses.replace(tiny, embedding=tiny.embedding.astype(np.float64),
                                 final_norm=tiny.final_norm.astype(np.float64),
                                 blocks=[dataclasses.replace(b, **wide(b)) for b in tiny.blocks])
+    assert rm.rope_turn(model, np.arange(3))[0].dtype == np.float64                   # the queries' dtype
     losses, _ = hw.knockout_runs(model, IDS, KNOCKS[:2], "zero")
     for k, knock in enumerate(KNOCKS[:2]):
         logits, _ = hw.knockout_forward(model, IDS, knock, "zero")

@@ -27,8 +27,9 @@ library's idle threads spin beside the other's work. This process drives both in
 - in alternating rounds (ours first in even rounds, transformers first in odd ones): the forward pass of
   the first 12, 32, 80 and 256 tokens without a cache, and generation: 32 new tokens after the first 16,
   greedy, with the KV cache (the prefill included: 32 tokens over the whole call). Each forward is a loop
-  of three passes, as lesson 09 runs them: the first pass is timed apart (for ours, the first after a
-  pause: its kernel had let go of the weight pages), the other two give the row. Ours runs
+  of three passes, as lesson 09 runs them: the first pass is timed apart (the first of its length in the
+  round; for ours also the first after release_pages, as after a pause: the weight pages and the heap's
+  kept memory handed back), the other two give the row. Ours runs
   forward_computed as lesson 08 does (the pages of the mapped weights held during a run and let go once
   the model is idle for half a second: PagesHeld, release_when_idle); transformers runs model(...) and
   model.generate(...) under torch.inference_mode(). Both must produce the same tokens: they are printed

@@ -715,10 +715,9 @@ def grouped_attention_unchecked(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mas
 
 
 def rope_turn(model: RealModel, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """RoPE's cos and sin for `positions`, in the dtype of the model's queries (float32 for SmolLM2's):
-    computed once a pass, and the same for every block."""
-    first = model.blocks[0]
-    kind = np.result_type(model.embedding, first.attn_norm, first.W_q, np.float32)
+    """RoPE's cos and sin for `positions`, in the dtype of the model's queries (rms_norm gives float32 rows,
+    times W_q: float32 for SmolLM2's): computed once a pass, and the same for every block."""
+    kind = np.result_type(model.blocks[0].W_q, np.float32)
     return rope_angles(positions, model.head_width, model.rope_base, kind)
 
 
