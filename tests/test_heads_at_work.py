@@ -150,6 +150,21 @@ def test_tiny_batched_knockouts_are_each_knockout_to_the_last_bit(tiny, ablation
     assert np.array_equal(later, losses[:, 6:])                          # only the losses asked for
 
 
+def test_tiny_batched_knockouts_are_the_forward_pass_to_the_last_bit_in_float64_too(tiny):
+    """The batched knockouts turn Q and K by RoPE's angles in the queries' dtype, as the forward pass does."""
+    def wide(arrays):
+        return {f.name: getattr(arrays, f.name).astype(np.float64) for f in dataclasses.fields(arrays)}
+
+    model = dataclasses.replace(tiny, embedding=tiny.embedding.astype(np.float64),
+                                final_norm=tiny.final_norm.astype(np.float64),
+                                blocks=[dataclasses.replace(b, **wide(b)) for b in tiny.blocks])
+    assert rm.rope_turn(model, np.arange(3))[0].dtype == np.float64                   # the queries' dtype
+    losses, _ = hw.knockout_runs(model, IDS, KNOCKS[:2], "zero")
+    for k, knock in enumerate(KNOCKS[:2]):
+        logits, _ = hw.knockout_forward(model, IDS, knock, "zero")
+        assert logits.dtype == np.float64 and np.array_equal(losses[k], rm.token_losses(logits, IDS))
+
+
 @pytest.mark.parametrize("ablation", hw.ABLATIONS)
 def test_tiny_batched_knockouts_use_the_models_own_eps(tiny, ablation):
     rough = dataclasses.replace(tiny, eps=0.5)                           # every RMSNorm: 0.5, not 1e-5

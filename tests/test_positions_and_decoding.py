@@ -46,6 +46,20 @@ def test_rope_keeps_lengths_and_batches():
     assert np.allclose(R[1], rope_by_complex_numbers(M[1], np.arange(5), 10000.0))
 
 
+def test_rope_angles_by_hand_and_a_rotation_by_them_keeps_float32():
+    """The model's blocks compute RoPE's cos and sin once a pass (rope_angles) and turn Q and K by them."""
+    from attention_lab.positions import rope_angles, rope_rotate
+
+    cos, sin = rope_angles(np.array([0, 1, 2]), 4, 100.0, np.float64)   # w_0 = 1, w_1 = 100^(-1/2) = 0.1
+    angles = np.array([[0, 0], [1, 0.1], [2, 0.2]])
+    assert np.abs(cos - np.cos(angles)).max() < 1e-15 and np.abs(sin - np.sin(angles)).max() < 1e-15
+    assert rope_angles(np.arange(3), 4, 100.0, np.float32)[0].dtype == np.float32
+    M = np.random.default_rng(3).standard_normal((2, 3, 4)).astype(np.float32)   # (heads, n, d)
+    turned = rope_rotate(M, *rope_angles(np.array([5, 6, 7]), 4, 100.0, np.float32))
+    assert turned.dtype == np.float32
+    assert np.allclose(turned[1], rope_by_complex_numbers(M[1].astype(float), [5, 6, 7], 100.0), atol=1e-6)
+
+
 def test_kv_cache_equals_the_masked_computation_and_nothing_leaks():
     rng = np.random.default_rng(2)
     X, Wq, Wk, Wv = rng.standard_normal((7, 5)), *rng.standard_normal((2, 5, 3)), rng.standard_normal((5, 4))

@@ -214,6 +214,9 @@ def test_tiny_cache_matches_no_cache_and_generation_is_greedy(tiny):
     cache = rm.new_cache(model)
     rows = [rm.forward(model, ids[:2], cache)[0]] + [rm.forward(model, [i], cache)[0] for i in ids[2:]]
     np.testing.assert_allclose(np.concatenate(rows), rm.forward(model, ids)[0], atol=1e-5)
+    cache = rm.new_cache(model)                     # chunks of several tokens after earlier ones: each
+    chunks = [rm.forward(model, part, cache)[0] for part in (ids[:2], ids[2:4], ids[4:])]  # sees none later
+    np.testing.assert_allclose(np.concatenate(chunks), rm.forward(model, ids)[0], atol=1e-5)
     out = rm.generate(model, ids, 4)
     for t in range(len(ids), len(out)):            # each new token: the reference's argmax
         assert out[t] == int(np.argmax(reference_logits(stored, out[:t])[-1]))
@@ -415,17 +418,13 @@ def test_real_tokenizer_round_trip(real_model):
 def test_real_rope_convention_matters(real_model, monkeypatch):
     """The file's Q and K are permuted for adjacent pairs (lesson 05's rope): rotating halves instead,
     the convention of the original checkpoint, no longer gives the answer."""
-    def rope_halves(M, positions=None, base=10000.0):
-        M = np.asarray(M, dtype=np.float64)
+    def rope_halves(M, cos, sin):                                        # the same angles (n, k/2) ...
         k = M.shape[-1]
-        theta = base ** (-np.arange(0, k, 2) / k)
-        angle = np.asarray(positions)[:, None] * theta[None, :]          # (n, k/2)
-        a, b = M[..., :k // 2], M[..., k // 2:]
-        c, s = np.cos(angle), np.sin(angle)
-        return np.concatenate([a * c - b * s, a * s + b * c], -1)
+        a, b = M[..., :k // 2], M[..., k // 2:]                          # ... turning i with i + k/2
+        return np.concatenate([a * cos - b * sin, a * sin + b * cos], -1)
 
     right = rm.answer(real_model, "What is the capital of France?")
-    monkeypatch.setattr(rm, "rope_unchecked", rope_halves)
+    monkeypatch.setattr(rm, "rope_rotate", rope_halves)
     wrong = rm.answer(real_model, "What is the capital of France?", n_new=8)
     assert "Paris" in right and "Paris" not in wrong, wrong
 

@@ -27,8 +27,9 @@ library's idle threads spin beside the other's work. This process drives both in
 - in alternating rounds (ours first in even rounds, transformers first in odd ones): the forward pass of
   the first 12, 32, 80 and 256 tokens without a cache, and generation: 32 new tokens after the first 16,
   greedy, with the KV cache (the prefill included: 32 tokens over the whole call). Each forward is a loop
-  of three passes, as lesson 09 runs them: the first pass is timed apart (for ours, the first after a
-  pause: its kernel had let go of the weight pages), the other two give the row. Ours runs
+  of three passes, as lesson 09 runs them: the first pass is timed apart (the first of its length in the
+  round; for ours also the first after release_pages, as after a pause: the weight pages and the heap's
+  kept memory handed back), the other two give the row. Ours runs
   forward_computed as lesson 08 does (the pages of the mapped weights held during a run and let go once
   the model is idle for half a second: PagesHeld, release_when_idle); transformers runs model(...) and
   model.generate(...) under torch.inference_mode(). Both must produce the same tokens: they are printed
@@ -36,8 +37,9 @@ library's idle threads spin beside the other's work. This process drives both in
   (real_model.in_large_pieces: 2 MB pieces come back after a pause in a few ms, 4 KB ones in tens);
 - the peak resident memory (ru_maxrss) after all of it.
 
-The table gives the medians and the ratio (> 1: ours ahead) for each thread count. The figures depend on
-the machine, its load (printed before and after) and the library versions (printed).
+The table gives the medians and the ratio (> 1: ours ahead) for each thread count, and for each timing the
+rounds in which ours was the quicker (a count that the machine's drift between rounds moves less). The
+figures depend on the machine, its load (printed before and after) and the library versions (printed).
 """
 
 from __future__ import annotations
@@ -273,9 +275,16 @@ def versions() -> str:
 
 
 def table(results: dict[int, dict], rounds: int) -> None:
-    """The medians side by side, ours / transformers / ratio (> 1: ours ahead) for each thread count."""
+    """The medians side by side, ours / transformers / ratio (> 1: ours ahead) for each thread count, and for
+    the timings the rounds in which ours was the quicker of the two (each round runs both back to back, so
+    a drift of the machine's speed between rounds, which moves both medians, moves this count less; a drift
+    within a round still does)."""
     def loaded(key):
         return lambda res, who: res["loaded"][who][key]
+
+    def ahead(key):
+        return lambda res: sum(o < h for o, h in zip(res["times"][f"ours|{key}"],
+                                                     res["times"][f"transformers|{key}"]))
 
     def forward(n):
         return lambda res, who: 1000 * statistics.median(res["times"][f"{who}|{n}"])
@@ -283,22 +292,24 @@ def table(results: dict[int, dict], rounds: int) -> None:
     def speed(res, who):
         return NEW / statistics.median(res["times"][f"{who}|generate"])
 
-    rows = [("load (s)", loaded("load_s"), False),
-            ("resident after load (MB)", loaded("rss_after_load_mb"), False),
-            ("peak resident (MB)", loaded("peak_mb"), False),
-            *((f"forward, {n} tokens, no cache (ms)", forward(n), False) for n in LENGTHS),
-            (f"forward, {LENGTHS[0]} tokens, first after a pause (ms)", forward(f"first {LENGTHS[0]}"),
-             False),
-            (f"generation, {NEW} new after {PROMPT} (tokens/s)", speed, True)]
+    rows = [("load (s)", loaded("load_s"), False, None),
+            ("resident after load (MB)", loaded("rss_after_load_mb"), False, None),
+            ("peak resident (MB)", loaded("peak_mb"), False, None),
+            *((f"forward, {n} tokens, no cache (ms)", forward(n), False, ahead(n)) for n in LENGTHS),
+            *((f"forward, {n} tokens, first after a pause (ms)", forward(f"first {n}"), False,
+               ahead(f"first {n}")) for n in LENGTHS),
+            (f"generation, {NEW} new after {PROMPT} (tokens/s)", speed, True, ahead("generate"))]
     width = max(len(label) for label, *_ in rows)
-    print(f"\nmedians of {rounds} alternating rounds; ratio > 1: ours ahead")
-    print(f"{'':{width}s}" + "".join(f" | {f'{t} thread' + 's' * (t > 1):<24s}" for t in results))
-    print(f"{'':{width}s}" + " |    ours  transf.   ratio" * len(results))
-    for label, get, higher_is_better in rows:
+    print(f"\nmedians of {rounds} alternating rounds; ratio > 1: ours ahead; ahead: the rounds in which ours "
+          "was quicker")
+    print(f"{'':{width}s}" + "".join(f" | {f'{t} thread' + 's' * (t > 1):<31s}" for t in results))
+    print(f"{'':{width}s}" + " |    ours  transf.   ratio  ahead" * len(results))
+    for label, get, higher_is_better, wins in rows:
         line = f"{label:{width}s}"
         for res in results.values():
             o, h = get(res, "ours"), get(res, "transformers")
-            line += f" | {o:7.1f} {h:8.1f} {o / h if higher_is_better else h / o:6.2f}×"
+            count = f"{wins(res)}/{rounds}" if wins else ""
+            line += f" | {o:7.1f} {h:8.1f} {o / h if higher_is_better else h / o:6.2f}× {count:>6s}"
         print(line)
 
 
@@ -330,6 +341,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds of the timings")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--raw", help="also write every round's timings to this JSON file")
     parser.add_argument("--serve", choices=["ours", "transformers"], help=argparse.SUPPRESS)   # a worker
     parser.add_argument("--path", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -349,6 +361,8 @@ def main(argv=None) -> int:
         results[t] = measure(t, args.rounds, path, ids, hw.STREAM_TEXT)
         report(t, results[t], model, ids)
     table(results, args.rounds)
+    if args.raw:
+        Path(args.raw).write_text(json.dumps({t: r["times"] for t, r in results.items()}, indent=1))
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     ok = all(r["same_ids"] and r["same_argmax"] and r["tokens_ours"] == r["tokens_transformers"]
              for r in results.values())

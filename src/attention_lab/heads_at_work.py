@@ -33,7 +33,7 @@ from .explorer_kit import Control, Explorer, Panel
 from .heatmaps import thumbnail_gap
 from .masks import causal_mask
 from .matrix import softmax_unchecked
-from .positions import rope_unchecked
+from .positions import rope_rotate
 from .real_model import (
     PagesHeld,
     RealModel,
@@ -47,6 +47,7 @@ from .real_model import (
     period_fits,
     prefix_matching_scores,
     rms_norm,
+    rope_turn,
     shared_key,
     swiglu,
     token_losses,
@@ -317,7 +318,7 @@ def knocked_blocks_computed(model: RealModel, ids: np.ndarray, tables: list[dict
     starts = [min(table, default=L) for table in tables]                 # the first knocked block
     final: list = [streams[-1] if start == L else None for start in starts]
     weights = [list(clean_w[:start]) for start in starts] if keep_weights else [[] for _ in tables]
-    positions, mask = np.arange(n), causal_mask(n)
+    turn, mask = rope_turn(model, np.arange(n)), causal_mask(n)
     active: list[int] = []
     X = np.zeros((0, model.d), np.float32)
     for i, b in enumerate(model.blocks):
@@ -332,10 +333,8 @@ def knocked_blocks_computed(model: RealModel, ids: np.ndarray, tables: list[dict
         outs = []
         for row, k in enumerate(active):
             part = slice(row * n, (row + 1) * n)
-            Q = rope_unchecked(Qs[part].reshape(n, h, d_k).transpose(1, 0, 2), positions,
-                               model.rope_base)                          # (h, n, d_k)
-            K = rope_unchecked(Ks[part].reshape(n, -1, d_k).transpose(1, 0, 2), positions,
-                               model.rope_base)                          # (g, n, d_k)
+            Q = rope_rotate(Qs[part].reshape(n, h, d_k).transpose(1, 0, 2), *turn)   # (h, n, d_k)
+            K = rope_rotate(Ks[part].reshape(n, -1, d_k).transpose(1, 0, 2), *turn)  # (g, n, d_k)
             V = Vs[part].reshape(n, -1, d_k).transpose(1, 0, 2)          # (g, n, d_k)
             out, w = grouped_attention_unchecked(Q, K, V, mask)          # (h, n, d_k), (h, n, n)
             for head in tables[k].get(i, ()):

@@ -71,15 +71,24 @@ def add_positions(X: ArrayLike, table: ArrayLike) -> np.ndarray:
     return X + table[:len(X)]                                     # (n, d)
 
 
-def rope_unchecked(M: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
-    angles = positions[:, None] * _frequencies(M.shape[-1], base)[None, :]   # (n, d/2), float64
-    kind = np.result_type(M.dtype, np.float32)                    # float32 stays float32 (lesson 08's model)
-    cos, sin = np.cos(angles).astype(kind), np.sin(angles).astype(kind)
+def rope_angles(positions: np.ndarray, d: int, base: float, kind) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of p * w_i for each position p and pair i -> two (n, d/2) arrays of dtype `kind`."""
+    angles = positions[:, None] * _frequencies(d, base)[None, :]   # (n, d/2), float64
+    return np.cos(angles).astype(kind), np.sin(angles).astype(kind)
+
+
+def rope_rotate(M: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    """Each pair (2i, 2i+1) of M's rows (..., n, d) turned by the angles of rope_angles (n, d/2)."""
     even, odd = M[..., 0::2], M[..., 1::2]                        # (..., n, d/2) each
-    out = np.empty(M.shape, kind)
+    out = np.empty(M.shape, np.result_type(M, cos))
     out[..., 0::2] = even * cos - odd * sin                       # rotate each pair by p * w_i
     out[..., 1::2] = even * sin + odd * cos
     return out                                                    # (..., n, d)
+
+
+def rope_unchecked(M: np.ndarray, positions: np.ndarray, base: float) -> np.ndarray:
+    kind = np.result_type(M.dtype, np.float32)                    # float32 stays float32 (lesson 08's model)
+    return rope_rotate(M, *rope_angles(positions, M.shape[-1], base, kind))
 
 
 def rope(M: ArrayLike, positions: ArrayLike | None = None, base: float = 10000.0) -> np.ndarray:

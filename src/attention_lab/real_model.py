@@ -45,7 +45,7 @@ from .model_file import (  # noqa: F401  (lesson 08 and its tests reach them as 
     find_model,
     how_to_get_it,
 )
-from .positions import rope_unchecked
+from .positions import rope_angles, rope_rotate
 from .run_memo import once
 
 MODEL_VIEW_MOST = 64                  # tokens per thumbnail in plot_model_view
@@ -714,21 +714,24 @@ def grouped_attention_unchecked(Q: np.ndarray, K: np.ndarray, V: np.ndarray, mas
     return out.reshape(h, Q.shape[1], -1), w.reshape(h, Q.shape[1], K.shape[1])
 
 
-def _attention(model, b, H, positions, cache, mask=None, knocked=(), ablation="zero"):
-    """Self-attention of one block on normalized tokens H (n, d) at `positions`; keys join the cache.
-    `mask` (n, t) replaces the causal mask; each head in `knocked` has its output replaced before W_O, by
-    zeros or (ablation 'mean') by its mean over the n positions."""
+def rope_turn(model: RealModel, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """RoPE's cos and sin for `positions`, in the dtype of the model's queries (rms_norm gives float32 rows,
+    times W_q: float32 for SmolLM2's): computed once a pass, and the same for every block."""
+    kind = np.result_type(model.blocks[0].W_q, np.float32)
+    return rope_angles(positions, model.head_width, model.rope_base, kind)
+
+
+def _attention(model, b, H, turn, cache, mask, knocked=(), ablation="zero"):
+    """Self-attention of one block on normalized tokens H (n, d), turned by RoPE's `turn` (cos, sin); keys
+    join the cache. `mask` (n, t): who may attend to whom; each head in `knocked` has its output replaced
+    before W_O, by zeros or (ablation 'mean') by its mean over the n positions."""
     n, d_k = len(H), model.head_width
     Q = (H @ b.W_q).reshape(n, model.n_heads, d_k).transpose(1, 0, 2)      # (h, n, d_k)
     K = (H @ b.W_k).reshape(n, model.n_kv_heads, d_k).transpose(1, 0, 2)   # (g, n, d_k)
     V = (H @ b.W_v).reshape(n, model.n_kv_heads, d_k).transpose(1, 0, 2)   # (g, n, d_k)
-    Q = rope_unchecked(Q, positions, model.rope_base)                    # lesson 05: rotate pairs
-    K = rope_unchecked(K, positions, model.rope_base)                    # (float32, as the weights)
-    start = positions[0]
+    Q, K = rope_rotate(Q, *turn), rope_rotate(K, *turn)                  # lesson 05: rotate pairs
     if cache is not None:
         K, V = cache.append(K, V)                                        # (g, t, d_k): the past and now
-    if mask is None:
-        mask = causal_mask(start + n)[start:]                            # (n, t): no peeking ahead
     out, w = grouped_attention_unchecked(Q, K, V, mask)                  # (h, n, d_k), (h, n, t)
     for head in knocked:                                                 # a fresh array: ours to change
         out[head] = out[head].mean(axis=0) if ablation == "mean" else 0.0   # (n, d_k): one row, or zeros
@@ -791,9 +794,12 @@ def forward_computed(model: RealModel, ids: np.ndarray, cache: list[Cache] | Non
     start = cache[0].length if cache is not None else 0
     positions = np.arange(start, start + len(ids))
     X = model.embedding[ids]                                             # (n, d)
+    turn = rope_turn(model, positions)                                   # ((n, d_k/2), (n, d_k/2))
+    if mask is None:
+        mask = causal_mask(start + len(ids))[start:]                     # (n, t): no peeking ahead
     weights, knock = [], knock or {}
-    for i, b in enumerate(model.blocks):
-        a, w = _attention(model, b, rms_norm(X, b.attn_norm, model.eps), positions,
+    for i, b in enumerate(model.blocks):                                 # the same angles and mask in each
+        a, w = _attention(model, b, rms_norm(X, b.attn_norm, model.eps), turn,
                           None if cache is None else cache[i], mask, knock.get(i, ()), ablation)
         X = X + a                                                        # residual 1
         X = X + swiglu(rms_norm(X, b.ffn_norm, model.eps), b.W_gate, b.W_up, b.W_down)   # residual 2
